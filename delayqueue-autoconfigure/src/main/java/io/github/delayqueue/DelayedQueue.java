@@ -1,0 +1,135 @@
+package io.github.delayqueue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A durable delayed queue: a message scheduled for a topic is delivered to that topic's listener once its due
+ * time has passed on the Redis server's clock, at least once, and never before.
+ * <p>
+ * Every method validates its arguments before anything is written and throws an
+ * {@link IllegalArgumentException} (or a subclass such as {@link InvalidTopicException} or
+ * {@link PayloadTooLargeException}) for bad input. A method that returns has had its effect stored by Redis;
+ * when Redis cannot be reached it throws a {@link org.springframework.dao.DataAccessException} instead.
+ * <p>
+ * An id names one message while it exists in its topic (waiting, in flight or dead). Scheduling an id that
+ * exists keeps the first message's payload and due time. Once the message is gone (acknowledged, cancelled or
+ * purged) the id can be used again.
+ *
+ * @see ScheduleRequest
+ */
+public interface DelayedQueue {
+
+	/**
+	 * Schedules a message with a generated id.
+	 * @param topic the topic (see {@link Topics})
+	 * @param payload the payload, serialised as JSON
+	 * @param delay how long from now (on the Redis clock) the message is due; zero or more
+	 * @return the generated id
+	 */
+	String schedule(String topic, Object payload, Duration delay);
+
+	/**
+	 * Schedules a message with a generated id for an instant on the Redis server's clock. An instant in the past
+	 * makes the message due at once.
+	 * @param topic the topic (see {@link Topics})
+	 * @param payload the payload, serialised as JSON
+	 * @param dueAt when the message is due
+	 * @return the generated id
+	 */
+	String scheduleAt(String topic, Object payload, Instant dueAt);
+
+	/**
+	 * Schedules a message with the caller's id, unless a message with that id exists in the topic.
+	 * @param topic the topic (see {@link Topics})
+	 * @param id the message id (see {@link ScheduleRequest.Builder#id(String)})
+	 * @param payload the payload, serialised as JSON
+	 * @param delay how long from now (on the Redis clock) the message is due; zero or more
+	 * @return {@code true} if the message was stored, {@code false} if a message with this id exists (nothing
+	 * changed)
+	 */
+	boolean schedule(String topic, String id, Object payload, Duration delay);
+
+	/**
+	 * Schedules one message described in full (id, headers, due time).
+	 * @param request the message
+	 * @return what happened to it
+	 */
+	ScheduleResult schedule(ScheduleRequest request);
+
+	/**
+	 * Schedules many messages with few round trips. All requests are validated first: one bad request fails the
+	 * call and nothing is written. The messages of one topic are written in atomic chunks of up to a thousand; if
+	 * Redis fails part way, the exception says so and the chunks already written stay.
+	 * @param requests the messages
+	 * @return one result per request, in order
+	 */
+	List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests);
+
+	/**
+	 * Cancels a waiting message (scheduled or waiting for a retry).
+	 * @param topic the topic
+	 * @param id the message id
+	 * @return {@code true} if it was waiting and is gone; {@code false} if no such message was waiting (unknown,
+	 * already claimed for delivery, dead, or gone)
+	 */
+	boolean cancel(String topic, String id);
+
+	/**
+	 * Moves the due time of a waiting message.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @param delay how long from now (on the Redis clock) the message is due; zero or more
+	 * @return {@code true} if it was waiting and is now due after {@code delay}; {@code false} if no such message
+	 * was waiting
+	 */
+	boolean reschedule(String topic, String id, Duration delay);
+
+	/**
+	 * Counts a topic's messages by state, in one consistent read.
+	 * @param topic the topic
+	 * @return the counts
+	 */
+	TopicStats stats(String topic);
+
+	/**
+	 * Lists a topic's dead letters, oldest first.
+	 * @param topic the topic
+	 * @param offset how many to skip
+	 * @param limit how many to return at most (1 to 1000)
+	 * @return the dead letters
+	 */
+	List<DeadLetter> deadLetters(String topic, int offset, int limit);
+
+	/**
+	 * Makes a dead letter due again at once, with its attempts reset.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @return {@code true} if it was dead and is now waiting
+	 */
+	boolean replayDeadLetter(String topic, String id);
+
+	/**
+	 * Makes every dead letter of a topic due again at once, with their attempts reset.
+	 * @param topic the topic
+	 * @return how many were replayed
+	 */
+	long replayDeadLetters(String topic);
+
+	/**
+	 * Deletes one dead letter.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @return {@code true} if it was dead and is gone
+	 */
+	boolean purgeDeadLetter(String topic, String id);
+
+	/**
+	 * Deletes every dead letter of a topic.
+	 * @param topic the topic
+	 * @return how many were deleted
+	 */
+	long purgeDeadLetters(String topic);
+
+}

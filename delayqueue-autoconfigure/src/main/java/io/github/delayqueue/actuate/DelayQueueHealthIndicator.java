@@ -1,0 +1,63 @@
+package io.github.delayqueue.actuate;
+
+import java.util.List;
+
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.ListenerState;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * Health of delayqueue: {@code DOWN} when Redis does not answer, when the wake-channel subscription of a running
+ * scheduler with listeners is lost, or when a listener's claims fail; otherwise {@code UP}, with the listeners'
+ * states as details.
+ */
+public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
+
+	private final RedisMessageStore store;
+
+	private final @Nullable DelayedMessageScheduler scheduler;
+
+	private final @Nullable DelayedListenerContainer container;
+
+	/**
+	 * Creates the indicator.
+	 * @param store used to ping Redis
+	 * @param scheduler the scheduler, if any
+	 * @param container the listener container, if any
+	 */
+	public DelayQueueHealthIndicator(RedisMessageStore store, @Nullable DelayedMessageScheduler scheduler,
+			@Nullable DelayedListenerContainer container) {
+		super("delayqueue health check failed");
+		this.store = store;
+		this.scheduler = scheduler;
+		this.container = container;
+	}
+
+	@Override
+	protected void doHealthCheck(Health.Builder builder) {
+		this.store.ping();
+		List<ListenerState> listeners = (this.container != null) ? this.container.getListenerStates() : List.of();
+		boolean subscriptionNeeded = this.scheduler != null && this.scheduler.isRunning() && !listeners.isEmpty();
+		boolean subscribed = subscriptionNeeded && this.scheduler.isSubscribed();
+		List<String> failing = listeners.stream().filter(ListenerState::claimFailing).map(ListenerState::topic).toList();
+		builder.withDetail("listeners", listeners);
+		if (subscriptionNeeded) {
+			builder.withDetail("wakeSubscription", subscribed ? "subscribed" : "lost");
+		}
+		if (!failing.isEmpty()) {
+			builder.down().withDetail("failingTopics", failing);
+		}
+		else if (subscriptionNeeded && !subscribed) {
+			builder.down();
+		}
+		else {
+			builder.up();
+		}
+	}
+
+}

@@ -1,0 +1,81 @@
+package io.github.delayqueue.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a bean method as the handler of a topic's delayed messages.
+ * <p>
+ * The method returns {@code void}. Returning normally acknowledges the message; throwing retries it with
+ * backoff, and after the last attempt moves it to the dead letters. Its parameters may be, in any order:
+ * <ul>
+ * <li>the payload: one parameter of any type Jackson can read (records, collections with their generic types,
+ * {@code String}...), optionally annotated with {@link org.springframework.messaging.handler.annotation.Payload
+ * @Payload}; a payload that cannot be read as this type goes to the dead letters at once;</li>
+ * <li>{@link io.github.delayqueue.DeliveredMessage}: the id, topic, due time, attempt and headers;</li>
+ * <li>{@link org.springframework.messaging.handler.annotation.Header @Header("name")} values,
+ * {@link org.springframework.messaging.handler.annotation.Headers @Headers} {@code Map<String, Object>},
+ * {@link org.springframework.messaging.MessageHeaders} or a
+ * {@link org.springframework.messaging.Message Message&lt;T&gt;}.</li>
+ * </ul>
+ * Every string attribute accepts {@code ${...}} placeholders and {@code #{...}} expressions; an empty attribute
+ * takes the {@code delayqueue.listener.*} default.
+ *
+ * <pre class="code">
+ * &#64;DelayedListener(topic = "order-timeout")
+ * void onTimeout(OrderTimeout timeout) { ... }
+ *
+ * &#64;DelayedListener(topic = "${app.topics.reminder}", concurrency = "8", maxAttempts = "3")
+ * void onReminder(Reminder reminder, DeliveredMessage message) { ... }
+ * </pre>
+ *
+ * One application may have one listener per topic; start-up fails for a second one.
+ *
+ * @see EnableDelayedListeners
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DelayedListener {
+
+	/**
+	 * The topic to consume: 1 to 200 characters of {@code A-Z a-z 0-9 . _ : -}.
+	 * @return the topic
+	 */
+	String topic();
+
+	/**
+	 * Handlers running at once; default {@code delayqueue.listener.concurrency}.
+	 * @return the concurrency, as text
+	 */
+	String concurrency() default "";
+
+	/**
+	 * Attempts before a failing message goes to the dead letters; default {@code delayqueue.listener.max-attempts}.
+	 * @return the maximum attempts, as text
+	 */
+	String maxAttempts() default "";
+
+	/**
+	 * Lease of a claimed message, such as {@code 30s} or {@code PT30S}; default
+	 * {@code delayqueue.listener.visibility-timeout}.
+	 * @return the lease, as text
+	 */
+	String visibilityTimeout() default "";
+
+	/**
+	 * Most messages claimed per round trip; default {@code delayqueue.scheduler.batch-size}.
+	 * @return the batch size, as text
+	 */
+	String batchSize() default "";
+
+	/**
+	 * Exception types, matched along the cause chain, that send a message to the dead letters without retrying.
+	 * @return the exception types
+	 */
+	Class<? extends Throwable>[] notRetryable() default {};
+
+}

@@ -1,0 +1,32 @@
+package io.github.delayqueue.autoconfigure;
+
+import io.github.delayqueue.actuate.DelayQueueEndpoint;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.redis.RedisMessageStore;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@code delayqueue} actuator endpoint, when Actuator is present and the endpoint is
+ * available (exposed and enabled).
+ */
+@AutoConfiguration(after = DelayQueueAutoConfiguration.class)
+@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+@ConditionalOnBean(RedisMessageStore.class)
+@ConditionalOnAvailableEndpoint(DelayQueueEndpoint.class)
+public final class DelayQueueEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayQueueEndpoint delayQueueEndpoint(RedisMessageStore store, ObjectProvider<DelayedListenerContainer> container) {
+		return new DelayQueueEndpoint(store, container.getIfUnique());
+	}
+
+}

@@ -1,0 +1,33 @@
+package io.github.delayqueue.autoconfigure;
+
+import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@code delayqueue} health indicator ({@code management.health.delayqueue.enabled}).
+ */
+@AutoConfiguration(after = DelayQueueAutoConfiguration.class)
+@ConditionalOnClass({ AbstractHealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
+@ConditionalOnBean(RedisMessageStore.class)
+@ConditionalOnEnabledHealthIndicator("delayqueue")
+public final class DelayQueueHealthContributorAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(name = "delayqueueHealthIndicator")
+	DelayQueueHealthIndicator delayqueueHealthIndicator(RedisMessageStore store,
+			ObjectProvider<DelayedMessageScheduler> scheduler, ObjectProvider<DelayedListenerContainer> container) {
+		return new DelayQueueHealthIndicator(store, scheduler.getIfUnique(), container.getIfUnique());
+	}
+
+}

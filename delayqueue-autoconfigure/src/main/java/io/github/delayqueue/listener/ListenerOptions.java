@@ -1,0 +1,262 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.springframework.util.Assert;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * How a topic's messages are consumed: how many at once, how long a lease lasts, how often to try and how long
+ * to wait between tries.
+ */
+public final class ListenerOptions {
+
+	/** The default number of handlers running at once. */
+	public static final int DEFAULT_CONCURRENCY = 4;
+
+	/** The default lease of a claimed message. */
+	public static final Duration DEFAULT_VISIBILITY_TIMEOUT = Duration.ofSeconds(30);
+
+	/** The default number of attempts before a message goes to the dead letters. */
+	public static final int DEFAULT_MAX_ATTEMPTS = 10;
+
+	/** The default most messages per claim. */
+	public static final int DEFAULT_BATCH_SIZE = 100;
+
+	private static final ListenerOptions DEFAULTS = builder().build();
+
+	private final int concurrency;
+
+	private final Duration visibilityTimeout;
+
+	private final int maxAttempts;
+
+	private final BackOff backOff;
+
+	private final int batchSize;
+
+	private final List<Class<? extends Throwable>> notRetryable;
+
+	private ListenerOptions(Builder builder) {
+		this.concurrency = builder.concurrency;
+		this.visibilityTimeout = builder.visibilityTimeout;
+		this.maxAttempts = builder.maxAttempts;
+		this.backOff = builder.backOff;
+		this.batchSize = builder.batchSize;
+		this.notRetryable = List.copyOf(builder.notRetryable);
+	}
+
+	/**
+	 * The default options.
+	 * @return the defaults
+	 */
+	public static ListenerOptions defaults() {
+		return DEFAULTS;
+	}
+
+	/**
+	 * A builder starting from the defaults.
+	 * @return a builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * The default backoff: exponential from {@code initial}, times {@code multiplier} per attempt, at most
+	 * {@code max}, each delay varied at random by up to a quarter of the initial delay (scaled like it) so
+	 * that failing consumers do not retry in step.
+	 * @param initial the first delay
+	 * @param multiplier the growth per attempt, at least 1
+	 * @param max the longest delay
+	 * @return the backoff
+	 */
+	public static BackOff exponentialBackOff(Duration initial, double multiplier, Duration max) {
+		Assert.isTrue(initial != null && initial.toMillis() >= 1,
+				() -> "Initial backoff must be at least 1ms, but was " + initial);
+		Assert.isTrue(multiplier >= 1, () -> "Backoff multiplier must be at least 1, but was " + multiplier);
+		Assert.isTrue(max != null && max.compareTo(initial) >= 0,
+				() -> "Max backoff must be at least the initial backoff (" + initial + "), but was " + max);
+		ExponentialBackOff backOff = new ExponentialBackOff(initial.toMillis(), multiplier);
+		backOff.setMaxInterval(max.toMillis());
+		backOff.setJitter(initial.toMillis() / 4);
+		return backOff;
+	}
+
+	/**
+	 * Handlers running at once for the topic.
+	 * @return the concurrency
+	 */
+	public int concurrency() {
+		return this.concurrency;
+	}
+
+	/**
+	 * How long a claimed message stays leased without a lease extension; a consumer that stops extending (it
+	 * crashed, or lost Redis) loses the message to another consumer after this.
+	 * @return the lease
+	 */
+	public Duration visibilityTimeout() {
+		return this.visibilityTimeout;
+	}
+
+	/**
+	 * Attempts before a failing message goes to the dead letters.
+	 * @return the maximum attempts
+	 */
+	public int maxAttempts() {
+		return this.maxAttempts;
+	}
+
+	/**
+	 * Delays between attempts; {@link org.springframework.util.backoff.BackOffExecution#STOP} sends the message
+	 * to the dead letters early.
+	 * @return the backoff
+	 */
+	public BackOff backOff() {
+		return this.backOff;
+	}
+
+	/**
+	 * Most messages claimed in one round trip.
+	 * @return the batch size
+	 */
+	public int batchSize() {
+		return this.batchSize;
+	}
+
+	/**
+	 * Exception types (matched along the cause chain) that send a message to the dead letters at once.
+	 * @return the types
+	 */
+	public List<Class<? extends Throwable>> notRetryable() {
+		return this.notRetryable;
+	}
+
+	/**
+	 * A builder starting from these options.
+	 * @return a builder
+	 */
+	public Builder toBuilder() {
+		Builder builder = new Builder();
+		builder.concurrency = this.concurrency;
+		builder.visibilityTimeout = this.visibilityTimeout;
+		builder.maxAttempts = this.maxAttempts;
+		builder.backOff = this.backOff;
+		builder.batchSize = this.batchSize;
+		builder.notRetryable.addAll(this.notRetryable);
+		return builder;
+	}
+
+	@Override
+	public String toString() {
+		return "ListenerOptions[concurrency=" + this.concurrency + ", visibilityTimeout=" + this.visibilityTimeout
+				+ ", maxAttempts=" + this.maxAttempts + ", backOff=" + this.backOff + ", batchSize=" + this.batchSize
+				+ "]";
+	}
+
+	/** Builds {@link ListenerOptions}; each setter validates its value. */
+	public static final class Builder {
+
+		private int concurrency = DEFAULT_CONCURRENCY;
+
+		private Duration visibilityTimeout = DEFAULT_VISIBILITY_TIMEOUT;
+
+		private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+
+		private BackOff backOff = exponentialBackOff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(5));
+
+		private int batchSize = DEFAULT_BATCH_SIZE;
+
+		private final Set<Class<? extends Throwable>> notRetryable = new LinkedHashSet<>();
+
+		private Builder() {
+		}
+
+		/**
+		 * Sets how many handlers run at once.
+		 * @param concurrency 1 to 1000
+		 * @return this builder
+		 */
+		public Builder concurrency(int concurrency) {
+			Assert.isTrue(concurrency >= 1 && concurrency <= 1000,
+					() -> "Concurrency must be between 1 and 1000, but was " + concurrency);
+			this.concurrency = concurrency;
+			return this;
+		}
+
+		/**
+		 * Sets the lease of a claimed message.
+		 * @param visibilityTimeout at least 100 ms
+		 * @return this builder
+		 */
+		public Builder visibilityTimeout(Duration visibilityTimeout) {
+			Assert.isTrue(visibilityTimeout != null && visibilityTimeout.toMillis() >= 100,
+					() -> "Visibility timeout must be at least 100ms, but was " + visibilityTimeout);
+			this.visibilityTimeout = visibilityTimeout;
+			return this;
+		}
+
+		/**
+		 * Sets the attempts before a failing message goes to the dead letters.
+		 * @param maxAttempts at least 1
+		 * @return this builder
+		 */
+		public Builder maxAttempts(int maxAttempts) {
+			Assert.isTrue(maxAttempts >= 1, () -> "Max attempts must be at least 1, but was " + maxAttempts);
+			this.maxAttempts = maxAttempts;
+			return this;
+		}
+
+		/**
+		 * Sets the delays between attempts.
+		 * @param backOff the backoff, such as {@link ListenerOptions#exponentialBackOff(Duration, double, Duration)}
+		 * @return this builder
+		 */
+		public Builder backOff(BackOff backOff) {
+			Assert.notNull(backOff, "BackOff must not be null");
+			this.backOff = backOff;
+			return this;
+		}
+
+		/**
+		 * Sets the most messages claimed in one round trip.
+		 * @param batchSize 1 to 1000
+		 * @return this builder
+		 */
+		public Builder batchSize(int batchSize) {
+			Assert.isTrue(batchSize >= 1 && batchSize <= 1000,
+					() -> "Batch size must be between 1 and 1000, but was " + batchSize);
+			this.batchSize = batchSize;
+			return this;
+		}
+
+		/**
+		 * Adds exception types that send a message to the dead letters without retrying.
+		 * @param types the exception types, matched along the cause chain
+		 * @return this builder
+		 */
+		@SafeVarargs
+		public final Builder notRetryable(Class<? extends Throwable>... types) {
+			for (Class<? extends Throwable> type : types) {
+				Assert.notNull(type, "Exception type must not be null");
+				this.notRetryable.add(type);
+			}
+			return this;
+		}
+
+		/**
+		 * Builds the options.
+		 * @return the options
+		 */
+		public ListenerOptions build() {
+			return new ListenerOptions(this);
+		}
+
+	}
+
+}

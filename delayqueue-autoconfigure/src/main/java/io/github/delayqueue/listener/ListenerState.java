@@ -1,0 +1,13 @@
+package io.github.delayqueue.listener;
+
+/**
+ * A snapshot of one topic's listener in a {@link DelayedListenerContainer}.
+ *
+ * @param topic the topic
+ * @param running whether it is consuming
+ * @param concurrency the most handlers it runs at once
+ * @param inFlight the handlers running now
+ * @param claimFailing whether its last claim failed (Redis unreachable, say); it retries on every poll
+ */
+public record ListenerState(String topic, boolean running, int concurrency, int inFlight, boolean claimFailing) {
+}

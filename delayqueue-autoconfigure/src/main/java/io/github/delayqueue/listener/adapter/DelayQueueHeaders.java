@@ -1,0 +1,27 @@
+package io.github.delayqueue.listener.adapter;
+
+/**
+ * Names of the Spring Messaging headers a listener method can read with
+ * {@link org.springframework.messaging.handler.annotation.Header @Header}, besides the message's own headers.
+ */
+public final class DelayQueueHeaders {
+
+	/** The prefix of every header this library sets. */
+	public static final String PREFIX = "delayqueue_";
+
+	/** The message id ({@code String}). */
+	public static final String MESSAGE_ID = PREFIX + "messageId";
+
+	/** The topic ({@code String}). */
+	public static final String TOPIC = PREFIX + "topic";
+
+	/** The attempt number, from 1 ({@code Integer}). */
+	public static final String ATTEMPT = PREFIX + "attempt";
+
+	/** When the message was due ({@code java.time.Instant}, Redis clock). */
+	public static final String DUE_AT = PREFIX + "dueAt";
+
+	private DelayQueueHeaders() {
+	}
+
+}

@@ -1,0 +1,60 @@
+package io.github.delayqueue.listener.adapter;
+
+import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.listener.DelayedMessageHandler;
+import io.github.delayqueue.listener.NonRetryableException;
+
+import org.springframework.messaging.Message;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
+import org.springframework.messaging.support.MessageBuilder;
+
+/**
+ * A {@link DelayedMessageHandler} that invokes a bean method. The payload, already read as the method's payload
+ * parameter type, travels in a Spring Messaging {@link Message} with the message's headers and the
+ * {@link DelayQueueHeaders}; a {@link DeliveredMessage} parameter is passed directly. Exceptions thrown by the
+ * method propagate unchanged (and are retried); a failure to resolve an argument cannot be cured by retrying,
+ * so it becomes a {@link NonRetryableException}.
+ */
+public class MethodDelayedMessageHandler implements DelayedMessageHandler<Object> {
+
+	private final InvocableHandlerMethod method;
+
+	private final String description;
+
+	/**
+	 * Creates a handler.
+	 * @param method the bean method, ready to invoke
+	 * @param description the bean and method, for error messages
+	 */
+	public MethodDelayedMessageHandler(InvocableHandlerMethod method, String description) {
+		this.method = method;
+		this.description = description;
+	}
+
+	@Override
+	public void handle(Object payload, DeliveredMessage delivered) throws Exception {
+		Message<Object> message = MessageBuilder.withPayload(payload)
+			.copyHeaders(delivered.headers())
+			.setHeader(DelayQueueHeaders.MESSAGE_ID, delivered.id())
+			.setHeader(DelayQueueHeaders.TOPIC, delivered.topic())
+			.setHeader(DelayQueueHeaders.ATTEMPT, delivered.attempt())
+			.setHeader(DelayQueueHeaders.DUE_AT, delivered.dueAt())
+			.build();
+		try {
+			this.method.invoke(message, delivered);
+		}
+		catch (MessageConversionException | MethodArgumentResolutionException ex) {
+			throw new NonRetryableException(
+					"Listener " + this.description + " cannot take message " + delivered.id() + ": " + ex.getMessage(),
+					ex);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return this.description;
+	}
+
+}

@@ -1,0 +1,28 @@
+package io.github.delayqueue.redis;
+
+/**
+ * Thrown when a stored message cannot be decoded (an unknown format version, or corrupt bytes). Such a message
+ * goes to the dead letters at once, with this exception's message.
+ */
+public class MalformedEnvelopeException extends RuntimeException {
+
+	private static final long serialVersionUID = 1L;
+
+	/**
+	 * Creates the exception.
+	 * @param message what is wrong
+	 */
+	public MalformedEnvelopeException(String message) {
+		super(message);
+	}
+
+	/**
+	 * Creates the exception.
+	 * @param message what is wrong
+	 * @param cause the underlying failure
+	 */
+	public MalformedEnvelopeException(String message, Throwable cause) {
+		super(message, cause);
+	}
+
+}

@@ -1,0 +1,62 @@
+package io.github.delayqueue.support;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Callbacks on what happens to messages, for metrics. Called on the threads doing the work, so implementations
+ * must be quick and must not throw. Every method does nothing by default.
+ */
+public interface DelayQueueMonitor {
+
+	/** A monitor that records nothing. */
+	DelayQueueMonitor NONE = new DelayQueueMonitor() {
+	};
+
+	/**
+	 * Messages were stored by a schedule call.
+	 * @param topic the topic
+	 * @param count how many were stored (existing ids not counted)
+	 */
+	default void scheduled(String topic, int count) {
+	}
+
+	/**
+	 * A waiting message was cancelled.
+	 * @param topic the topic
+	 */
+	default void cancelled(String topic) {
+	}
+
+	/**
+	 * A handler is about to run for a claimed message.
+	 * @param topic the topic
+	 * @param latenessMillis how long after its due time the handler starts, on the Redis clock
+	 */
+	default void dispatched(String topic, long latenessMillis) {
+	}
+
+	/**
+	 * A handler finished.
+	 * @param topic the topic
+	 * @param outcome what became of the message
+	 * @param durationNanos how long the handler ran
+	 * @param exception the exception it threw, or {@code null}
+	 */
+	default void handled(String topic, Outcome outcome, long durationNanos, @Nullable Throwable exception) {
+	}
+
+	/** What became of a handled message. */
+	enum Outcome {
+
+		/** The handler returned; the message is acknowledged. */
+		SUCCESS,
+
+		/** The handler threw; the message is retried after a backoff. */
+		RETRY,
+
+		/** The handler threw for the last time, or the message could not be read: it is dead. */
+		DEAD
+
+	}
+
+}

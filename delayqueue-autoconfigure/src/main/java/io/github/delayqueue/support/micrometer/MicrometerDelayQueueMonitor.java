@@ -1,0 +1,141 @@
+package io.github.delayqueue.support.micrometer;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.support.DelayQueueMonitor;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.BaseUnits;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Records delayqueue's work as Micrometer meters, each tagged with its {@code topic}:
+ * <ul>
+ * <li>counters {@code delayqueue.messages.scheduled}, {@code .cancelled}, {@code .delivered} (handled
+ * successfully), {@code .retried} and {@code .dead} (the last two with an {@code exception} tag);</li>
+ * <li>timer {@code delayqueue.handle}: handler duration, with an {@code outcome} tag ({@code success},
+ * {@code retry}, {@code dead});</li>
+ * <li>timer {@code delayqueue.lateness}: handler start minus due time on the Redis clock, with a percentile
+ * histogram.</li>
+ * </ul>
+ */
+public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
+
+	private final MeterRegistry registry;
+
+	private final Map<String, TopicMeters> meters = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates a monitor.
+	 * @param registry where meters are registered
+	 */
+	public MicrometerDelayQueueMonitor(MeterRegistry registry) {
+		this.registry = registry;
+	}
+
+	@Override
+	public void scheduled(String topic, int count) {
+		meters(topic).scheduled.increment(count);
+	}
+
+	@Override
+	public void cancelled(String topic) {
+		meters(topic).cancelled.increment();
+	}
+
+	@Override
+	public void dispatched(String topic, long latenessMillis) {
+		meters(topic).lateness.record(Math.max(0, latenessMillis), TimeUnit.MILLISECONDS);
+	}
+
+	@Override
+	public void handled(String topic, Outcome outcome, long durationNanos, @Nullable Throwable exception) {
+		TopicMeters topicMeters = meters(topic);
+		switch (outcome) {
+			case SUCCESS -> {
+				topicMeters.handledSuccess.record(durationNanos, TimeUnit.NANOSECONDS);
+				topicMeters.delivered.increment();
+			}
+			case RETRY -> {
+				topicMeters.handledRetry.record(durationNanos, TimeUnit.NANOSECONDS);
+				failureCounter("delayqueue.messages.retried", "Messages whose handler failed and that wait for a retry",
+						topic, exception).increment();
+			}
+			case DEAD -> {
+				topicMeters.handledDead.record(durationNanos, TimeUnit.NANOSECONDS);
+				failureCounter("delayqueue.messages.dead", "Messages moved to the dead letters", topic, exception)
+					.increment();
+			}
+		}
+	}
+
+	private Counter failureCounter(String name, String description, String topic, @Nullable Throwable exception) {
+		return Counter.builder(name)
+			.description(description)
+			.baseUnit(BaseUnits.MESSAGES)
+			.tag("topic", topic)
+			.tag("exception", (exception != null) ? exception.getClass().getSimpleName() : "none")
+			.register(this.registry);
+	}
+
+	private TopicMeters meters(String topic) {
+		return this.meters.computeIfAbsent(topic, (name) -> new TopicMeters(this.registry, name));
+	}
+
+	private static final class TopicMeters {
+
+		final Counter scheduled;
+
+		final Counter cancelled;
+
+		final Counter delivered;
+
+		final Timer lateness;
+
+		final Timer handledSuccess;
+
+		final Timer handledRetry;
+
+		final Timer handledDead;
+
+		TopicMeters(MeterRegistry registry, String topic) {
+			this.scheduled = counter(registry, "delayqueue.messages.scheduled", "Messages stored by schedule calls",
+					topic);
+			this.cancelled = counter(registry, "delayqueue.messages.cancelled", "Waiting messages cancelled", topic);
+			this.delivered = counter(registry, "delayqueue.messages.delivered",
+					"Messages whose handler returned normally (acknowledged)", topic);
+			this.lateness = Timer.builder("delayqueue.lateness")
+				.description("Handler start minus due time, on the Redis clock")
+				.tag("topic", topic)
+				.publishPercentileHistogram()
+				.minimumExpectedValue(Duration.ofMillis(1))
+				.maximumExpectedValue(Duration.ofMinutes(10))
+				.register(registry);
+			this.handledSuccess = handleTimer(registry, topic, "success");
+			this.handledRetry = handleTimer(registry, topic, "retry");
+			this.handledDead = handleTimer(registry, topic, "dead");
+		}
+
+		private static Counter counter(MeterRegistry registry, String name, String description, String topic) {
+			return Counter.builder(name)
+				.description(description)
+				.baseUnit(BaseUnits.MESSAGES)
+				.tag("topic", topic)
+				.register(registry);
+		}
+
+		private static Timer handleTimer(MeterRegistry registry, String topic, String outcome) {
+			return Timer.builder("delayqueue.handle")
+				.description("Time handlers take")
+				.tag("topic", topic)
+				.tag("outcome", outcome)
+				.register(registry);
+		}
+
+	}
+
+}

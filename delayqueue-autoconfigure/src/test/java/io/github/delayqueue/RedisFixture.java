@@ -1,0 +1,115 @@
+package io.github.delayqueue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.payload.JacksonPayloadConverter;
+import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.test.TestRedis;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Builds the library's parts against a {@link TestRedis} server, and tears them all down.
+ */
+public final class RedisFixture implements AutoCloseable {
+
+	public static final String PREFIX = "dqtest";
+
+	private final TestRedis redis;
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	private final PayloadConverter converter = new JacksonPayloadConverter();
+
+	public RedisFixture(TestRedis redis) {
+		this.redis = redis;
+	}
+
+	public LettuceConnectionFactory connectionFactory() {
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(this.redis.host(),
+				this.redis.port());
+		configuration.setDatabase(this.redis.database());
+		if (this.redis.password() != null) {
+			configuration.setPassword(this.redis.password());
+		}
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		this.closeables.add(factory::destroy);
+		return factory;
+	}
+
+	public RedisMessageStore store(LettuceConnectionFactory factory) {
+		return new RedisMessageStore(factory, PREFIX, DeadLetterPolicy.DEFAULT);
+	}
+
+	public RedisDelayedQueue queue(RedisMessageStore store) {
+		return new RedisDelayedQueue(store, this.converter);
+	}
+
+	public PayloadConverter converter() {
+		return this.converter;
+	}
+
+	/** A running scheduler and container with their own connection factory. */
+	public Consumer consumer() {
+		return consumer(connectionFactory());
+	}
+
+	/** A running scheduler and container on the given connection factory. */
+	public Consumer consumer(LettuceConnectionFactory factory) {
+		return consumer(factory, (container) -> {
+		});
+	}
+
+	/** A running scheduler and container, customised before it starts. */
+	public Consumer consumer(LettuceConnectionFactory factory,
+			java.util.function.Consumer<DelayedListenerContainer> customizer) {
+		RedisMessageStore store = store(factory);
+		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(factory, Duration.ofMillis(5),
+				Duration.ofMillis(200));
+		DelayedListenerContainer container = new DelayedListenerContainer(store, this.converter, scheduler);
+		container.setShutdownTimeout(Duration.ofSeconds(2));
+		customizer.accept(container);
+		scheduler.start();
+		container.start();
+		Consumer consumer = new Consumer(factory, store, scheduler, container);
+		this.closeables.add(0, consumer);
+		return consumer;
+	}
+
+	@Override
+	public void close() {
+		for (AutoCloseable closeable : this.closeables) {
+			try {
+				closeable.close();
+			}
+			catch (Exception ex) {
+				// best effort
+			}
+		}
+		this.closeables.clear();
+	}
+
+	public record Consumer(LettuceConnectionFactory connectionFactory, RedisMessageStore store,
+			DelayedMessageScheduler scheduler, DelayedListenerContainer container) implements AutoCloseable {
+
+		@Override
+		public void close() {
+			this.container.stop();
+			this.scheduler.stop();
+		}
+
+	}
+
+}

@@ -1,0 +1,352 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.List;
+
+import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.PayloadTooLargeException;
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcessor;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.ListenerOptions;
+import io.github.delayqueue.listener.ListenerRegistration;
+import io.github.delayqueue.payload.JacksonPayloadConverter;
+import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.redis.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
+import io.github.delayqueue.support.micrometer.MicrometerDelayQueueMonitor;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.github.delayqueue.test.TestRedisExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DelayQueueAutoConfigurationTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+				DelayQueueAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.host=" + redis.get().host(),
+				"spring.data.redis.port=" + redis.get().port(), "spring.data.redis.database=" + redis.get().database());
+
+	@Test
+	void defaultBeansArePresent() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(DelayedQueue.class);
+			assertThat(context.getBean(DelayedQueue.class)).isInstanceOf(RedisDelayedQueue.class);
+			assertThat(context).hasSingleBean(RedisMessageStore.class);
+			assertThat(context).hasSingleBean(PayloadConverter.class);
+			assertThat(context).hasSingleBean(DelayedMessageScheduler.class);
+			assertThat(context).hasSingleBean(DelayedListenerContainer.class);
+			assertThat(context).hasBean(DelayedListenerAnnotationBeanPostProcessor.BEAN_NAME);
+			assertThat(context.getBean(DelayedMessageScheduler.class).isRunning()).isTrue();
+			assertThat(context.getBean(DelayedListenerContainer.class).isRunning()).isTrue();
+			assertThat(context.getBean(RedisMessageStore.class).getKeyPrefix()).isEqualTo("dq");
+		});
+	}
+
+	@Test
+	void theApplicationsJsonMapperIsUsed() {
+		this.runner.withPropertyValues("spring.jackson.property-naming-strategy=SNAKE_CASE").run((context) -> {
+			PayloadConverter converter = context.getBean(PayloadConverter.class);
+			assertThat(new String(converter.write(new Named("x")))).isEqualTo("{\"first_name\":\"x\"}");
+		});
+	}
+
+	@Test
+	void userBeansBackOurs() {
+		this.runner.withUserConfiguration(UserBeans.class).run((context) -> {
+			assertThat(context).hasSingleBean(PayloadConverter.class);
+			assertThat(context.getBean(PayloadConverter.class)).isSameAs(UserBeans.CONVERTER);
+			assertThat(context).hasSingleBean(DelayedQueue.class);
+			assertThat(context).getBean("userQueue").isSameAs(context.getBean(DelayedQueue.class));
+			assertThat(context).hasSingleBean(DelayedMessageScheduler.class);
+			assertThat(context).getBean("userScheduler").isSameAs(context.getBean(DelayedMessageScheduler.class));
+			assertThat(context).hasSingleBean(DelayedListenerContainer.class);
+			assertThat(context).getBean("userContainer").isSameAs(context.getBean(DelayedListenerContainer.class));
+			assertThat(context).hasSingleBean(RedisMessageStore.class);
+			assertThat(context).getBean("userStore").isSameAs(context.getBean(RedisMessageStore.class));
+		});
+	}
+
+	@Test
+	void metricsAreRecordedWhenAMeterRegistryExists() {
+		this.runner.withBean(SimpleMeterRegistry.class).run((context) -> {
+			assertThat(context).hasSingleBean(MicrometerDelayQueueMonitor.class);
+			assertThat(context).hasSingleBean(DelayQueueTopicMetrics.class);
+			context.getBean(DelayedQueue.class).schedule("counted", "x", Duration.ofMinutes(1));
+			assertThat(context.getBean(SimpleMeterRegistry.class)
+				.get("delayqueue.messages.scheduled")
+				.tag("topic", "counted")
+				.counter()
+				.count()).isEqualTo(1);
+		});
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("delayqueue.metrics.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(MicrometerDelayQueueMonitor.class));
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean(MicrometerDelayQueueMonitor.class));
+	}
+
+	@Test
+	void healthIndicatorIsConfigured() {
+		this.runner.withConfiguration(AutoConfigurations.of(DelayQueueHealthContributorAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasBean("delayqueueHealthIndicator"));
+		this.runner.withConfiguration(AutoConfigurations.of(DelayQueueHealthContributorAutoConfiguration.class))
+			.withPropertyValues("management.health.delayqueue.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean("delayqueueHealthIndicator"));
+	}
+
+	@Test
+	void canBeDisabled() {
+		this.runner.withPropertyValues("delayqueue.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean(DelayedQueue.class);
+			assertThat(context).doesNotHaveBean(DelayedListenerContainer.class);
+			assertThat(context).doesNotHaveBean(DelayedListenerAnnotationBeanPostProcessor.BEAN_NAME);
+		});
+	}
+
+	@Test
+	void withoutARedisConnectionFactoryNothingIsConfigured() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, DelayQueueAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(DelayedQueue.class);
+			});
+	}
+
+	@Test
+	void withoutRedisOnTheClasspathNothingIsConfigured() {
+		this.runner.withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class)).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean(DelayedQueue.class);
+		});
+	}
+
+	@Test
+	void propertiesAreBound() {
+		this.runner
+			.withPropertyValues("delayqueue.key-prefix=myapp", "delayqueue.max-payload-size=10B",
+					"delayqueue.listener.concurrency=7", "delayqueue.listener.visibility-timeout=45s",
+					"delayqueue.listener.max-attempts=3", "delayqueue.scheduler.batch-size=20",
+					"delayqueue.listener.backoff.initial=2s", "delayqueue.listener.backoff.max=1m")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(RedisMessageStore.class).getKeyPrefix()).isEqualTo("myapp");
+				ListenerOptions options = context.getBean(DelayedListenerContainer.class).getDefaultOptions();
+				assertThat(options.concurrency()).isEqualTo(7);
+				assertThat(options.visibilityTimeout()).isEqualTo(Duration.ofSeconds(45));
+				assertThat(options.maxAttempts()).isEqualTo(3);
+				assertThat(options.batchSize()).isEqualTo(20);
+				assertThat(options.backOff().start().nextBackOff()).isBetween(1500L, 2500L);
+				DelayedQueue queue = context.getBean(DelayedQueue.class);
+				assertThatThrownBy(() -> queue.schedule("t", "x".repeat(20), Duration.ZERO))
+					.isInstanceOf(PayloadTooLargeException.class);
+				String id = queue.schedule("t", "ok", Duration.ofMinutes(1));
+				assertThat(redis.get().call("HEXISTS", "myapp:{t}:msgs", id)).isEqualTo("1");
+			});
+	}
+
+	@Test
+	void invalidPropertiesFailStartupNamingTheProperty() {
+		assertStartupFailsNaming("delayqueue.listener.concurrency=0", "delayqueue.listener.concurrency");
+		assertStartupFailsNaming("delayqueue.listener.visibility-timeout=-1s", "delayqueue.listener.visibility-timeout");
+		assertStartupFailsNaming("delayqueue.listener.backoff.multiplier=0.5", "delayqueue.listener.backoff.multiplier");
+		assertStartupFailsNaming("delayqueue.listener.max-attempts=0", "delayqueue.listener.max-attempts");
+		assertStartupFailsNaming("delayqueue.scheduler.poll-interval=0s", "delayqueue.scheduler.poll-interval");
+		assertStartupFailsNaming("delayqueue.scheduler.tick=-5ms", "delayqueue.scheduler.tick");
+		assertStartupFailsNaming("delayqueue.key-prefix=a{b}", "delayqueue.key-prefix");
+		assertStartupFailsNaming("delayqueue.max-payload-size=0B", "delayqueue.max-payload-size");
+		assertStartupFailsNaming("delayqueue.listener.backoff.max=10ms", "delayqueue.listener.backoff.max");
+	}
+
+	private void assertStartupFailsNaming(String property, String name) {
+		this.runner.withPropertyValues(property).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(fullMessage(context.getStartupFailure())).contains(name);
+		});
+	}
+
+	@Test
+	void annotatedListenersAreRegisteredWithDefaultsAndOverrides() {
+		this.runner.withPropertyValues("delayqueue.listener.concurrency=3", "app.topic=from-placeholder")
+			.withUserConfiguration(GoodListeners.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				DelayedListenerContainer container = context.getBean(DelayedListenerContainer.class);
+				assertThat(container.getTopics()).containsExactlyInAnyOrder("plain", "from-placeholder");
+				ListenerRegistration<?> plain = container.getRegistration("plain");
+				assertThat(plain.options().concurrency()).isEqualTo(3);
+				assertThat(plain.payloadType()).isEqualTo(Named.class);
+				ListenerRegistration<?> overridden = container.getRegistration("from-placeholder");
+				assertThat(overridden.options().concurrency()).isEqualTo(8);
+				assertThat(overridden.options().maxAttempts()).isEqualTo(2);
+				assertThat(overridden.options().visibilityTimeout()).isEqualTo(Duration.ofMinutes(2));
+				Type listOfNamed = GoodListeners.class.getMethod("onList", List.class, DeliveredMessage.class)
+					.getGenericParameterTypes()[0];
+				assertThat(overridden.payloadType()).isEqualTo(listOfNamed);
+			});
+	}
+
+	@Test
+	void anUnsupportedSignatureFailsStartupNamingBeanAndMethod() {
+		this.runner.withUserConfiguration(TwoPayloads.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(fullMessage(context.getStartupFailure())).contains("TwoPayloads'")
+				.contains("TwoPayloads.handle")
+				.contains("two payload parameters");
+		});
+		this.runner.withUserConfiguration(ReturnsValue.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(fullMessage(context.getStartupFailure())).contains("ReturnsValue.handle")
+				.contains("must return void");
+		});
+	}
+
+	@Test
+	void twoListenersForOneTopicFailStartup() {
+		this.runner.withUserConfiguration(DuplicateTopic.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(fullMessage(context.getStartupFailure())).contains("topic 'same'")
+				.contains("one listener per topic")
+				.contains("DuplicateTopic.first")
+				.contains("DuplicateTopic.second");
+		});
+	}
+
+	@Test
+	void anInvalidTopicOrAttributeFailsStartup() {
+		this.runner.withUserConfiguration(InvalidTopic.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(fullMessage(context.getStartupFailure())).contains("InvalidTopic.handle")
+				.contains("invalid topic");
+		});
+		this.runner.withUserConfiguration(InvalidConcurrency.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(fullMessage(context.getStartupFailure())).contains("InvalidConcurrency.handle")
+				.contains("invalid concurrency 'lots'");
+		});
+	}
+
+	private static String fullMessage(Throwable failure) {
+		StringBuilder message = new StringBuilder();
+		for (Throwable current = failure; current != null; current = current.getCause()) {
+			message.append(current.getMessage()).append('\n');
+		}
+		return message.toString();
+	}
+
+	record Named(String firstName) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserBeans {
+
+		static final PayloadConverter CONVERTER = new JacksonPayloadConverter();
+
+		@Bean
+		PayloadConverter userConverter() {
+			return CONVERTER;
+		}
+
+		@Bean
+		RedisMessageStore userStore(RedisConnectionFactory connectionFactory) {
+			return new RedisMessageStore(connectionFactory, "user", io.github.delayqueue.redis.DeadLetterPolicy.DEFAULT);
+		}
+
+		@Bean
+		DelayedQueue userQueue(RedisMessageStore store) {
+			return new RedisDelayedQueue(store, CONVERTER);
+		}
+
+		@Bean
+		DelayedMessageScheduler userScheduler(RedisConnectionFactory connectionFactory) {
+			return new DelayedMessageScheduler(connectionFactory);
+		}
+
+		@Bean
+		DelayedListenerContainer userContainer(RedisMessageStore store, DelayedMessageScheduler scheduler) {
+			return new DelayedListenerContainer(store, CONVERTER, scheduler);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class GoodListeners {
+
+		@DelayedListener(topic = "plain")
+		public void onNamed(Named named) {
+		}
+
+		@DelayedListener(topic = "${app.topic}", concurrency = "#{4 * 2}", maxAttempts = "2", visibilityTimeout = "2m")
+		public void onList(List<Named> names, DeliveredMessage message) {
+		}
+
+	}
+
+	static class TwoPayloads {
+
+		@DelayedListener(topic = "t")
+		void handle(String a, String b) {
+		}
+
+	}
+
+	static class ReturnsValue {
+
+		@DelayedListener(topic = "t")
+		String handle(String a) {
+			return a;
+		}
+
+	}
+
+	static class DuplicateTopic {
+
+		@DelayedListener(topic = "same")
+		void first(String a) {
+		}
+
+		@DelayedListener(topic = "same")
+		void second(String a) {
+		}
+
+	}
+
+	static class InvalidTopic {
+
+		@DelayedListener(topic = "has space")
+		void handle(String a) {
+		}
+
+	}
+
+	static class InvalidConcurrency {
+
+		@DelayedListener(topic = "t", concurrency = "lots")
+		void handle(String a) {
+		}
+
+	}
+
+}

@@ -1,0 +1,179 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.DeadLetter;
+import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.listener.adapter.DelayQueueHeaders;
+import io.github.delayqueue.RedisServerLifecycle;
+import io.github.delayqueue.test.TestRedis;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.stereotype.Component;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.annotation.DirtiesContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+@DirtiesContext
+@SpringBootTest(properties = { "app.topics.reminder=reminders", "delayqueue.listener.backoff.initial=20ms",
+		"delayqueue.listener.backoff.max=100ms", "delayqueue.scheduler.poll-interval=200ms" })
+class DelayedListenerIntegrationTests {
+
+	static final TestRedis redis = TestRedis.builder().build();
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	@DynamicPropertySource
+	static void redisProperties(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.host", redis::host);
+		registry.add("spring.data.redis.port", redis::port);
+		registry.add("spring.data.redis.database", redis::database);
+	}
+
+	@Autowired
+	private DelayedQueue queue;
+
+	@Autowired
+	private Listeners listeners;
+
+	@BeforeEach
+	void reset() {
+		redis.flush();
+		this.listeners.clear();
+	}
+
+	@Test
+	void aRecordPayloadArrivesWithItsMetadata() {
+		String id = this.queue.schedule(ScheduleRequest.builder("order-timeout", new OrderTimeout("o-1", 42))
+			.header("tenant", "acme")
+			.delay(Duration.ofMillis(100))
+			.build()).id();
+		await().atMost(WAIT).until(() -> this.listeners.timeouts.size() == 1);
+		assertThat(this.listeners.timeouts.get(0)).isEqualTo(new OrderTimeout("o-1", 42));
+		DeliveredMessage message = this.listeners.timeoutMessages.get(0);
+		assertThat(message.id()).isEqualTo(id);
+		assertThat(message.topic()).isEqualTo("order-timeout");
+		assertThat(message.attempt()).isEqualTo(1);
+		assertThat(message.headers()).containsEntry("tenant", "acme");
+		assertThat(this.listeners.tenants).containsExactly("acme");
+	}
+
+	@Test
+	void aGenericListPayloadArrivesTyped() {
+		this.queue.schedule("batches", List.of(new OrderTimeout("a", 1), new OrderTimeout("b", 2)), Duration.ZERO);
+		await().atMost(WAIT).until(() -> this.listeners.batches.size() == 1);
+		assertThat(this.listeners.batches.get(0)).containsExactly(new OrderTimeout("a", 1), new OrderTimeout("b", 2));
+	}
+
+	@Test
+	void aStringPayloadOnAPlaceholderTopicArrivesWithTheAttemptHeader() {
+		this.queue.schedule("reminders", "call mum", Duration.ZERO);
+		await().atMost(WAIT).until(() -> this.listeners.reminders.size() == 1);
+		assertThat(this.listeners.reminders.get(0)).isEqualTo("call mum#1");
+	}
+
+	@Test
+	void aThrowingListenerIsRetriedThenDeadLettered() {
+		this.queue.schedule("failing", "f-1", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> this.queue.stats("failing").dead() == 1);
+		assertThat(this.listeners.failures.get()).isEqualTo(3);
+		DeadLetter letter = this.queue.deadLetters("failing", 0, 10).get(0);
+		assertThat(letter.attempts()).isEqualTo(3);
+		assertThat(letter.error()).isEqualTo("java.lang.IllegalStateException: always fails");
+	}
+
+	@Test
+	void aPayloadThatCannotBeConvertedIsDeadLetteredAtOnce() {
+		this.queue.schedule("order-timeout", "bad", Map.of("orderId", List.of("not", "a", "string"), "amount", "lots"),
+				Duration.ZERO);
+		await().atMost(WAIT).until(() -> this.queue.stats("order-timeout").dead() == 1);
+		DeadLetter letter = this.queue.deadLetters("order-timeout", 0, 10).get(0);
+		assertThat(letter.id()).isEqualTo("bad");
+		assertThat(letter.attempts()).isEqualTo(1);
+		assertThat(letter.error()).contains("PayloadConversionException").contains("OrderTimeout");
+		assertThat(this.listeners.timeouts).isEmpty();
+	}
+
+	record OrderTimeout(String orderId, int amount) {
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	@Import(Listeners.class)
+	static class TestApplication {
+
+		@Bean
+		RedisServerLifecycle redisServerLifecycle() {
+			return new RedisServerLifecycle(redis);
+		}
+
+	}
+
+	@Component
+	static class Listeners {
+
+		final List<OrderTimeout> timeouts = new CopyOnWriteArrayList<>();
+
+		final List<DeliveredMessage> timeoutMessages = new CopyOnWriteArrayList<>();
+
+		final List<String> tenants = new CopyOnWriteArrayList<>();
+
+		final List<List<OrderTimeout>> batches = new CopyOnWriteArrayList<>();
+
+		final List<String> reminders = new CopyOnWriteArrayList<>();
+
+		final AtomicInteger failures = new AtomicInteger();
+
+		void clear() {
+			this.timeouts.clear();
+			this.timeoutMessages.clear();
+			this.tenants.clear();
+			this.batches.clear();
+			this.reminders.clear();
+			this.failures.set(0);
+		}
+
+		@DelayedListener(topic = "order-timeout", maxAttempts = "5")
+		void onTimeout(DeliveredMessage message, OrderTimeout timeout, @Header("tenant") String tenant) {
+			this.timeoutMessages.add(message);
+			this.timeouts.add(timeout);
+			this.tenants.add(tenant);
+		}
+
+		@DelayedListener(topic = "batches")
+		void onBatch(List<OrderTimeout> batch) {
+			this.batches.add(batch);
+		}
+
+		@DelayedListener(topic = "${app.topics.reminder}", concurrency = "2")
+		void onReminder(String reminder, @Header(DelayQueueHeaders.ATTEMPT) int attempt) {
+			this.reminders.add(reminder + "#" + attempt);
+		}
+
+		@DelayedListener(topic = "failing", maxAttempts = "3")
+		void onFailing(String payload) {
+			this.failures.incrementAndGet();
+			throw new IllegalStateException("always fails");
+		}
+
+	}
+
+}

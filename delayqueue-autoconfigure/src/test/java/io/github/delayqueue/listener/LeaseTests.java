@@ -1,0 +1,146 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.Recorder;
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.redis.RedisDelayedQueue;
+import io.github.delayqueue.test.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class LeaseTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	private final CountDownLatch release = new CountDownLatch(1);
+
+	private RedisFixture fixture;
+
+	private RedisDelayedQueue queue;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.release.countDown();
+		this.fixture.close();
+	}
+
+	@Test
+	void aConsumerThatDiesLosesItsMessageToAnotherAfterTheLease() {
+		ListenerOptions options = ListenerOptions.builder().visibilityTimeout(Duration.ofSeconds(1)).build();
+		LettuceConnectionFactory doomedConnection = this.fixture.connectionFactory();
+		RedisFixture.Consumer doomed = this.fixture.consumer(doomedConnection);
+		AtomicInteger started = new AtomicInteger();
+		doomed.container().register(ListenerRegistration.of("crash", String.class, (payload, message) -> {
+			started.incrementAndGet();
+			this.release.await();
+		}, options));
+		this.queue.schedule("crash", "c-1", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> started.get() == 1);
+
+		// the consumer is cut off from Redis, as a crashed process would be: no ack, no lease extension
+		doomedConnection.destroy();
+		Recorder<String> survivor = new Recorder<>();
+		this.fixture.consumer().container().register(ListenerRegistration.of("crash", String.class, survivor, options));
+
+		await().atMost(WAIT).until(() -> survivor.count("c-1") == 1);
+		assertThat(survivor.received.get(0).message().attempt()).isEqualTo(2);
+		assertThat(survivor.received.get(0).message().isRedelivery()).isTrue();
+		await().atMost(WAIT).until(() -> redis.get().call("DBSIZE").equals("0"));
+	}
+
+	@Test
+	void aHandlerRunningLongerThanTheLeaseIsNotRedelivered() {
+		ListenerOptions options = ListenerOptions.builder().visibilityTimeout(Duration.ofSeconds(1)).build();
+		AtomicInteger deliveries = new AtomicInteger();
+		DelayedMessageHandler<String> slow = (payload, message) -> {
+			deliveries.incrementAndGet();
+			this.release.await(30, TimeUnit.SECONDS);
+		};
+		this.fixture.consumer().container().register(ListenerRegistration.of("slow", String.class, slow, options));
+		this.fixture.consumer().container().register(ListenerRegistration.of("slow", String.class, slow, options));
+		this.queue.schedule("slow", "s-1", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> deliveries.get() == 1);
+
+		// three leases long, the running handler keeps its lease and nobody else gets the message
+		await().during(Duration.ofSeconds(3)).atMost(WAIT).until(() -> deliveries.get() == 1);
+		assertThat(this.queue.stats("slow").inflight()).isEqualTo(1);
+
+		this.release.countDown();
+		await().atMost(WAIT).until(() -> redis.get().call("DBSIZE").equals("0"));
+		assertThat(deliveries.get()).isEqualTo(1);
+	}
+
+	@Test
+	void stopHandsUnfinishedMessagesBackAtOnce() {
+		ListenerOptions options = ListenerOptions.builder().visibilityTimeout(Duration.ofMinutes(5)).build();
+		RedisFixture.Consumer stopping = this.fixture.consumer();
+		stopping.container().setShutdownTimeout(Duration.ofMillis(200));
+		AtomicInteger started = new AtomicInteger();
+		AtomicInteger interrupted = new AtomicInteger();
+		stopping.container().register(ListenerRegistration.of("handback", String.class, (payload, message) -> {
+			started.incrementAndGet();
+			try {
+				this.release.await();
+			}
+			catch (InterruptedException ex) {
+				interrupted.incrementAndGet();
+				throw ex;
+			}
+		}, options));
+		this.queue.schedule("handback", "h-1", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> started.get() == 1);
+
+		Recorder<String> next = new Recorder<>();
+		this.fixture.consumer().container().register(ListenerRegistration.of("handback", String.class, next, options));
+		stopping.container().stop();
+
+		await().atMost(WAIT).until(() -> next.count("h-1") == 1);
+		assertThat(next.received.get(0).message().attempt()).as("a handed-back attempt is not counted").isEqualTo(1);
+		assertThat(interrupted.get()).isEqualTo(1);
+		await().atMost(WAIT).until(() -> redis.get().call("DBSIZE").equals("0"));
+	}
+
+	@Test
+	void stopLetsRunningHandlersFinishWithinTheTimeout() {
+		RedisFixture.Consumer consumer = this.fixture.consumer();
+		consumer.container().setShutdownTimeout(Duration.ofSeconds(10));
+		AtomicInteger started = new AtomicInteger();
+		AtomicInteger finished = new AtomicInteger();
+		consumer.container().register(ListenerRegistration.of("drain", String.class, (payload, message) -> {
+			started.incrementAndGet();
+			this.release.await();
+			finished.incrementAndGet();
+		}));
+		this.queue.schedule("drain", "d-1", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> started.get() == 1);
+		Thread stopper = new Thread(consumer.container()::stop);
+		stopper.start();
+		await().atMost(WAIT).until(() -> stopper.getState() == Thread.State.WAITING
+				|| stopper.getState() == Thread.State.TIMED_WAITING);
+		this.release.countDown();
+		await().atMost(WAIT).until(() -> !stopper.isAlive());
+		assertThat(finished.get()).isEqualTo(1);
+		assertThat(redis.get().call("DBSIZE")).as("acked before stop returned").isEqualTo("0");
+	}
+
+}

@@ -1,0 +1,361 @@
+package io.github.delayqueue.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.DeadLetter;
+import io.github.delayqueue.InvalidTopicException;
+import io.github.delayqueue.PayloadTooLargeException;
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.ScheduleResult;
+import io.github.delayqueue.TopicStats;
+import io.github.delayqueue.payload.JacksonPayloadConverter;
+import io.github.delayqueue.test.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.util.unit.DataSize;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RedisDelayedQueueTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private RedisFixture fixture;
+
+	private RedisMessageStore store;
+
+	private RedisDelayedQueue queue;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.store = this.fixture.store(this.fixture.connectionFactory());
+		this.queue = this.fixture.queue(this.store);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.fixture.close();
+	}
+
+	@Test
+	void scheduleStoresAWaitingMessageWithAGeneratedId() {
+		String id = this.queue.schedule("orders", new Order("o-1", 42), Duration.ofMinutes(5));
+		assertThat(id).hasSize(22).matches("[A-Za-z0-9_-]+");
+		assertThat(this.queue.stats("orders")).isEqualTo(new TopicStats("orders", 1, 0, 0, 0));
+		assertThat(redis.get().call("HEXISTS", "dqtest:{orders}:msgs", id)).isEqualTo("1");
+	}
+
+	@Test
+	void generatedIdsDiffer() {
+		String first = this.queue.schedule("orders", "a", Duration.ofMinutes(5));
+		String second = this.queue.schedule("orders", "a", Duration.ofMinutes(5));
+		assertThat(first).isNotEqualTo(second);
+	}
+
+	@Test
+	void dueTimeIsMeasuredOnTheRedisClock() {
+		long before = redisMillis();
+		String id = this.queue.schedule("orders", "x", Duration.ofSeconds(10));
+		long after = redisMillis();
+		long due = (long) Double.parseDouble(redis.get().call("ZSCORE", "dqtest:{orders}:due", id));
+		assertThat(due).isBetween(before + 10_000, after + 10_000);
+	}
+
+	@Test
+	void subMillisecondDelaysAreRoundedUpNeverDown() {
+		assertThat(RedisDelayedQueue.toMillisRoundedUp(Duration.ofNanos(1))).isEqualTo(1);
+		assertThat(RedisDelayedQueue.toMillisRoundedUp(Duration.ofMillis(5))).isEqualTo(5);
+		assertThat(RedisDelayedQueue.toMillisRoundedUp(Duration.ofNanos(5_000_001))).isEqualTo(6);
+	}
+
+	@Test
+	void scheduleAtUsesTheGivenInstant() {
+		Instant dueAt = Instant.ofEpochMilli(4_102_444_800_123L);
+		String id = this.queue.scheduleAt("orders", "x", dueAt);
+		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:due", id)).isEqualTo("4102444800123");
+	}
+
+	@Test
+	void schedulingAnExistingIdChangesNothing() {
+		assertThat(this.queue.schedule("orders", "order-42", "first", Duration.ofMinutes(1))).isTrue();
+		String score = redis.get().call("ZSCORE", "dqtest:{orders}:due", "order-42");
+		assertThat(this.queue.schedule("orders", "order-42", "second", Duration.ofMinutes(9))).isFalse();
+		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:due", "order-42")).isEqualTo(score);
+		List<DeadLetter> none = this.queue.deadLetters("orders", 0, 10);
+		assertThat(none).isEmpty();
+		assertThat(Envelope.decode(rawEnvelope("orders", "order-42")).payload())
+			.isEqualTo("\"first\"".getBytes());
+	}
+
+	@Test
+	void theSameIdInAnotherTopicIsAnotherMessage() {
+		assertThat(this.queue.schedule("a", "same", "x", Duration.ofMinutes(1))).isTrue();
+		assertThat(this.queue.schedule("b", "same", "x", Duration.ofMinutes(1))).isTrue();
+	}
+
+	@Test
+	void cancelRemovesAWaitingMessageAndFreesItsId() {
+		this.queue.schedule("orders", "order-1", "x", Duration.ofMinutes(1));
+		assertThat(this.queue.cancel("orders", "order-1")).isTrue();
+		assertThat(this.queue.cancel("orders", "order-1")).isFalse();
+		assertThat(this.queue.stats("orders").pending()).isZero();
+		assertThat(redis.get().call("EXISTS", "dqtest:{orders}:msgs")).isEqualTo("0");
+		assertThat(this.queue.schedule("orders", "order-1", "again", Duration.ofMinutes(1))).isTrue();
+	}
+
+	@Test
+	void cancelOfAnUnknownIdIsFalse() {
+		assertThat(this.queue.cancel("orders", "nope")).isFalse();
+	}
+
+	@Test
+	void rescheduleMovesAWaitingMessage() {
+		this.queue.schedule("orders", "order-1", "x", Duration.ofMinutes(1));
+		long before = redisMillis();
+		assertThat(this.queue.reschedule("orders", "order-1", Duration.ofHours(2))).isTrue();
+		long due = (long) Double.parseDouble(redis.get().call("ZSCORE", "dqtest:{orders}:due", "order-1"));
+		assertThat(due).isGreaterThanOrEqualTo(before + 7_200_000);
+		assertThat(this.queue.reschedule("orders", "missing", Duration.ofHours(2))).isFalse();
+		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:due", "missing")).isNull();
+	}
+
+	@Test
+	void statsCountReadyAndWaitingSeparately() {
+		this.queue.schedule("orders", "x", Duration.ZERO);
+		this.queue.scheduleAt("orders", "x", Instant.now().minusSeconds(60));
+		this.queue.schedule("orders", "x", Duration.ofHours(1));
+		TopicStats stats = this.queue.stats("orders");
+		assertThat(stats.ready()).isEqualTo(2);
+		assertThat(stats.waiting()).isEqualTo(1);
+		assertThat(stats.pending()).isEqualTo(3);
+	}
+
+	@Test
+	void scheduleAllWritesEveryMessageAcrossTopicsAndChunks() {
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 2500; i++) {
+			requests.add(ScheduleRequest.builder((i % 2 == 0) ? "even" : "odd", i)
+				.id("m-" + i)
+				.delay(Duration.ofMinutes(1))
+				.build());
+		}
+		requests.add(ScheduleRequest.builder("even", "dup").id("m-0").build());
+		List<ScheduleResult> results = this.queue.scheduleAll(requests);
+		assertThat(results).hasSize(2501);
+		assertThat(results.get(7)).isEqualTo(new ScheduleResult("m-7", true));
+		assertThat(results.get(2500)).isEqualTo(new ScheduleResult("m-0", false));
+		assertThat(this.queue.stats("even").waiting()).isEqualTo(1250);
+		assertThat(this.queue.stats("odd").waiting()).isEqualTo(1250);
+	}
+
+	@Test
+	void headersAndCreationTimeAreStored() {
+		Instant before = Instant.now();
+		this.queue.schedule(ScheduleRequest.builder("orders", Map.of("k", 1))
+			.id("h-1")
+			.header("tenant", "acme")
+			.header("trace", "abc")
+			.delay(Duration.ofMinutes(1))
+			.build());
+		Envelope envelope = Envelope.decode(rawEnvelope("orders", "h-1"));
+		assertThat(envelope.headers()).containsExactly(Map.entry("tenant", "acme"), Map.entry("trace", "abc"));
+		assertThat(envelope.createdAt()).isBetween(before.minusMillis(1), Instant.now());
+		assertThat(new String(envelope.payload())).isEqualTo("{\"k\":1}");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "", " ", "has space", "has{brace}", "a/b", "tab\t" })
+	void invalidTopicsAreRejectedAndNothingIsWritten(String topic) {
+		assertThatThrownBy(() -> this.queue.schedule(topic, "x", Duration.ZERO))
+			.isInstanceOf(InvalidTopicException.class);
+		assertThatThrownBy(() -> this.queue.cancel(topic, "id")).isInstanceOf(InvalidTopicException.class);
+		assertThatThrownBy(() -> this.queue.reschedule(topic, "id", Duration.ZERO))
+			.isInstanceOf(InvalidTopicException.class);
+		assertThatThrownBy(() -> this.queue.stats(topic)).isInstanceOf(InvalidTopicException.class);
+		assertNothingWritten();
+	}
+
+	@Test
+	void nullAndOverlongTopicsAreRejected() {
+		assertThatThrownBy(() -> this.queue.schedule(null, "x", Duration.ZERO))
+			.isInstanceOf(InvalidTopicException.class)
+			.hasMessageContaining("null");
+		assertThatThrownBy(() -> this.queue.schedule("t".repeat(201), "x", Duration.ZERO))
+			.isInstanceOf(InvalidTopicException.class)
+			.hasMessageContaining("200");
+		assertThat(this.queue.schedule("t".repeat(200), "x", Duration.ZERO)).isNotNull();
+	}
+
+	@Test
+	void negativeNullAndUnrepresentableDelaysAreRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.schedule("t", "x", Duration.ofMillis(-1)))
+			.withMessageContaining("negative");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.schedule("t", "x", null))
+			.withMessageContaining("null");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.queue.schedule("t", "x", Duration.ofDays(36_501)))
+			.withMessageContaining("cannot be represented");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.queue.reschedule("t", "id", Duration.ofSeconds(-5)))
+			.withMessageContaining("negative");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.scheduleAt("t", "x", null));
+		assertNothingWritten();
+	}
+
+	@Test
+	void nullPayloadIsRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.schedule("t", null, Duration.ZERO))
+			.withMessageContaining("Payload must not be null");
+		assertNothingWritten();
+	}
+
+	@Test
+	void payloadOverTheLimitIsRejected() {
+		RedisDelayedQueue small = new RedisDelayedQueue(this.store, new JacksonPayloadConverter(),
+				DataSize.ofBytes(100));
+		assertThatThrownBy(() -> small.schedule("t", "x".repeat(200), Duration.ZERO))
+			.isInstanceOf(PayloadTooLargeException.class)
+			.hasMessageContaining("202 bytes")
+			.hasMessageContaining("100 bytes");
+		assertThat(small.schedule("t", "x".repeat(98), Duration.ZERO)).isNotNull();
+		assertThat(this.queue.stats("t").pending()).isEqualTo(1);
+	}
+
+	@Test
+	void defaultLimitIsOneMebibyte() {
+		assertThatThrownBy(() -> this.queue.schedule("t", "x".repeat(1_048_575), Duration.ZERO))
+			.isInstanceOf(PayloadTooLargeException.class);
+		assertNothingWritten();
+	}
+
+	@Test
+	void unserialisablePayloadIsRejected() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.queue.schedule("t", new FailingGetter(), Duration.ZERO))
+			.withMessageContaining("cannot be serialised");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.queue.schedule("t", new SelfReferencing(), Duration.ZERO))
+			.withMessageContaining("cannot be serialised");
+		assertNothingWritten();
+	}
+
+	@Test
+	void invalidIdsAreRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.schedule("t", "", "x", Duration.ZERO));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.schedule("t", "a b", "x", Duration.ZERO));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.queue.schedule("t", "i".repeat(201), "x", Duration.ZERO));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.cancel("t", null));
+		assertNothingWritten();
+	}
+
+	@Test
+	void oneBadRequestInABatchWritesNothing() {
+		List<ScheduleRequest> requests = List.of(ScheduleRequest.builder("t", "ok").build(),
+				ScheduleRequest.builder("t", new FailingGetter()).build());
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.scheduleAll(requests));
+		assertNothingWritten();
+	}
+
+	@Test
+	void deadLettersCanBeListedReplayedAndPurged() {
+		for (int i = 0; i < 3; i++) {
+			this.queue.schedule("t", "d-" + i, "payload-" + i, Duration.ZERO);
+		}
+		ClaimResult claim = this.store.claim("t", 10, 30_000, 5);
+		assertThat(claim.messages()).hasSize(3);
+		for (ClaimedMessage message : claim.messages()) {
+			assertThat(this.store.bury("t", message.delivery(), "java.lang.IllegalStateException: boom")).isTrue();
+		}
+		assertThat(this.queue.stats("t").dead()).isEqualTo(3);
+		List<DeadLetter> letters = this.queue.deadLetters("t", 0, 10);
+		assertThat(letters).extracting(DeadLetter::id).containsExactlyInAnyOrder("d-0", "d-1", "d-2");
+		DeadLetter first = letters.stream().filter((l) -> l.id().equals("d-0")).findFirst().orElseThrow();
+		assertThat(first.error()).isEqualTo("java.lang.IllegalStateException: boom");
+		assertThat(first.attempts()).isEqualTo(1);
+		assertThat(first.payloadAsString()).isEqualTo("\"payload-0\"");
+		assertThat(this.queue.deadLetters("t", 1, 1)).hasSize(1);
+
+		assertThat(this.queue.schedule("t", "d-0", "again", Duration.ZERO)).as("a dead id still exists").isFalse();
+		assertThat(this.queue.replayDeadLetter("t", "d-0")).isTrue();
+		assertThat(this.queue.replayDeadLetter("t", "d-0")).isFalse();
+		assertThat(this.queue.stats("t")).isEqualTo(new TopicStats("t", 0, 1, 0, 2));
+		assertThat(this.queue.purgeDeadLetter("t", "d-1")).isTrue();
+		assertThat(this.queue.purgeDeadLetters("t")).isEqualTo(1);
+		assertThat(this.queue.stats("t").dead()).isZero();
+		assertThat(redis.get().call("HLEN", "dqtest:{t}:msgs")).isEqualTo("1");
+		assertThat(this.queue.replayDeadLetters("t")).isZero();
+	}
+
+	@Test
+	void deadLettersAreBoundedByCount() {
+		RedisMessageStore bounded = new RedisMessageStore(this.fixture.connectionFactory(), RedisFixture.PREFIX,
+				new DeadLetterPolicy(2, Duration.ofDays(1)));
+		for (int i = 0; i < 5; i++) {
+			this.queue.schedule("t", "d-" + i, "p", Duration.ZERO);
+		}
+		for (ClaimedMessage message : bounded.claim("t", 10, 30_000, 5).messages()) {
+			bounded.bury("t", message.delivery(), "boom");
+		}
+		assertThat(this.queue.stats("t").dead()).isEqualTo(2);
+		assertThat(redis.get().call("HLEN", "dqtest:{t}:msgs")).isEqualTo("2");
+		assertThat(redis.get().call("HLEN", "dqtest:{t}:errors")).isEqualTo("2");
+	}
+
+	@Test
+	void deadLetterPageLimitsAreChecked() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.deadLetters("t", -1, 10));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.deadLetters("t", 0, 0));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.deadLetters("t", 0, 1001));
+	}
+
+	private void assertNothingWritten() {
+		assertThat(redis.get().call("DBSIZE")).isEqualTo("0");
+	}
+
+	private byte[] rawEnvelope(String topic, String id) {
+		return this.fixture.connectionFactory()
+			.getConnection()
+			.hashCommands()
+			.hGet(("dqtest:{" + topic + "}:msgs").getBytes(), id.getBytes());
+	}
+
+	private long redisMillis() {
+		String[] time = redis.get().call("TIME").split("\n");
+		return Long.parseLong(time[0]) * 1000 + Long.parseLong(time[1]) / 1000;
+	}
+
+	record Order(String id, int amount) {
+	}
+
+	static class FailingGetter {
+
+		public String getValue() {
+			throw new IllegalStateException("cannot read");
+		}
+
+	}
+
+	static class SelfReferencing {
+
+		public SelfReferencing getSelf() {
+			return this;
+		}
+
+	}
+
+}

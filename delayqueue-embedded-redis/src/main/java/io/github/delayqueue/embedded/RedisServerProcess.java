@@ -1,0 +1,379 @@
+package io.github.delayqueue.embedded;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A {@code redis-server} process bound to {@code 127.0.0.1}, with a data directory of its own that outlives
+ * {@link #stop()} and {@link #kill()} until {@link #close()}, so that a restart with append-only persistence finds
+ * its data again. The binary is the one {@code org.signal:embedded-redis} ships for this platform (Redis 7.0.15 for
+ * Linux and macOS), else {@code redis-server} from the {@code PATH}. Processes still running when the JVM exits
+ * are killed.
+ *
+ * <pre class="code">
+ * try (RedisServerProcess redis = RedisServerProcess.onPort(6379).appendOnly(true).start()) {
+ *     ...
+ * }
+ * </pre>
+ */
+public final class RedisServerProcess implements AutoCloseable {
+
+	private static final String EMBEDDED_VERSION = "7.0.15";
+
+	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(20);
+
+	private static final Set<Process> running = ConcurrentHashMap.newKeySet();
+
+	private static volatile Path extractedBinary;
+
+	static {
+		Runtime.getRuntime()
+			.addShutdownHook(new Thread(() -> running.forEach(Process::destroyForcibly), "redis-server-cleanup"));
+	}
+
+	private final Path binary;
+
+	private final boolean appendOnly;
+
+	private final Path directory;
+
+	private int port;
+
+	private Process process;
+
+	private RedisServerProcess(Builder builder) {
+		this.binary = findBinary();
+		this.appendOnly = builder.appendOnly;
+		this.port = builder.port;
+		try {
+			this.directory = Files.createTempDirectory("redis-server-");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * A server on the given port.
+	 * @param port the port on 127.0.0.1
+	 * @return a builder
+	 */
+	public static Builder onPort(int port) {
+		if (port < 1 || port > 65535) {
+			throw new IllegalArgumentException("Port must be between 1 and 65535, but was " + port);
+		}
+		return new Builder(port);
+	}
+
+	/**
+	 * A server on a free port, chosen when it starts (and kept across restarts).
+	 * @return a builder
+	 */
+	public static Builder onFreePort() {
+		return new Builder(0);
+	}
+
+	/**
+	 * Whether something accepts TCP connections at an address now.
+	 * @param host the host
+	 * @param port the port
+	 * @return {@code true} if a connection succeeded within half a second
+	 */
+	public static boolean isListening(String host, int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(host, port), 500);
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * The binary to run: the one {@code org.signal:embedded-redis} ships for this platform, extracted once per
+	 * JVM, else {@code redis-server} from the {@code PATH}.
+	 * @return the path of the binary
+	 * @throws IllegalStateException if there is none
+	 */
+	public static Path findBinary() {
+		Path embedded = embeddedBinary();
+		if (embedded != null) {
+			return embedded;
+		}
+		String path = System.getenv("PATH");
+		if (path != null) {
+			for (String dir : path.split(File.pathSeparator)) {
+				Path candidate = Path.of(dir, "redis-server");
+				if (Files.isExecutable(candidate)) {
+					return candidate;
+				}
+			}
+		}
+		throw new IllegalStateException("No redis-server: org.signal:embedded-redis ships none for "
+				+ System.getProperty("os.name") + "/" + System.getProperty("os.arch")
+				+ " and there is none on the PATH");
+	}
+
+	private static synchronized Path embeddedBinary() {
+		if (extractedBinary != null) {
+			return extractedBinary;
+		}
+		String resource = "redis-server-" + EMBEDDED_VERSION + "-" + platform();
+		try (InputStream in = RedisServerProcess.class.getClassLoader().getResourceAsStream(resource)) {
+			if (in == null) {
+				return null;
+			}
+			Path target = Files.createTempFile("redis-server-", "");
+			Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+			Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwx------"));
+			target.toFile().deleteOnExit();
+			extractedBinary = target;
+			return target;
+		}
+		catch (IOException | UnsupportedOperationException ex) {
+			return null;
+		}
+	}
+
+	private static String platform() {
+		String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
+		String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
+		String osName = os.contains("mac") ? "darwin" : os.contains("linux") ? "linux" : os;
+		String archName = switch (arch) {
+			case "amd64", "x86_64" -> "amd64";
+			case "aarch64", "arm64" -> "arm64";
+			case "x86", "i386", "i686" -> "386";
+			default -> arch;
+		};
+		return osName + "-" + archName;
+	}
+
+	/**
+	 * Port the server listens on (0 before the first start on a free port).
+	 * @return the port
+	 */
+	public int port() {
+		return this.port;
+	}
+
+	/**
+	 * Whether the process is alive.
+	 * @return {@code true} while it runs
+	 */
+	public synchronized boolean isAlive() {
+		return this.process != null && this.process.isAlive();
+	}
+
+	/**
+	 * Starts the process, or starts it again on the same port and directory, and waits until it answers
+	 * {@code PING}.
+	 * @return this server
+	 * @throws IllegalStateException if it does not start
+	 */
+	public synchronized RedisServerProcess start() {
+		if (isAlive()) {
+			return this;
+		}
+		boolean freePort = this.port == 0;
+		int tries = freePort ? 5 : 1;
+		for (int i = 1; i <= tries; i++) {
+			if (freePort) {
+				this.port = findFreePort();
+			}
+			this.process = launch();
+			if (awaitPong()) {
+				return this;
+			}
+			this.process.destroyForcibly();
+			running.remove(this.process);
+		}
+		throw new IllegalStateException("redis-server did not start on port " + this.port + "; see "
+				+ this.directory.resolve("redis.log"));
+	}
+
+	private Process launch() {
+		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--port", Integer.toString(this.port),
+				"--bind", "127.0.0.1", "--protected-mode", "no", "--daemonize", "no", "--save", "", "--dir",
+				this.directory.toString(), "--logfile", "redis.log"));
+		if (this.appendOnly) {
+			command.addAll(List.of("--appendonly", "yes", "--appendfsync", "always"));
+		}
+		try {
+			Process started = new ProcessBuilder(command).directory(this.directory.toFile())
+				.redirectErrorStream(true)
+				.redirectOutput(this.directory.resolve("redis.out").toFile())
+				.start();
+			running.add(started);
+			return started;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not run " + this.binary, ex);
+		}
+	}
+
+	private boolean awaitPong() {
+		long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+		while (System.nanoTime() - deadline < 0) {
+			if (!this.process.isAlive()) {
+				return false;
+			}
+			if (ping()) {
+				return true;
+			}
+			try {
+				Thread.sleep(10);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
+			}
+		}
+		return false;
+	}
+
+	private boolean ping() {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 500);
+			socket.setSoTimeout(500);
+			socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			byte[] reply = socket.getInputStream().readNBytes(7);
+			return "+PONG\r\n".equals(new String(reply, StandardCharsets.US_ASCII));
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Shuts the server down gracefully ({@code SHUTDOWN}), keeping its data directory.
+	 */
+	public synchronized void stop() {
+		if (!isAlive()) {
+			return;
+		}
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 2_000);
+			OutputStream out = socket.getOutputStream();
+			out.write("SHUTDOWN\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			socket.getInputStream().read();
+		}
+		catch (IOException ex) {
+			// the connection closes as the server exits
+		}
+		awaitExit();
+	}
+
+	/**
+	 * Kills the server as a crash would ({@code SIGKILL}), keeping its data directory.
+	 */
+	public synchronized void kill() {
+		if (this.process != null) {
+			this.process.destroyForcibly();
+			awaitExit();
+		}
+	}
+
+	private void awaitExit() {
+		try {
+			if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+				this.process.destroyForcibly();
+				this.process.waitFor(10, TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		running.remove(this.process);
+	}
+
+	/**
+	 * Kills the server and deletes its data directory.
+	 */
+	@Override
+	public synchronized void close() {
+		kill();
+		try (Stream<Path> files = Files.walk(this.directory)) {
+			files.sorted(Comparator.reverseOrder()).forEach((file) -> file.toFile().delete());
+		}
+		catch (IOException ex) {
+			// a leftover temporary directory is harmless
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "redis-server 127.0.0.1:" + this.port + " (" + this.binary + ")";
+	}
+
+	private static int findFreePort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("No free loopback port", ex);
+		}
+	}
+
+	/** Settings of a {@link RedisServerProcess}. */
+	public static final class Builder {
+
+		private final int port;
+
+		private boolean appendOnly;
+
+		private Builder(int port) {
+			this.port = port;
+		}
+
+		/**
+		 * Whether every write is persisted to an append-only file and synced, so that data survives
+		 * {@link RedisServerProcess#kill()}. Off by default.
+		 * @param appendOnly whether to persist
+		 * @return this builder
+		 */
+		public Builder appendOnly(boolean appendOnly) {
+			this.appendOnly = appendOnly;
+			return this;
+		}
+
+		/**
+		 * Creates the server without starting it.
+		 * @return the server
+		 */
+		public RedisServerProcess build() {
+			return new RedisServerProcess(this);
+		}
+
+		/**
+		 * Creates and starts the server.
+		 * @return the running server
+		 */
+		public RedisServerProcess start() {
+			return build().start();
+		}
+
+	}
+
+}

@@ -1,0 +1,119 @@
+package io.github.delayqueue.sample;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.redis.ClaimedMessage;
+import io.github.delayqueue.redis.RedisMessageStore;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The sample's actuator: the delayqueue endpoint, metrics and health over real HTTP.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = "delayqueue.metrics.refresh-interval=200ms")
+class ActuatorEndpointTests {
+
+	private static final int REDIS_PORT = OrderTimeoutEndToEndTests.freePort();
+
+	private final HttpClient client = HttpClient.newHttpClient();
+
+	private final JsonMapper mapper = JsonMapper.builder().build();
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.host", () -> "localhost");
+		registry.add("spring.data.redis.port", () -> REDIS_PORT);
+	}
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private DelayedQueue queue;
+
+	@Autowired
+	private RedisMessageStore store;
+
+	@Test
+	void theEndpointListsTopicsAndManagesDeadLetters() throws Exception {
+		this.queue.schedule("reports", "r-1", "first", Duration.ZERO);
+		this.queue.schedule("reports", "r-2", "second", Duration.ZERO);
+		this.queue.schedule("reports", "r-3", "later", Duration.ofHours(1));
+		for (ClaimedMessage message : this.store.claim("reports", 10, 60_000, 5).messages()) {
+			this.store.bury("reports", message.delivery(), "java.lang.IllegalStateException: printer on fire");
+		}
+
+		JsonNode topics = call("GET", "/actuator/delayqueue").body();
+		JsonNode reports = topic(topics, "reports");
+		assertThat(reports.get("waiting").asLong()).isEqualTo(1);
+		assertThat(reports.get("dead").asLong()).isEqualTo(2);
+		assertThat(reports.get("nextDueAt").isNull()).isFalse();
+		JsonNode timeouts = topic(topics, "order-timeout");
+		assertThat(reports.get("listener").isNull()).isTrue();
+		assertThat(timeouts.get("listener").get("running").asBoolean()).isTrue();
+
+		JsonNode dead = call("GET", "/actuator/delayqueue/reports/dead?limit=10").body();
+		assertThat(dead.get("total").asLong()).isEqualTo(2);
+		assertThat(dead.get("deadLetters").get(0).get("error").asString()).contains("printer on fire");
+		assertThat(dead.get("deadLetters").get(0).get("payload").asString()).isIn("\"first\"", "\"second\"");
+		assertThat(call("GET", "/actuator/delayqueue/reports/other").status()).isEqualTo(404);
+		assertThat(call("GET", "/actuator/delayqueue/bad%20topic/dead").status()).isEqualTo(400);
+
+		assertThat(call("POST", "/actuator/delayqueue/reports/dead/r-1").body().get("count").asLong()).isEqualTo(1);
+		assertThat(this.queue.stats("reports").ready()).isEqualTo(1);
+		assertThat(call("DELETE", "/actuator/delayqueue/reports/dead").body().get("count").asLong()).isEqualTo(1);
+		assertThat(this.queue.stats("reports").dead()).isZero();
+		assertThat(call("POST", "/actuator/delayqueue/reports/dead").body().get("count").asLong()).isZero();
+	}
+
+	@Test
+	void metricsAndHealthAreExposed() throws Exception {
+		this.queue.schedule("metered", "x", Duration.ofHours(1));
+		JsonNode scheduled = call("GET", "/actuator/metrics/delayqueue.messages.scheduled?tag=topic:metered").body();
+		assertThat(scheduled.get("measurements").get(0).get("value").asDouble()).isEqualTo(1.0);
+		await().atMost(Duration.ofSeconds(20)).until(() -> call("GET",
+				"/actuator/metrics/delayqueue.messages.waiting?tag=topic:metered").status() == 200);
+
+		JsonNode health = call("GET", "/actuator/health").body();
+		assertThat(health.get("status").asString()).isEqualTo("UP");
+		assertThat(health.get("components").get("delayqueue").get("status").asString()).isEqualTo("UP");
+	}
+
+	private static JsonNode topic(JsonNode topics, String name) {
+		for (JsonNode topic : topics.get("topics")) {
+			if (topic.get("topic").asString().equals(name)) {
+				return topic;
+			}
+		}
+		throw new AssertionError("No topic " + name + " in " + topics);
+	}
+
+	private Response call(String method, String path) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+			.method(method, HttpRequest.BodyPublishers.noBody())
+			.build();
+		HttpResponse<String> response = this.client.send(request, HttpResponse.BodyHandlers.ofString());
+		JsonNode body = response.body().isEmpty() ? null : this.mapper.readTree(response.body());
+		return new Response(response.statusCode(), body);
+	}
+
+	record Response(int status, JsonNode body) {
+	}
+
+}

@@ -1,0 +1,44 @@
+package io.github.delayqueue.sample;
+
+import io.github.delayqueue.test.TestRedis;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * With a Redis already answering at the configured address, the sample uses it and starts none of its own.
+ */
+@DirtiesContext
+@SpringBootTest
+class ExistingRedisTests {
+
+	// killed when the JVM exits, after the context (closed at the end of the class) has stopped using it
+	static final TestRedis redis = TestRedis.builder().build();
+
+	@DynamicPropertySource
+	static void redisProperties(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.host", redis::host);
+		registry.add("spring.data.redis.port", redis::port);
+		registry.add("spring.data.redis.database", redis::database);
+	}
+
+	@Autowired
+	private EmbeddedRedisConfiguration.EmbeddedRedis embeddedRedis;
+
+	@Autowired
+	private OrderService orders;
+
+	@Test
+	void anExistingRedisIsUsed() {
+		assertThat(this.embeddedRedis.isStarted()).isFalse();
+		Order order = this.orders.create("dave", new java.math.BigDecimal("3.00"));
+		assertThat(redis.call("HGET", "sample:order:" + order.id(), "status")).isEqualTo("PENDING_PAYMENT");
+	}
+
+}

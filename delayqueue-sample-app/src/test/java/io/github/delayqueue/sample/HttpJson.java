@@ -1,0 +1,59 @@
+package io.github.delayqueue.sample;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Real HTTP calls to the running sample, with JSON bodies. */
+final class HttpJson {
+
+	private final HttpClient client = HttpClient.newHttpClient();
+
+	private final JsonMapper mapper = JsonMapper.builder().build();
+
+	private final String base;
+
+	HttpJson(int port) {
+		this.base = "http://localhost:" + port;
+	}
+
+	Response post(String path, String json) {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.base + path));
+		request.header("Content-Type", "application/json");
+		request.POST((json != null) ? HttpRequest.BodyPublishers.ofString(json) : HttpRequest.BodyPublishers.noBody());
+		return send(request.build());
+	}
+
+	Response get(String path) {
+		return send(HttpRequest.newBuilder(URI.create(this.base + path)).GET().build());
+	}
+
+	private Response send(HttpRequest request) {
+		try {
+			HttpResponse<String> response = this.client.send(request, HttpResponse.BodyHandlers.ofString());
+			JsonNode body = response.body().isEmpty() ? null : this.mapper.readTree(response.body());
+			return new Response(response.statusCode(), body, response.headers().firstValue("Location").orElse(null));
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	record Response(int status, JsonNode body, String location) {
+
+		String text(String field) {
+			return this.body.get(field).asString();
+		}
+
+	}
+
+}
