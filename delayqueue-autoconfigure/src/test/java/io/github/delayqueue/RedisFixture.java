@@ -34,6 +34,15 @@ public final class RedisFixture implements AutoCloseable {
 		this.redis = redis;
 	}
 
+	/**
+	 * The keys a topic has in Redis now (its {@code msgs}, {@code due}, {@code inflight}, ... keys). The set of
+	 * known topics ({@code <prefix>:topics}) is not one of them: it outlives the messages on purpose.
+	 */
+	public static List<String> keysOf(TestRedis redis, String topic) {
+		String reply = redis.call("KEYS", PREFIX + ":{" + topic + "}:*");
+		return (reply == null || reply.isEmpty()) ? List.of() : List.of(reply.split("\n"));
+	}
+
 	public LettuceConnectionFactory connectionFactory() {
 		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(this.redis.host(),
 				this.redis.port());

@@ -65,7 +65,7 @@ class LeaseTests {
 		await().atMost(WAIT).until(() -> survivor.count("c-1") == 1);
 		assertThat(survivor.received.get(0).message().attempt()).isEqualTo(2);
 		assertThat(survivor.received.get(0).message().isRedelivery()).isTrue();
-		await().atMost(WAIT).until(() -> redis.get().call("DBSIZE").equals("0"));
+		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "crash").isEmpty());
 	}
 
 	@Test
@@ -86,7 +86,7 @@ class LeaseTests {
 		assertThat(this.queue.stats("slow").inflight()).isEqualTo(1);
 
 		this.release.countDown();
-		await().atMost(WAIT).until(() -> redis.get().call("DBSIZE").equals("0"));
+		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "slow").isEmpty());
 		assertThat(deliveries.get()).isEqualTo(1);
 	}
 
@@ -117,7 +117,7 @@ class LeaseTests {
 		await().atMost(WAIT).until(() -> next.count("h-1") == 1);
 		assertThat(next.received.get(0).message().attempt()).as("a handed-back attempt is not counted").isEqualTo(1);
 		assertThat(interrupted.get()).isEqualTo(1);
-		await().atMost(WAIT).until(() -> redis.get().call("DBSIZE").equals("0"));
+		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "handback").isEmpty());
 	}
 
 	@Test
@@ -140,7 +140,7 @@ class LeaseTests {
 		this.release.countDown();
 		await().atMost(WAIT).until(() -> !stopper.isAlive());
 		assertThat(finished.get()).isEqualTo(1);
-		assertThat(redis.get().call("DBSIZE")).as("acked before stop returned").isEqualTo("0");
+		assertThat(RedisFixture.keysOf(redis.get(), "drain")).as("acked before stop returned").isEmpty();
 	}
 
 }
