@@ -1,0 +1,147 @@
+package io.github.delayqueue.benchmarks;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.ListenerOptions;
+import io.github.delayqueue.listener.ListenerRegistration;
+import io.github.delayqueue.payload.JacksonPayloadConverter;
+import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.redis.ClaimResult;
+import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * delayqueue, built the way the README shows for use without Spring Boot, with its default settings (10 ms wheel
+ * tick, 1 s fallback poll, 100 messages per claim).
+ */
+final class DelayQueueSystem implements QueueUnderTest {
+
+	static final String TOPIC = "bench";
+
+	private static final int BATCH = RedisMessageStore.CHUNK_SIZE;
+
+	private static final int BATCH_THREADS = 4;
+
+	private final String host;
+
+	private final int port;
+
+	private final PayloadConverter converter = new JacksonPayloadConverter();
+
+	private final LettuceConnectionFactory factory;
+
+	private final RedisMessageStore store;
+
+	private final RedisDelayedQueue queue;
+
+	private final ExecutorService batchSenders = Executors.newFixedThreadPool(BATCH_THREADS);
+
+	DelayQueueSystem(String host, int port) {
+		this.host = host;
+		this.port = port;
+		this.factory = connectionFactory(host, port);
+		this.store = new RedisMessageStore(this.factory, "dq", DeadLetterPolicy.DEFAULT);
+		this.queue = new RedisDelayedQueue(this.store, this.converter);
+	}
+
+	static LettuceConnectionFactory connectionFactory(String host, int port) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(60)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	@Override
+	public String name() {
+		return "delayqueue";
+	}
+
+	@Override
+	public void schedule(Message message, long delayMillis) {
+		this.queue.schedule(TOPIC, message.id(), message.payload(), Duration.ofMillis(delayMillis));
+	}
+
+	@Override
+	public void scheduleMany(List<Message> messages) {
+		List<Future<?>> calls = new ArrayList<>();
+		for (int from = 0; from < messages.size(); from += BATCH) {
+			List<Message> chunk = messages.subList(from, Math.min(messages.size(), from + BATCH));
+			calls.add(this.batchSenders.submit(() -> {
+				List<ScheduleRequest> requests = new ArrayList<>(chunk.size());
+				for (Message message : chunk) {
+					requests.add(ScheduleRequest.builder(TOPIC, message.payload())
+						.id(message.id())
+						.dueAt(Instant.ofEpochMilli(message.dueAtMillis()))
+						.build());
+				}
+				this.queue.scheduleAll(requests);
+			}));
+		}
+		Benchmarks.awaitAll(calls);
+	}
+
+	@Override
+	public boolean hasBatchedApi() {
+		return true;
+	}
+
+	@Override
+	public boolean cancel(Message message) {
+		return this.queue.cancel(TOPIC, message.id());
+	}
+
+	/**
+	 * Times the claim script alone: one message is made due, then claimed (and acknowledged, untimed).
+	 * @return the claim's round trip in nanoseconds
+	 */
+	long claimOneNanos(String id) {
+		this.queue.schedule(TOPIC, id, id + "|0", Duration.ZERO);
+		long start = System.nanoTime();
+		ClaimResult claimed = this.store.claim(TOPIC, 1, 30_000, 10);
+		long elapsed = System.nanoTime() - start;
+		if (claimed.messages().size() != 1) {
+			throw new IllegalStateException("Expected to claim one message, claimed " + claimed.messages().size());
+		}
+		this.store.ack(TOPIC, List.of(claimed.messages().get(0).delivery()));
+		return elapsed;
+	}
+
+	@Override
+	public Consumer consume(int threads, Handler handler) {
+		LettuceConnectionFactory consumerFactory = connectionFactory(this.host, this.port);
+		RedisMessageStore consumerStore = new RedisMessageStore(consumerFactory, "dq", DeadLetterPolicy.DEFAULT);
+		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(consumerFactory);
+		DelayedListenerContainer container = new DelayedListenerContainer(consumerStore, this.converter, scheduler);
+		container.register(ListenerRegistration.of(TOPIC, String.class, (payload, message) -> handler.handle(payload),
+				ListenerOptions.builder().concurrency(threads).build()));
+		scheduler.start();
+		container.start();
+		return () -> {
+			container.stop();
+			scheduler.stop();
+			consumerFactory.destroy();
+		};
+	}
+
+	@Override
+	public void close() {
+		this.batchSenders.shutdownNow();
+		this.factory.destroy();
+	}
+
+}

@@ -1,0 +1,44 @@
+package io.github.delayqueue.benchmarks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs every scenario on tiny sizes, so that the harness cannot rot between benchmark runs. Asserts what the
+ * harness must produce and what our queue promises (nothing lost, nothing early), never a timing.
+ */
+class BenchmarksSmokeTests {
+
+	@Test
+	void everyScenarioRunsAndReportsBothSystems(@TempDir Path out) throws Exception {
+		Report report = Benchmarks.run(Settings.smoke(), out, new LinkedHashSet<>(Benchmarks.SCENARIOS));
+
+		assertThat(report.rows()).extracting(Report.Row::section)
+			.anyMatch((section) -> section.startsWith("1."))
+			.anyMatch((section) -> section.startsWith("2."))
+			.anyMatch((section) -> section.startsWith("3."))
+			.anyMatch((section) -> section.startsWith("4."))
+			.anyMatch((section) -> section.startsWith("5."));
+		assertThat(report.rows()).filteredOn((row) -> !row.figure().startsWith("claim one"))
+			.allSatisfy((row) -> {
+				assertThat(row.ours()).as(row.figure()).isNotNull();
+				assertThat(row.redisson()).as(row.figure()).isNotNull();
+			});
+		assertThat(report.rows()).filteredOn((row) -> row.figure().endsWith("lost") || row.figure().startsWith("early"))
+			.isNotEmpty()
+			.allSatisfy((row) -> assertThat(row.ours()).as(row.section() + ": " + row.figure()).isZero());
+		assertThat(report.rows()).filteredOn((row) -> row.unit().equals("msgs/s"))
+			.allSatisfy((row) -> assertThat(row.ours()).as(row.figure()).isPositive());
+
+		assertThat(out.resolve("results-smoke.md")).exists();
+		assertThat(Files.readString(out.resolve("results-smoke.md"))).contains("| figure | unit | delayqueue | Redisson");
+		assertThat(Files.readString(out.resolve("results-smoke.json"))).contains("\"rows\"").contains("\"environment\"");
+	}
+
+}
