@@ -65,6 +65,13 @@ final class TopicConsumer {
 
 	private final DelayedMessageScheduler scheduler;
 
+	/**
+	 * How many claimed messages the topic holds at most, running or waiting for a handler thread: the handlers
+	 * plus as many again, so that the next messages are at hand when a handler finishes, without one instance
+	 * hoarding a topic's messages while others are idle.
+	 */
+	private final int capacity;
+
 	private volatile Executor ioExecutor = Runnable::run;
 
 	private final AtomicInteger busy = new AtomicInteger();
@@ -110,6 +117,7 @@ final class TopicConsumer {
 		this.store = store;
 		this.converter = converter;
 		this.scheduler = scheduler;
+		this.capacity = this.options.concurrency() + Math.min(this.options.concurrency(), this.options.batchSize());
 	}
 
 	String topic() {
@@ -229,7 +237,7 @@ final class TopicConsumer {
 		try {
 			while (this.active) {
 				this.claimRequested = false;
-				int free = this.options.concurrency() - this.busy.get();
+				int free = this.capacity - this.busy.get();
 				if (free <= 0) {
 					this.backlog = true;
 					break;

@@ -136,6 +136,7 @@ public final class Benchmarks {
 			Benchmarks benchmarks = new Benchmarks(settings, "127.0.0.1", redis.port(), report);
 			try {
 				benchmarks.describeEnvironment(redis);
+				benchmarks.warmUp();
 				for (String scenario : SCENARIOS) {
 					if (scenarios.contains(scenario)) {
 						benchmarks.checkQuiet(scenario);
@@ -234,6 +235,26 @@ public final class Benchmarks {
 		try (RedisConnection connection = this.admin.getConnection()) {
 			connection.serverCommands().flushAll();
 		}
+	}
+
+	/**
+	 * Runs each system's hot paths untimed first (single and bulk schedules, a short drain), so that neither
+	 * is measured while its code is still being compiled by the JIT.
+	 */
+	private void warmUp() {
+		int n = Math.min(this.settings.scheduleCount(), 10_000);
+		for (BiFunction<String, Integer, QueueUnderTest> factory : this.systems) {
+			flush();
+			try (QueueUnderTest queue = factory.apply(this.host, this.port)) {
+				long start = System.nanoTime();
+				scheduleSingly(queue, n, 8, "warm-a-");
+				queue.scheduleMany(farFuture("warm-b-", 0, n));
+				flush();
+				drain(queue, n);
+				log(String.format(Locale.ROOT, "%s warmed up in %.1f s", queue.name(), seconds(start)));
+			}
+		}
+		flush();
 	}
 
 	// ---------------------------------------------------------------- 6. the ceiling
