@@ -117,7 +117,7 @@ final class TopicConsumer {
 		this.store = store;
 		this.converter = converter;
 		this.scheduler = scheduler;
-		this.capacity = this.options.concurrency() + Math.min(this.options.concurrency(), this.options.batchSize());
+		this.capacity = this.options.concurrency() + this.options.batchSize();
 	}
 
 	String topic() {

@@ -1,5 +1,8 @@
 package io.github.delayqueue.redis;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,6 +27,7 @@ import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.util.Assert;
+import org.springframework.util.StreamUtils;
 
 /**
  * The atomic operations on a topic's Redis keys, each one Lua script run with {@code EVALSHA} (falling back to
@@ -456,8 +460,19 @@ public class RedisMessageStore {
 		return result;
 	}
 
+	/**
+	 * A script, read once. Its text is held as a string: a script made from a resource checks the resource's
+	 * modification time on every call (a file-system or jar look-up under a lock), which would cost more than
+	 * the Redis call itself on the hot path.
+	 */
 	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return RedisScript.of(new ClassPathResource("io/github/delayqueue/redis/" + name + ".lua"), resultType);
+		ClassPathResource resource = new ClassPathResource("io/github/delayqueue/redis/" + name + ".lua");
+		try (InputStream in = resource.getInputStream()) {
+			return RedisScript.of(StreamUtils.copyToString(in, StandardCharsets.UTF_8), resultType);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read the delayqueue script " + resource, ex);
+		}
 	}
 
 	static byte[] bytes(String value) {
