@@ -289,7 +289,8 @@ public class DelayQueueProperties {
 		private Duration pollInterval = Duration.ofSeconds(1);
 
 		/**
-		 * Most messages claimed per round trip.
+		 * Most messages claimed per round trip; a topic also holds at most concurrency plus this many claimed
+		 * messages, running or waiting for a handler thread.
 		 */
 		private int batchSize = 100;
 

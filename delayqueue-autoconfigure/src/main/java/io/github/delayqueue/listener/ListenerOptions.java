@@ -122,7 +122,8 @@ public final class ListenerOptions {
 	}
 
 	/**
-	 * Most messages claimed in one round trip.
+	 * Most messages claimed in one round trip; also how many claimed messages may wait for a free handler thread
+	 * beyond the running ones, so a topic holds at most {@code concurrency + batchSize} claimed messages.
 	 * @return the batch size
 	 */
 	public int batchSize() {
