@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
@@ -31,8 +32,9 @@ import org.springframework.util.Assert;
 /**
  * Wakes topic consumers when their messages fall due. One Netty {@link HashedWheelTimer} for the application
  * holds one timeout per topic, armed for the earliest due time the consumer knows of. The topic's wake channel
- * re-arms it when a new message becomes the head; on every (re)subscription the topic fires at once, because
- * pub/sub drops what is published while disconnected; a slow fallback poll fires every topic, which also
+ * re-arms it when a new message becomes the head; the last tick or two before a due time are timed by a precise
+ * scheduled executor instead, since a wheel fires on tick boundaries. On every (re)subscription the topic fires
+ * at once, because pub/sub drops what is published while disconnected; a slow fallback poll fires every topic, which also
  * recovers expired leases. Timer callbacks only hand work to other threads: nothing runs on the tick thread.
  * <p>
  * Starts before and stops after the listener containers ({@link #DEFAULT_PHASE}).
@@ -66,7 +68,7 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 
 	private @Nullable RedisMessageListenerContainer subscriptions;
 
-	private @Nullable ScheduledExecutorService poller;
+	private volatile @Nullable ScheduledExecutorService poller;
 
 	private @Nullable ScheduledFuture<?> pollTask;
 
@@ -140,6 +142,7 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 			this.timer = new HashedWheelTimer(threadFactory("delayqueue-timer"), this.tick.toMillis(),
 					TimeUnit.MILLISECONDS, 512);
 			this.timer.start();
+			this.poller = Executors.newSingleThreadScheduledExecutor(threadFactory("delayqueue-poll"));
 			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 			container.setConnectionFactory(this.connectionFactory);
 			container.setTaskExecutor(Runnable::run);
@@ -150,7 +153,6 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 				.forEach((channel) -> container.addMessageListener(this.wakeListener, new ChannelTopic(channel)));
 			container.start();
 			this.subscriptions = container;
-			this.poller = Executors.newSingleThreadScheduledExecutor(threadFactory("delayqueue-poll"));
 			long period = this.pollInterval.toMillis();
 			this.pollTask = this.poller.scheduleWithFixedDelay(this::pollAll, period, period, TimeUnit.MILLISECONDS);
 			this.running = true;
@@ -294,6 +296,8 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 
 		private @Nullable Timeout timeout;
 
+		private @Nullable ScheduledFuture<?> finalApproach;
+
 		private long deadlineNanos;
 
 		private volatile boolean closed;
@@ -313,27 +317,52 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 				return;
 			}
 			HashedWheelTimer wheel = DelayedMessageScheduler.this.timer;
-			if (wheel == null) {
+			ScheduledExecutorService precise = DelayedMessageScheduler.this.poller;
+			if (wheel == null || precise == null) {
 				return;
 			}
+			long tickMillis = DelayedMessageScheduler.this.tick.toMillis();
 			long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
 			synchronized (this) {
-				Timeout current = this.timeout;
-				if (current != null && !current.isExpired() && !current.isCancelled()
-						&& this.deadlineNanos - deadline <= 0) {
+				if (isArmed() && this.deadlineNanos - deadline <= 0) {
 					return;
 				}
-				if (current != null) {
-					current.cancel();
-				}
+				disarm();
 				this.deadlineNanos = deadline;
 				try {
-					this.timeout = wheel.newTimeout((expired) -> fire(), delayMillis, TimeUnit.MILLISECONDS);
+					if (delayMillis <= 2 * tickMillis) {
+						// the final approach: a wheel fires on a tick boundary, up to a tick late; this fires on time
+						this.finalApproach = precise.schedule(this::fire, delayMillis, TimeUnit.MILLISECONDS);
+					}
+					else {
+						// one tick early: the claim it triggers finds the message not yet due and re-arms for the
+						// remaining time, which takes the final approach
+						this.timeout = wheel.newTimeout((expired) -> fire(), delayMillis - tickMillis,
+								TimeUnit.MILLISECONDS);
+					}
 				}
-				catch (IllegalStateException ex) {
-					// the timer is stopping
-					this.timeout = null;
+				catch (IllegalStateException | RejectedExecutionException ex) {
+					// stopping
+					disarm();
 				}
+			}
+		}
+
+		private boolean isArmed() {
+			Timeout current = this.timeout;
+			ScheduledFuture<?> approach = this.finalApproach;
+			return (current != null && !current.isExpired() && !current.isCancelled())
+					|| (approach != null && !approach.isDone());
+		}
+
+		private void disarm() {
+			if (this.timeout != null) {
+				this.timeout.cancel();
+				this.timeout = null;
+			}
+			if (this.finalApproach != null) {
+				this.finalApproach.cancel(false);
+				this.finalApproach = null;
 			}
 		}
 
@@ -348,10 +377,7 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 		public void close() {
 			this.closed = true;
 			synchronized (this) {
-				if (this.timeout != null) {
-					this.timeout.cancel();
-					this.timeout = null;
-				}
+				disarm();
 			}
 			unregister(this);
 		}
