@@ -279,7 +279,7 @@ public class DelayQueueProperties {
 	public static class Scheduler {
 
 		/**
-		 * Tick of the wheel timer that wakes consumers at due times: the precision of wake-ups.
+		 * Tick of the wheel timer that wakes consumers near due times; the last tick or two are timed precisely.
 		 */
 		private Duration tick = Duration.ofMillis(10);
 

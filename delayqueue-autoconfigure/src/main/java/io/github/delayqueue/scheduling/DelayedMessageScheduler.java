@@ -324,7 +324,8 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 			long tickMillis = DelayedMessageScheduler.this.tick.toMillis();
 			long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
 			synchronized (this) {
-				if (isArmed() && this.deadlineNanos - deadline <= 0) {
+				// armed no later than asked, for a time still ahead (one that has come may be firing right now)
+				if (isArmed() && this.deadlineNanos - deadline <= 0 && this.deadlineNanos - System.nanoTime() > 0) {
 					return;
 				}
 				disarm();
