@@ -7,12 +7,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -47,17 +49,21 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * mvn ... -Dbenchmark.mode=full -Dbenchmark.args=--huge                                          # adds 10 M waiting
  * </pre>
  * Options: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge}, {@code --only=SCENARIO,...}
- * (ceiling, schedule, lateness, drain, size, loss).
+ * (ceiling, schedule, lateness, drain, drain-random, size, loss).
  */
 public final class Benchmarks {
 
-	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "size", "loss");
+	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "drain-random", "size",
+			"loss");
 
 	private static final long DAY_MILLIS = TimeUnit.DAYS.toMillis(1);
 
 	private static final int CONSUMER_THREADS = 8;
 
 	private static final int FILL_CHUNK = 100_000;
+
+	/** Seed of the random-order drain's shuffle: the same order in every run and for both systems. */
+	private static final long DRAIN_SHUFFLE_SEED = 20_240_601L;
 
 	private final Settings settings;
 
@@ -159,7 +165,8 @@ public final class Benchmarks {
 			case "ceiling" -> ceiling();
 			case "schedule" -> scheduleThroughput();
 			case "lateness" -> lateness();
-			case "drain" -> drain();
+			case "drain" -> drain(false);
+			case "drain-random" -> drain(true);
 			case "size" -> costAgainstSize();
 			case "loss" -> lossReport();
 			default -> throw new IllegalArgumentException(scenario);
@@ -252,7 +259,7 @@ public final class Benchmarks {
 				scheduleSingly(queue, n, 8, "warm-a-");
 				queue.scheduleMany(farFuture("warm-b-", 0, n));
 				flush();
-				drain(queue, n);
+				drain(queue, n, false);
 				log(String.format(Locale.ROOT, "%s warmed up in %.1f s", queue.name(), seconds(start)));
 			}
 		}
@@ -563,20 +570,30 @@ public final class Benchmarks {
 
 	// ---------------------------------------------------------------- 3. drain
 
-	private void drain() {
+	/**
+	 * Stores {@code drainCount} messages due within one second, then measures how fast they are handled.
+	 * @param randomOrder {@code false}: stored in due order (Redisson's best case: its transfer script LREMs
+	 * each due message from a list kept in insertion order, so it finds each one at the head); {@code true}: the
+	 * same messages and due times, stored in an order shuffled with a fixed seed (each LREM scans far)
+	 */
+	private void drain(boolean randomOrder) {
 		int n = this.settings.drainCount();
 		Map<String, Map<String, Object>> results = new LinkedHashMap<>();
 		for (BiFunction<String, Integer, QueueUnderTest> factory : this.systems) {
 			flush();
 			try (QueueUnderTest queue = factory.apply(this.host, this.port)) {
-				results.put(queue.name(), drain(queue, n));
+				results.put(queue.name(), drain(queue, n, randomOrder));
 			}
 		}
 		flush();
 		Map<String, Object> ours = results.get("delayqueue");
 		Map<String, Object> theirs = results.get("Redisson");
-		String section = String.format(Locale.ROOT, "3. Drain: %,d messages due within one second, %d handler threads",
-				n, CONSUMER_THREADS);
+		String section = randomOrder
+				? String.format(Locale.ROOT,
+						"3b. Drain in random order: %,d messages due within one second, %d handler threads", n,
+						CONSUMER_THREADS)
+				: String.format(Locale.ROOT, "3. Drain: %,d messages due within one second, %d handler threads", n,
+						CONSUMER_THREADS);
 		double oursRate = (double) ours.get("throughput");
 		double theirRate = (double) theirs.get("throughput");
 		this.report.row(section, "throughput, first due to last handled", "msgs/s", Better.HIGHER, oursRate, theirRate,
@@ -585,11 +602,12 @@ public final class Benchmarks {
 		Paced theirPaced = (Paced) theirs.get("tally");
 		latenessRows(section, oursPaced, theirPaced);
 		this.report.row(section, "time to store them (bulk form, as in 1.)", "s", Better.LOWER,
-				(double) ours.get("fillSeconds"), (double) theirs.get("fillSeconds"), null);
-		this.report.detail("drain", results);
+				(double) ours.get("fillSeconds"), (double) theirs.get("fillSeconds"),
+				randomOrder ? "stored in a shuffled order (fixed seed), not in due order" : null);
+		this.report.detail(randomOrder ? "drain-random" : "drain", results);
 	}
 
-	private Map<String, Object> drain(QueueUnderTest queue, int n) {
+	private Map<String, Object> drain(QueueUnderTest queue, int n, boolean randomOrder) {
 		Tally tally = new Tally();
 		long firstDue = System.currentTimeMillis() + Math.max(2_000, n / 10);
 		List<Message> messages = new ArrayList<>(n);
@@ -597,7 +615,11 @@ public final class Benchmarks {
 			long dueAt = firstDue + (i * 1000L) / n;
 			messages.add(new Message(id("d-", i), id("d-", i) + "|" + dueAt * 1000, dueAt));
 		}
+		if (randomOrder) {
+			Collections.shuffle(messages, new Random(DRAIN_SHUFFLE_SEED));
+		}
 		Map<String, Object> result = new LinkedHashMap<>();
+		result.put("order", randomOrder ? "random (seed " + DRAIN_SHUFFLE_SEED + ")" : "due");
 		try (QueueUnderTest.Consumer consumer = queue.consume(CONSUMER_THREADS, tally::handle)) {
 			long start = System.nanoTime();
 			queue.scheduleMany(messages);
@@ -616,7 +638,7 @@ public final class Benchmarks {
 		double seconds = (tally.lastHandledMicros.get() - firstDue * 1000.0) / 1e6;
 		result.put("throughput", tally.unique.get() / Math.max(seconds, 1e-3));
 		result.put("tally", tally.result(n, 0));
-		log(queue.name() + " drain: " + result);
+		log(queue.name() + (randomOrder ? " drain in random order: " : " drain: ") + result);
 		return result;
 	}
 

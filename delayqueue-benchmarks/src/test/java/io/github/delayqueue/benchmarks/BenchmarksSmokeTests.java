@@ -23,6 +23,7 @@ class BenchmarksSmokeTests {
 			.anyMatch((section) -> section.startsWith("1."))
 			.anyMatch((section) -> section.startsWith("2."))
 			.anyMatch((section) -> section.startsWith("3."))
+			.anyMatch((section) -> section.startsWith("3b."))
 			.anyMatch((section) -> section.startsWith("4."))
 			.anyMatch((section) -> section.startsWith("5."));
 		assertThat(report.rows()).filteredOn((row) -> !row.figure().startsWith("claim one"))
@@ -38,7 +39,9 @@ class BenchmarksSmokeTests {
 
 		assertThat(out.resolve("results-smoke.md")).exists();
 		assertThat(Files.readString(out.resolve("results-smoke.md"))).contains("| figure | unit | delayqueue | Redisson");
-		assertThat(Files.readString(out.resolve("results-smoke.json"))).contains("\"rows\"").contains("\"environment\"");
+		assertThat(Files.readString(out.resolve("results-smoke.json"))).contains("\"rows\"").contains("\"environment\"")
+			.contains("\"drain\"")
+			.contains("\"drain-random\"");
 	}
 
 }
