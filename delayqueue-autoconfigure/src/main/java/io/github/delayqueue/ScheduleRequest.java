@@ -117,6 +117,20 @@ public final class ScheduleRequest {
 		return this.headers;
 	}
 
+	/**
+	 * This request with an id: itself if it has that id already.
+	 * @param id the id
+	 * @return a request for the same message with this id
+	 */
+	ScheduleRequest withId(String id) {
+		if (id.equals(this.id)) {
+			return this;
+		}
+		Builder builder = new Builder(this.topic, this.payload).id(id).headers(this.headers);
+		return (this.dueAt != null) ? builder.dueAt(this.dueAt).build()
+				: builder.delay((this.delay != null) ? this.delay : Duration.ZERO).build();
+	}
+
 	@Override
 	public String toString() {
 		return "ScheduleRequest[topic=" + this.topic + ", id=" + this.id + ", "

@@ -1,15 +1,21 @@
 package io.github.delayqueue;
 
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
 /**
  * A topic's messages counted by state, read at one instant of the Redis clock.
  *
  * @param topic the topic
  * @param waiting messages due later (scheduled, or waiting for a retry)
  * @param ready messages due now but not yet claimed by a consumer
- * @param inflight messages claimed by a consumer whose handler has not finished
+ * @param inflight messages claimed by a consumer: handler running, or waiting in that consumer for a free handler
  * @param dead messages that failed every attempt, or could not be read
+ * @param nextDueAt when the earliest waiting or ready message is due (Redis clock), or {@code null} if none is
  */
-public record TopicStats(String topic, long waiting, long ready, long inflight, long dead) {
+public record TopicStats(String topic, long waiting, long ready, long inflight, long dead,
+		@Nullable Instant nextDueAt) {
 
 	/**
 	 * Messages that are waiting or ready: not yet delivered.

@@ -8,7 +8,7 @@ import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
-import io.github.delayqueue.redis.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.test.TestRedis;
@@ -35,12 +35,14 @@ public final class RedisFixture implements AutoCloseable {
 	}
 
 	/**
-	 * The keys a topic has in Redis now (its {@code msgs}, {@code due}, {@code inflight}, ... keys). The set of
-	 * known topics ({@code <prefix>:topics}) is not one of them: it outlives the messages on purpose.
+	 * The keys a topic's messages occupy in Redis now (its {@code pending}, {@code leased}, {@code body:<n>}, ...
+	 * keys). Two keys outlive the messages on purpose and are not listed: the set of known topics
+	 * ({@code <prefix>:topics}) and the topic's {@code meta} hash, whose lease-token counter must never restart.
 	 */
 	public static List<String> keysOf(TestRedis redis, String topic) {
 		String reply = redis.call("KEYS", PREFIX + ":{" + topic + "}:*");
-		return (reply == null || reply.isEmpty()) ? List.of() : List.of(reply.split("\n"));
+		return (reply == null || reply.isEmpty()) ? List.of()
+				: java.util.Arrays.stream(reply.split("\n")).filter((key) -> !key.endsWith("}:meta")).toList();
 	}
 
 	public LettuceConnectionFactory connectionFactory() {

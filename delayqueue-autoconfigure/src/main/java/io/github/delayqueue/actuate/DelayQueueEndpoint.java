@@ -9,12 +9,13 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 import io.github.delayqueue.DeadLetter;
+import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerState;
-import io.github.delayqueue.redis.RedisMessageStore;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -41,17 +42,22 @@ public class DelayQueueEndpoint {
 
 	private static final int DEFAULT_LIMIT = 50;
 
-	private final RedisMessageStore store;
+	private final DelayedQueue queue;
+
+	private final DelayedQueueAdmin admin;
 
 	private final @Nullable DelayedListenerContainer container;
 
 	/**
 	 * Creates the endpoint.
-	 * @param store where topics are read and changed
+	 * @param queue where topics are read and changed
+	 * @param admin where the known topics are read
 	 * @param container this application's listeners, if any
 	 */
-	public DelayQueueEndpoint(RedisMessageStore store, @Nullable DelayedListenerContainer container) {
-		this.store = store;
+	public DelayQueueEndpoint(DelayedQueue queue, DelayedQueueAdmin admin,
+			@Nullable DelayedListenerContainer container) {
+		this.queue = queue;
+		this.admin = admin;
 		this.container = container;
 	}
 
@@ -65,13 +71,13 @@ public class DelayQueueEndpoint {
 		if (this.container != null) {
 			this.container.getListenerStates().forEach((state) -> listeners.put(state.topic(), state));
 		}
-		Set<String> topics = new TreeSet<>(this.store.knownTopics());
+		Set<String> topics = new TreeSet<>(this.admin.knownTopics());
 		topics.addAll(listeners.keySet());
 		List<TopicDescriptor> descriptors = new ArrayList<>(topics.size());
 		for (String topic : topics) {
-			TopicStats stats = this.store.stats(topic);
+			TopicStats stats = this.queue.stats(topic);
 			descriptors.add(new TopicDescriptor(topic, stats.waiting(), stats.ready(), stats.inflight(), stats.dead(),
-					this.store.nextDueAt(topic), listeners.get(topic)));
+					stats.nextDueAt(), listeners.get(topic)));
 		}
 		return new TopicsDescriptor(descriptors);
 	}
@@ -97,11 +103,11 @@ public class DelayQueueEndpoint {
 			throw new InvalidEndpointRequestException("offset must be 0 or more and limit between 1 and 1000",
 					"Invalid paging");
 		}
-		List<DeadLetterDescriptor> letters = this.store.deadLetters(topic, from, count)
+		List<DeadLetterDescriptor> letters = this.queue.deadLetters(topic, from, count)
 			.stream()
 			.map(DeadLetterDescriptor::of)
 			.toList();
-		return new DeadLettersDescriptor(topic, this.store.stats(topic).dead(), from, letters);
+		return new DeadLettersDescriptor(topic, this.queue.stats(topic).dead(), from, letters);
 	}
 
 	/**
@@ -112,7 +118,7 @@ public class DelayQueueEndpoint {
 	 */
 	@WriteOperation
 	public @Nullable Changed replayAll(@Selector String topic, @Selector String part) {
-		return change(topic, part, this.store::replayDeadLetters);
+		return change(topic, part, this.queue::replayDeadLetters);
 	}
 
 	/**
@@ -125,7 +131,7 @@ public class DelayQueueEndpoint {
 	@WriteOperation
 	public @Nullable Changed replay(@Selector String topic, @Selector String part, @Selector String id) {
 		validId(id);
-		return change(topic, part, (t) -> this.store.replayDeadLetter(t, id) ? 1L : 0L);
+		return change(topic, part, (t) -> this.queue.replayDeadLetter(t, id) ? 1L : 0L);
 	}
 
 	/**
@@ -136,7 +142,7 @@ public class DelayQueueEndpoint {
 	 */
 	@DeleteOperation
 	public @Nullable Changed purgeAll(@Selector String topic, @Selector String part) {
-		return change(topic, part, this.store::purgeDeadLetters);
+		return change(topic, part, this.queue::purgeDeadLetters);
 	}
 
 	/**
@@ -149,7 +155,7 @@ public class DelayQueueEndpoint {
 	@DeleteOperation
 	public @Nullable Changed purge(@Selector String topic, @Selector String part, @Selector String id) {
 		validId(id);
-		return change(topic, part, (t) -> this.store.purgeDeadLetter(t, id) ? 1L : 0L);
+		return change(topic, part, (t) -> this.queue.purgeDeadLetter(t, id) ? 1L : 0L);
 	}
 
 	private @Nullable Changed change(String topic, String part, Function<String, Long> action) {

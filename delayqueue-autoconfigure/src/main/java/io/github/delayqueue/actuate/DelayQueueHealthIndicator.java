@@ -2,9 +2,9 @@ package io.github.delayqueue.actuate;
 
 import java.util.List;
 
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerState;
-import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import org.jspecify.annotations.Nullable;
 
@@ -18,7 +18,7 @@ import org.springframework.boot.health.contributor.Health;
  */
 public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 
-	private final RedisMessageStore store;
+	private final DelayedQueueAdmin admin;
 
 	private final @Nullable DelayedMessageScheduler scheduler;
 
@@ -26,21 +26,21 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 
 	/**
 	 * Creates the indicator.
-	 * @param store used to ping Redis
+	 * @param admin used to check that Redis answers
 	 * @param scheduler the scheduler, if any
 	 * @param container the listener container, if any
 	 */
-	public DelayQueueHealthIndicator(RedisMessageStore store, @Nullable DelayedMessageScheduler scheduler,
+	public DelayQueueHealthIndicator(DelayedQueueAdmin admin, @Nullable DelayedMessageScheduler scheduler,
 			@Nullable DelayedListenerContainer container) {
 		super("delayqueue health check failed");
-		this.store = store;
+		this.admin = admin;
 		this.scheduler = scheduler;
 		this.container = container;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		this.store.ping();
+		this.admin.knownTopics();
 		List<ListenerState> listeners = (this.container != null) ? this.container.getListenerStates() : List.of();
 		boolean subscriptionNeeded = this.scheduler != null && this.scheduler.isRunning() && !listeners.isEmpty();
 		boolean subscribed = subscriptionNeeded && this.scheduler.isSubscribed();

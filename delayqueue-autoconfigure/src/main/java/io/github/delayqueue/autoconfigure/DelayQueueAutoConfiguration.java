@@ -3,26 +3,22 @@ package io.github.delayqueue.autoconfigure;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcessor;
 import io.github.delayqueue.annotation.EnableDelayedListeners;
+import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
-import io.github.delayqueue.redis.RedisDelayedQueue;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
 import io.github.delayqueue.support.micrometer.DelayQueueScheduleObservationConvention;
-import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
-import io.github.delayqueue.support.micrometer.MicrometerDelayQueueMonitor;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -41,8 +37,6 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
-		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
 		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @ConditionalOnClass({ RedisConnectionFactory.class, JsonMapper.class })
 @ConditionalOnBooleanProperty(name = "delayqueue.enabled", matchIfMissing = true)
@@ -123,27 +117,6 @@ public final class DelayQueueAutoConfiguration {
 			.batchSize(properties.getScheduler().getBatchSize())
 			.backOff(ListenerOptions.exponentialBackOff(backoff.getInitial(), backoff.getMultiplier(), backoff.getMax()))
 			.build();
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(MeterRegistry.class)
-	@ConditionalOnBean(MeterRegistry.class)
-	@ConditionalOnBooleanProperty(name = "delayqueue.metrics.enabled", matchIfMissing = true)
-	static class MetricsConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean(DelayQueueMonitor.class)
-		MicrometerDelayQueueMonitor delayQueueMonitor(MeterRegistry registry) {
-			return new MicrometerDelayQueueMonitor(registry);
-		}
-
-		@Bean
-		@ConditionalOnMissingBean
-		DelayQueueTopicMetrics delayQueueTopicMetrics(RedisMessageStore store, MeterRegistry registry,
-				DelayQueueProperties properties) {
-			return new DelayQueueTopicMetrics(store, registry, properties.getMetrics().getRefreshInterval());
-		}
-
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -2,7 +2,8 @@ package io.github.delayqueue.autoconfigure;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.listener.DelayedListenerContainer;
-import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -19,14 +20,15 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
-@ConditionalOnBean(RedisMessageStore.class)
+@ConditionalOnBean({ DelayedQueue.class, DelayedQueueAdmin.class })
 @ConditionalOnAvailableEndpoint(DelayQueueEndpoint.class)
 public final class DelayQueueEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayQueueEndpoint delayQueueEndpoint(RedisMessageStore store, ObjectProvider<DelayedListenerContainer> container) {
-		return new DelayQueueEndpoint(store, container.getIfUnique());
+	DelayQueueEndpoint delayQueueEndpoint(DelayedQueue queue, DelayedQueueAdmin admin,
+			ObjectProvider<DelayedListenerContainer> container) {
+		return new DelayQueueEndpoint(queue, admin, container.getIfUnique());
 	}
 
 }

@@ -2,7 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
 import io.github.delayqueue.listener.DelayedListenerContainer;
-import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -19,15 +19,15 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnClass({ AbstractHealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
-@ConditionalOnBean(RedisMessageStore.class)
+@ConditionalOnBean(DelayedQueueAdmin.class)
 @ConditionalOnEnabledHealthIndicator("delayqueue")
 public final class DelayQueueHealthContributorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = "delayqueueHealthIndicator")
-	DelayQueueHealthIndicator delayqueueHealthIndicator(RedisMessageStore store,
+	DelayQueueHealthIndicator delayqueueHealthIndicator(DelayedQueueAdmin admin,
 			ObjectProvider<DelayedMessageScheduler> scheduler, ObjectProvider<DelayedListenerContainer> container) {
-		return new DelayQueueHealthIndicator(store, scheduler.getIfUnique(), container.getIfUnique());
+		return new DelayQueueHealthIndicator(admin, scheduler.getIfUnique(), container.getIfUnique());
 	}
 
 }

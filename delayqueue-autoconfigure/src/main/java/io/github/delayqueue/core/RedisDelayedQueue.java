@@ -1,9 +1,10 @@
-package io.github.delayqueue.redis;
+package io.github.delayqueue.core;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,13 +13,21 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageIds;
+import io.github.delayqueue.PartialScheduleException;
 import io.github.delayqueue.PayloadTooLargeException;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.redis.DueTime;
+import io.github.delayqueue.redis.NewMessage;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.StoredDeadLetter;
+import io.github.delayqueue.redis.StoredMessage;
+import io.github.delayqueue.redis.TopicCounts;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import io.github.delayqueue.support.micrometer.DefaultDelayQueueScheduleObservationConvention;
 import io.github.delayqueue.support.micrometer.DelayQueueObservation;
@@ -35,7 +44,7 @@ import org.springframework.util.unit.DataSize;
  * The {@link DelayedQueue} on Redis: every operation is one atomic script on the topic's keys, timed by the
  * Redis server's clock; {@link #scheduleAll(List)} writes up to a thousand messages of a topic per script call.
  */
-public class RedisDelayedQueue implements DelayedQueue {
+public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 
 	/** The default limit on a serialised payload: 1 MB. */
 	public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
@@ -136,29 +145,17 @@ public class RedisDelayedQueue implements DelayedQueue {
 		Assert.notNull(requests, "Requests must not be null");
 		Instant now = this.clock.instant();
 		boolean observed = !this.observationRegistry.isNoop();
-		Map<String, List<Integer>> positionsByTopic = new LinkedHashMap<>();
-		List<RedisMessageStore.NewMessage> messages = new ArrayList<>(requests.size());
 		List<Observation> observations = observed ? new ArrayList<>(requests.size()) : List.of();
-		ScheduleResult[] results = new ScheduleResult[requests.size()];
+		List<NewMessage> messages = new ArrayList<>(requests.size());
+		Map<String, List<Integer>> positionsByTopic = new LinkedHashMap<>();
 		try {
 			for (int i = 0; i < requests.size(); i++) {
 				ScheduleRequest request = requests.get(i);
-				Assert.notNull(request, () -> "Request must not be null");
+				Assert.notNull(request, "Request must not be null");
 				messages.add(prepare(request, now, observations));
 				positionsByTopic.computeIfAbsent(request.topic(), (topic) -> new ArrayList<>()).add(i);
 			}
-			positionsByTopic.forEach((topic, positions) -> {
-				List<RedisMessageStore.NewMessage> batch = new ArrayList<>(positions.size());
-				positions.forEach((position) -> batch.add(messages.get(position)));
-				List<Boolean> stored = this.store.schedule(topic, batch);
-				int count = 0;
-				for (int j = 0; j < positions.size(); j++) {
-					results[positions.get(j)] = new ScheduleResult(batch.get(j).id(), stored.get(j));
-					count += stored.get(j) ? 1 : 0;
-				}
-				this.monitor.scheduled(topic, count);
-				registerTopic(topic);
-			});
+			return store(requests, messages, positionsByTopic);
 		}
 		catch (RuntimeException ex) {
 			observations.forEach((observation) -> observation.error(ex));
@@ -167,7 +164,53 @@ public class RedisDelayedQueue implements DelayedQueue {
 		finally {
 			observations.forEach(Observation::stop);
 		}
-		return List.of(results);
+	}
+
+	/**
+	 * Stores prepared messages topic by topic, in atomic chunks; if a chunk fails, says exactly what was stored.
+	 */
+	private List<ScheduleResult> store(List<ScheduleRequest> requests, List<NewMessage> messages,
+			Map<String, List<Integer>> positionsByTopic) {
+		PartialScheduleException.Outcome[] outcomes = new PartialScheduleException.Outcome[requests.size()];
+		Arrays.fill(outcomes, PartialScheduleException.Outcome.NOT_SENT);
+		for (Map.Entry<String, List<Integer>> entry : positionsByTopic.entrySet()) {
+			String topic = entry.getKey();
+			List<Integer> positions = entry.getValue();
+			for (int from = 0; from < positions.size(); from += RedisMessageStore.CHUNK_SIZE) {
+				List<Integer> chunk = positions.subList(from,
+						Math.min(positions.size(), from + RedisMessageStore.CHUNK_SIZE));
+				List<NewMessage> batch = new ArrayList<>(chunk.size());
+				chunk.forEach((position) -> batch.add(messages.get(position)));
+				List<Boolean> stored;
+				try {
+					stored = this.store.schedule(topic, batch);
+				}
+				catch (RuntimeException ex) {
+					chunk.forEach((position) -> outcomes[position] = PartialScheduleException.Outcome.UNKNOWN);
+					if (batch.size() == requests.size()) {
+						// the whole call was one atomic chunk: nothing to tell apart
+						throw ex;
+					}
+					throw new PartialScheduleException(requests, messages.stream().map(NewMessage::id).toList(),
+							List.of(outcomes), ex);
+				}
+				int count = 0;
+				for (int j = 0; j < chunk.size(); j++) {
+					boolean added = stored.get(j);
+					outcomes[chunk.get(j)] = added ? PartialScheduleException.Outcome.STORED
+							: PartialScheduleException.Outcome.EXISTED;
+					count += added ? 1 : 0;
+				}
+				this.monitor.scheduled(topic, count);
+			}
+			registerTopic(topic);
+		}
+		List<ScheduleResult> results = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			results.add(new ScheduleResult(messages.get(i).id(),
+					outcomes[i] == PartialScheduleException.Outcome.STORED));
+		}
+		return results;
 	}
 
 	private void registerTopic(String topic) {
@@ -181,7 +224,7 @@ public class RedisDelayedQueue implements DelayedQueue {
 		}
 	}
 
-	private RedisMessageStore.NewMessage prepare(ScheduleRequest request, Instant now, List<Observation> observations) {
+	private NewMessage prepare(ScheduleRequest request, Instant now, List<Observation> observations) {
 		byte[] payload = this.converter.write(request.payload());
 		if (payload.length > this.maxPayloadBytes) {
 			throw new PayloadTooLargeException(request.topic(), payload.length, this.maxPayloadBytes);
@@ -197,22 +240,21 @@ public class RedisDelayedQueue implements DelayedQueue {
 				.start());
 			headers = carrier;
 		}
-		byte[] envelope = new Envelope(now, headers, payload).encode();
-		return new RedisMessageStore.NewMessage(id, dueTime(request.delay(), request.dueAt()), envelope);
+		return new NewMessage(id, dueTime(request.delay(), request.dueAt()), now, headers, payload);
 	}
 
-	private static RedisMessageStore.DueTime dueTime(Duration delay, Instant dueAt) {
+	private static DueTime dueTime(@Nullable Duration delay, @Nullable Instant dueAt) {
 		if (dueAt != null) {
 			long millis = dueAt.toEpochMilli();
 			boolean fraction = dueAt.getNano() % 1_000_000 != 0;
-			return RedisMessageStore.DueTime.at(fraction ? millis + 1 : millis);
+			return DueTime.at(fraction ? millis + 1 : millis);
 		}
-		return RedisMessageStore.DueTime.in(toMillisRoundedUp(delay));
+		return DueTime.in(toMicrosRoundedUp(delay));
 	}
 
-	static long toMillisRoundedUp(Duration delay) {
-		long millis = delay.toMillis();
-		return (delay.getNano() % 1_000_000 != 0) ? millis + 1 : millis;
+	static long toMicrosRoundedUp(Duration delay) {
+		long micros = delay.toNanos() / 1000;
+		return (delay.getNano() % 1000 != 0) ? micros + 1 : micros;
 	}
 
 	@Override
@@ -231,13 +273,20 @@ public class RedisDelayedQueue implements DelayedQueue {
 		Topics.validate(topic);
 		MessageIds.validate(id);
 		ScheduleRequest.validateDelay(delay);
-		return this.store.reschedule(topic, id, RedisMessageStore.DueTime.in(toMillisRoundedUp(delay)));
+		return this.store.reschedule(topic, id, DueTime.in(toMicrosRoundedUp(delay)));
 	}
 
 	@Override
 	public TopicStats stats(String topic) {
 		Topics.validate(topic);
-		return this.store.stats(topic);
+		TopicCounts counts = this.store.stats(topic);
+		return new TopicStats(topic, counts.waiting(), counts.ready(), counts.leased(), counts.dead(),
+				counts.nextDueAt());
+	}
+
+	@Override
+	public Set<String> knownTopics() {
+		return this.store.knownTopics();
 	}
 
 	@Override
@@ -246,7 +295,21 @@ public class RedisDelayedQueue implements DelayedQueue {
 		Assert.isTrue(offset >= 0, () -> "Offset must not be negative, but was " + offset);
 		Assert.isTrue(limit >= 1 && limit <= MAX_DEAD_LETTER_PAGE,
 				() -> "Limit must be between 1 and " + MAX_DEAD_LETTER_PAGE + ", but was " + limit);
-		return this.store.deadLetters(topic, offset, limit);
+		return this.store.deadLetters(topic, offset, limit)
+			.stream()
+			.map((letter) -> toDeadLetter(topic, letter))
+			.toList();
+	}
+
+	private static DeadLetter toDeadLetter(String topic, StoredDeadLetter letter) {
+		StoredMessage message = letter.message();
+		String error = letter.error();
+		if (!message.isReadable()) {
+			error = "Unreadable stored message: " + message.malformation()
+					+ ((error != null) ? " (last error: " + error + ")" : "");
+		}
+		return new DeadLetter(letter.id(), topic, letter.attempts(), error, letter.diedAt(), message.createdAt(),
+				message.headers(), message.payload());
 	}
 
 	@Override

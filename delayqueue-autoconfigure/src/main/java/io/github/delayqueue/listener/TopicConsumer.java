@@ -3,7 +3,9 @@ package io.github.delayqueue.listener;
 import java.lang.reflect.InvocationTargetException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
@@ -21,12 +23,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.payload.PayloadConversionException;
 import io.github.delayqueue.payload.PayloadConverter;
-import io.github.delayqueue.redis.ClaimResult;
+import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.ClaimedMessage;
-import io.github.delayqueue.redis.Delivery;
-import io.github.delayqueue.redis.Envelope;
-import io.github.delayqueue.redis.MalformedEnvelopeException;
+import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.StartResult;
+import io.github.delayqueue.redis.StoredMessage;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.scheduling.TopicTrigger;
 import io.github.delayqueue.support.DelayQueueMonitor;
@@ -43,9 +45,10 @@ import org.slf4j.LoggerFactory;
 import org.springframework.util.backoff.BackOffExecution;
 
 /**
- * Consumes one topic: claims as many due messages as it has free handlers (at once again while claims come back
- * full), runs them on its own handler threads, acknowledges in batches, extends the leases of running handlers,
- * retries failures with backoff and buries what cannot succeed.
+ * Consumes one topic: leases due messages (starting as many as it has free handlers, and holding up to
+ * {@code batch-size} more to start as handlers free up, their attempts counted only then), runs them on its own
+ * handler threads, acknowledges in batches, extends the leases it holds, retries failures with backoff and buries
+ * what cannot succeed.
  */
 final class TopicConsumer {
 
@@ -67,26 +70,39 @@ final class TopicConsumer {
 
 	/**
 	 * How many claimed messages the topic holds at most, running or waiting for a handler thread: the handlers
-	 * plus as many again, so that the next messages are at hand when a handler finishes, without one instance
-	 * hoarding a topic's messages while others are idle.
+	 * plus a batch, so that the next messages are at hand when a handler finishes, without one instance hoarding a
+	 * topic's messages while others are idle.
 	 */
 	private final int capacity;
 
 	private volatile Executor ioExecutor = Runnable::run;
 
+	/** Handler slots taken: handlers running, or reserved for messages whose start is being counted. */
 	private final AtomicInteger busy = new AtomicInteger();
 
-	private final Set<Delivery> running = ConcurrentHashMap.newKeySet();
+	/**
+	 * The leases this consumer holds: messages running, starting, or waiting here for a handler. Removing a lease
+	 * from this set decides who ends it (the handler's outcome, or the hand-back on stop), so it ends once.
+	 */
+	private final Set<Lease> held = ConcurrentHashMap.newKeySet();
 
-	private final Queue<Delivery> pendingAcks = new ConcurrentLinkedQueue<>();
+	/** Leased messages waiting here for a free handler, their attempt not counted yet. Only the pump takes them. */
+	private final Deque<Claimed> waiting = new ArrayDeque<>();
+
+	private final Object waitingMonitor = new Object();
+
+	private final Queue<Lease> pendingAcks = new ConcurrentLinkedQueue<>();
 
 	private final AtomicBoolean flushing = new AtomicBoolean();
 
-	private final AtomicBoolean claiming = new AtomicBoolean();
+	private final AtomicBoolean pumping = new AtomicBoolean();
 
-	private volatile boolean claimRequested;
+	/** Whether due messages may be waiting in Redis: set by the trigger, and when the holdings were full. */
+	private volatile boolean claimWanted;
 
-	private volatile boolean backlog;
+	private volatile boolean pumpRequested;
+
+	private volatile boolean full;
 
 	private volatile boolean active;
 
@@ -98,13 +114,13 @@ final class TopicConsumer {
 
 	private @Nullable ScheduledFuture<?> leaseExtension;
 
-	@SuppressWarnings("unchecked")
 	private final DelayQueueMonitor monitor;
 
 	private final ObservationRegistry observationRegistry;
 
 	private final @Nullable DelayQueueListenerObservationConvention observationConvention;
 
+	@SuppressWarnings("unchecked")
 	TopicConsumer(ListenerRegistration<?> registration, RedisMessageStore store, PayloadConverter converter,
 			DelayedMessageScheduler scheduler, DelayQueueMonitor monitor, ObservationRegistry observationRegistry,
 			@Nullable DelayQueueListenerObservationConvention observationConvention) {
@@ -142,7 +158,7 @@ final class TopicConsumer {
 
 	/**
 	 * Starts consuming.
-	 * @param io runs claims, ack flushes and lease extensions (short Redis calls)
+	 * @param io runs claims, starts, ack flushes and lease extensions (short Redis calls)
 	 * @param maintenance schedules the lease extensions
 	 */
 	synchronized void start(Executor io, ScheduledExecutorService maintenance) {
@@ -159,7 +175,7 @@ final class TopicConsumer {
 				});
 		this.handlers.allowCoreThreadTimeOut(true);
 		this.active = true;
-		this.trigger = this.scheduler.register(this.store.keys(this.topic).wake(), this::requestClaim);
+		this.trigger = this.scheduler.register(this.store.wakeChannel(this.topic), this::requestClaim);
 		try {
 			this.store.registerTopics(List.of(this.topic));
 		}
@@ -173,8 +189,8 @@ final class TopicConsumer {
 	}
 
 	/**
-	 * Stops claiming, gives running handlers until the deadline, then hands what is unfinished back to the queue
-	 * and interrupts those handlers.
+	 * Stops claiming, hands the messages waiting here back at once, gives running handlers until the deadline,
+	 * then hands what is unfinished back to the queue and interrupts those handlers.
 	 */
 	synchronized void stop(Duration timeout) {
 		if (!this.active) {
@@ -184,13 +200,19 @@ final class TopicConsumer {
 		if (this.trigger != null) {
 			this.trigger.close();
 		}
+		List<Lease> notStarted = new ArrayList<>();
+		synchronized (this.waitingMonitor) {
+			this.waiting.forEach((claimed) -> notStarted.add(claimed.message().lease()));
+			this.waiting.clear();
+		}
+		handBack(notStarted);
 		ThreadPoolExecutor pool = this.handlers;
 		if (pool != null) {
 			pool.shutdown();
 			try {
 				if (!pool.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
 					logger.warn("Topic '{}': {} handler(s) still running after the shutdown timeout of {}; "
-							+ "handing their messages back", this.topic, this.running.size(), timeout);
+							+ "handing their messages back", this.topic, this.busy.get(), timeout);
 				}
 			}
 			catch (InterruptedException ex) {
@@ -200,67 +222,68 @@ final class TopicConsumer {
 		if (this.leaseExtension != null) {
 			this.leaseExtension.cancel(false);
 		}
-		List<Delivery> unfinished = new ArrayList<>(this.running);
-		this.running.removeAll(unfinished);
-		if (!unfinished.isEmpty()) {
-			try {
-				this.store.release(this.topic, unfinished);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Topic '{}': could not hand back {} unfinished message(s); they are redelivered when "
-						+ "their lease ends", this.topic, unfinished.size(), ex);
-			}
-		}
+		handBack(new ArrayList<>(this.held));
 		if (pool != null) {
 			pool.shutdownNow();
 		}
 		flushAcks();
 	}
 
+	/** Hands leases back to the queue, each unless its outcome was decided meanwhile. */
+	private void handBack(List<Lease> leases) {
+		List<Lease> unfinished = new ArrayList<>(leases.size());
+		for (Lease lease : leases) {
+			if (this.held.remove(lease)) {
+				unfinished.add(lease);
+			}
+		}
+		if (unfinished.isEmpty()) {
+			return;
+		}
+		try {
+			this.store.release(this.topic, unfinished);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Topic '{}': could not hand back {} unfinished message(s); they are redelivered when "
+					+ "their lease ends", this.topic, unfinished.size(), ex);
+		}
+	}
+
+	/** Asks for a claim: messages may be due in Redis. */
 	void requestClaim() {
+		this.claimWanted = true;
+		requestPump();
+	}
+
+	private void requestPump() {
 		if (!this.active) {
 			return;
 		}
-		this.claimRequested = true;
-		if (this.claiming.compareAndSet(false, true)) {
+		this.pumpRequested = true;
+		if (this.pumping.compareAndSet(false, true)) {
 			try {
-				this.ioExecutor.execute(this::claimLoop);
+				this.ioExecutor.execute(this::pump);
 			}
 			catch (RuntimeException ex) {
-				this.claiming.set(false);
+				this.pumping.set(false);
 				logger.debug("Topic '{}': claim not started", this.topic, ex);
 			}
 		}
 	}
 
-	private void claimLoop() {
+	/**
+	 * Fills free handlers: first with messages waiting here (counting their start), then with due messages
+	 * claimed from Redis; tops the holdings up to the capacity while claims come back full.
+	 */
+	private void pump() {
 		try {
 			while (this.active) {
-				this.claimRequested = false;
-				int free = this.capacity - this.busy.get();
-				if (free <= 0) {
-					this.backlog = true;
-					break;
+				this.pumpRequested = false;
+				boolean again = startWaiting();
+				if (this.claimWanted) {
+					again |= claim();
 				}
-				int limit = Math.min(free, this.options.batchSize());
-				ClaimResult result = this.store.claim(this.topic, limit, this.options.visibilityTimeout().toMillis(),
-						this.options.maxAttempts());
-				if (this.claimFailing) {
-					this.claimFailing = false;
-					logger.info("Topic '{}': claiming works again", this.topic);
-				}
-				long claimedNanos = System.nanoTime();
-				for (ClaimedMessage message : result.messages()) {
-					dispatch(message, result.serverTimeMillis(), claimedNanos);
-				}
-				long next = result.nextDueDelayMillis();
-				if (result.messages().size() == limit || next == 0) {
-					continue;
-				}
-				if (next > 0 && this.trigger != null) {
-					this.trigger.armIn(next);
-				}
-				if (!this.claimRequested) {
+				if (!again && !this.pumpRequested) {
 					break;
 				}
 			}
@@ -275,51 +298,173 @@ final class TopicConsumer {
 			}
 		}
 		finally {
-			this.claiming.set(false);
+			this.pumping.set(false);
 		}
-		if (this.claimRequested && this.active && !this.claimFailing) {
-			requestClaim();
+		if (this.pumpRequested && this.active && !this.claimFailing) {
+			requestPump();
 		}
 	}
 
-	private void dispatch(ClaimedMessage message, long claimServerMillis, long claimedNanos) {
-		Delivery delivery = message.delivery();
-		this.busy.incrementAndGet();
-		this.running.add(delivery);
+	/** Counts the start of waiting messages for the free handlers and runs them; returns whether it started any. */
+	private boolean startWaiting() {
+		List<Claimed> batch = new ArrayList<>();
+		synchronized (this.waitingMonitor) {
+			int free = this.options.concurrency() - this.busy.get();
+			while (free-- > 0 && !this.waiting.isEmpty()) {
+				batch.add(this.waiting.poll());
+			}
+		}
+		if (batch.isEmpty()) {
+			return false;
+		}
+		this.busy.addAndGet(batch.size());
+		List<StartResult> results;
+		try {
+			results = this.store.start(this.topic, batch.stream().map((claimed) -> claimed.message().lease()).toList(),
+					this.options.maxAttempts());
+		}
+		catch (RuntimeException ex) {
+			this.busy.addAndGet(-batch.size());
+			synchronized (this.waitingMonitor) {
+				for (int i = batch.size() - 1; i >= 0; i--) {
+					this.waiting.addFirst(batch.get(i));
+				}
+			}
+			throw ex;
+		}
+		int expired = 0;
+		for (int i = 0; i < batch.size(); i++) {
+			Claimed claimed = batch.get(i);
+			StartResult result = results.get(i);
+			if (result.outcome() == StartResult.Outcome.STARTED) {
+				dispatch(claimed.started(result.attempt()));
+				continue;
+			}
+			this.busy.decrementAndGet();
+			this.held.remove(claimed.message().lease());
+			if (result.outcome() == StartResult.Outcome.BURIED) {
+				expired++;
+			}
+		}
+		if (expired > 0) {
+			this.monitor.expired(this.topic, expired);
+		}
+		return true;
+	}
+
+	/** Claims due messages; returns whether to claim again at once (the claim came back full, or more are due). */
+	private boolean claim() {
+		this.claimWanted = false;
+		int room = this.capacity - this.held.size();
+		if (room <= 0) {
+			this.full = true;
+			return false;
+		}
+		int limit = Math.min(room, this.options.batchSize());
+		int toStart;
+		synchronized (this.waitingMonitor) {
+			toStart = this.waiting.isEmpty()
+					? Math.max(0, Math.min(limit, this.options.concurrency() - this.busy.get())) : 0;
+		}
+		this.busy.addAndGet(toStart);
+		Claim claim;
+		try {
+			claim = this.store.claim(this.topic, toStart, limit - toStart,
+					this.options.visibilityTimeout().toMillis(), this.options.maxAttempts());
+		}
+		catch (RuntimeException ex) {
+			this.busy.addAndGet(-toStart);
+			this.claimWanted = true;
+			throw ex;
+		}
+		if (this.claimFailing) {
+			this.claimFailing = false;
+			logger.info("Topic '{}': claiming works again", this.topic);
+		}
+		long claimedNanos = System.nanoTime();
+		int started = 0;
+		for (ClaimedMessage message : claim.messages()) {
+			this.held.add(message.lease());
+			Claimed claimed = new Claimed(message, claim.serverTime(), claimedNanos);
+			if (message.isStarted()) {
+				started++;
+				dispatch(claimed);
+			}
+			else {
+				synchronized (this.waitingMonitor) {
+					this.waiting.add(claimed);
+				}
+			}
+		}
+		this.busy.addAndGet(started - toStart);
+		if (claim.buried() > 0) {
+			this.monitor.expired(this.topic, claim.buried());
+		}
+		if (!this.active) {
+			// stopped while claiming: what stop() did not see is handed back here
+			List<Lease> notStarted = new ArrayList<>();
+			synchronized (this.waitingMonitor) {
+				this.waiting.forEach((waiter) -> notStarted.add(waiter.message().lease()));
+				this.waiting.clear();
+			}
+			handBack(notStarted);
+			return false;
+		}
+		long next = claim.nextWakeDelayMillis();
+		if (claim.messages().size() == limit || next == 0) {
+			this.claimWanted = true;
+			return true;
+		}
+		if (next > 0 && this.trigger != null) {
+			this.trigger.armIn(next);
+		}
+		return false;
+	}
+
+	/** Runs a started message on a handler thread; its handler slot is taken already. */
+	private void dispatch(Claimed claimed) {
 		ThreadPoolExecutor pool = this.handlers;
 		try {
 			if (pool == null) {
 				throw new IllegalStateException("not started");
 			}
-			pool.execute(() -> handle(message, delivery, claimServerMillis, claimedNanos));
+			pool.execute(() -> handle(claimed));
 		}
 		catch (RuntimeException ex) {
-			// stopping: the message is handed back by stop() or when its lease ends
+			// stopping: the message is handed back by stop()
 			this.busy.decrementAndGet();
+			if (!this.active) {
+				handBack(List.of(claimed.message().lease()));
+			}
 		}
 	}
 
-	private void handle(ClaimedMessage message, Delivery delivery, long claimServerMillis, long claimedNanos) {
+	private void handle(Claimed claimed) {
+		ClaimedMessage message = claimed.message();
+		Lease lease = message.lease();
 		long start = System.nanoTime();
-		this.monitor.dispatched(this.topic,
-				claimServerMillis - message.dueAtMillis() + TimeUnit.NANOSECONDS.toMillis(start - claimedNanos));
 		try {
-			Envelope envelope = Envelope.decode(message.envelope());
-			Object payload = this.converter.read(envelope.payload(), this.registration.payloadType());
-			DeliveredMessage delivered = new DeliveredMessage(message.id(), this.topic,
-					Instant.ofEpochMilli(message.dueAtMillis()), envelope.createdAt(), message.attempt(),
-					envelope.headers());
+			this.monitor.dispatched(this.topic, Duration.between(message.dueAt(), claimed.claimServerTime())
+				.plusNanos(start - claimed.claimedNanos())
+				.toMillis());
+			StoredMessage stored = message.message();
+			if (!stored.isReadable()) {
+				throw new UnreadableMessageException(stored.malformation());
+			}
+			Object payload = this.converter.read(stored.payload(), this.registration.payloadType());
+			DeliveredMessage delivered = new DeliveredMessage(message.id(), this.topic, message.dueAt(),
+					stored.createdAt(), message.attempt(), stored.headers());
 			invoke(payload, delivered);
-			if (this.running.remove(delivery)) {
-				this.pendingAcks.add(delivery);
+			if (this.held.remove(lease)) {
+				this.pendingAcks.add(lease);
 				scheduleAckFlush();
 			}
 			this.monitor.handled(this.topic, DelayQueueMonitor.Outcome.SUCCESS, System.nanoTime() - start, null);
 		}
 		catch (Throwable ex) {
 			Throwable cause = unwrap(ex);
-			if (this.running.remove(delivery)) {
-				DelayQueueMonitor.Outcome outcome = onFailure(delivery, cause);
+			if (this.held.remove(lease)) {
+				DelayQueueMonitor.Outcome outcome = onFailure(message, cause);
 				this.monitor.handled(this.topic, outcome, System.nanoTime() - start, cause);
 			}
 			if (ex instanceof Error error && !(ex instanceof AssertionError)) {
@@ -328,10 +473,19 @@ final class TopicConsumer {
 		}
 		finally {
 			this.busy.decrementAndGet();
-			if (this.backlog && this.active) {
-				this.backlog = false;
-				requestClaim();
+			if (this.full && this.active) {
+				this.full = false;
+				this.claimWanted = true;
 			}
+			if (this.claimWanted || hasWaiting()) {
+				requestPump();
+			}
+		}
+	}
+
+	private boolean hasWaiting() {
+		synchronized (this.waitingMonitor) {
+			return !this.waiting.isEmpty();
 		}
 	}
 
@@ -358,13 +512,13 @@ final class TopicConsumer {
 		}
 	}
 
-	private DelayQueueMonitor.Outcome onFailure(Delivery delivery, Throwable ex) {
+	private DelayQueueMonitor.Outcome onFailure(ClaimedMessage delivery, Throwable ex) {
 		String error = describe(ex);
 		try {
 			if (isNotRetryable(ex)) {
 				logger.warn("Topic '{}': message {} cannot be handled and goes to the dead letters: {}", this.topic,
 						delivery.id(), error);
-				this.store.bury(this.topic, delivery, error);
+				this.store.bury(this.topic, delivery.lease(), error);
 				return DelayQueueMonitor.Outcome.DEAD;
 			}
 			long delay = (delivery.attempt() < this.options.maxAttempts()) ? backOff(delivery.attempt())
@@ -372,12 +526,12 @@ final class TopicConsumer {
 			if (delay == BackOffExecution.STOP) {
 				logger.warn("Topic '{}': message {} failed attempt {} of {} and goes to the dead letters: {}",
 						this.topic, delivery.id(), delivery.attempt(), this.options.maxAttempts(), error, ex);
-				this.store.bury(this.topic, delivery, error);
+				this.store.bury(this.topic, delivery.lease(), error);
 				return DelayQueueMonitor.Outcome.DEAD;
 			}
 			logger.info("Topic '{}': message {} failed attempt {} of {}, retrying in {} ms: {}", this.topic,
 					delivery.id(), delivery.attempt(), this.options.maxAttempts(), delay, error);
-			this.store.retry(this.topic, delivery, delay, error);
+			this.store.retry(this.topic, delivery.lease(), delay, error);
 		}
 		catch (RuntimeException storeFailure) {
 			logger.warn("Topic '{}': could not record the failure of message {}; it is redelivered when its lease "
@@ -400,7 +554,7 @@ final class TopicConsumer {
 
 	private boolean isNotRetryable(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof PayloadConversionException || cause instanceof MalformedEnvelopeException
+			if (cause instanceof PayloadConversionException || cause instanceof UnreadableMessageException
 					|| cause instanceof NonRetryableException) {
 				return true;
 			}
@@ -454,8 +608,8 @@ final class TopicConsumer {
 	}
 
 	private void flushAcks() {
-		List<Delivery> batch = new ArrayList<>();
-		Delivery delivery;
+		List<Lease> batch = new ArrayList<>();
+		Lease delivery;
 		while ((delivery = this.pendingAcks.poll()) != null) {
 			batch.add(delivery);
 		}
@@ -472,17 +626,37 @@ final class TopicConsumer {
 	}
 
 	private void extendLeases() {
-		if (this.running.isEmpty()) {
+		if (this.held.isEmpty()) {
 			return;
 		}
-		List<Delivery> current = new ArrayList<>(this.running);
+		List<Lease> current = new ArrayList<>(this.held);
 		try {
 			this.store.extend(this.topic, current, this.options.visibilityTimeout().toMillis());
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Topic '{}': could not extend the leases of {} running handler(s)", this.topic,
+			logger.warn("Topic '{}': could not extend the leases of {} message(s)", this.topic,
 					current.size(), ex);
 		}
+	}
+
+	/** A leased message with the Redis and local time of its claim, for the lateness at handler start. */
+	private record Claimed(ClaimedMessage message, Instant claimServerTime, long claimedNanos) {
+
+		Claimed started(int attempt) {
+			return new Claimed(this.message.started(attempt), this.claimServerTime, this.claimedNanos);
+		}
+
+	}
+
+	/** A stored message that cannot be read: it goes to the dead letters with the reason. */
+	static final class UnreadableMessageException extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		UnreadableMessageException(@Nullable String reason) {
+			super("Unreadable stored message: " + reason);
+		}
+
 	}
 
 }

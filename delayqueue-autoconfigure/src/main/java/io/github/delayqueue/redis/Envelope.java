@@ -1,16 +1,36 @@
 package io.github.delayqueue.redis;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.ConcurrentModificationException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The stored form of a message: a format version, the creation time, the headers, then the payload bytes as
- * they are (no escaping). Every later format must still read version 1.
+ * they are (no escaping).
+ * <p>
+ * {@link #encode()} writes format 2. {@link #decode(byte[])} reads format 2 and format 1, which is no longer
+ * written; every later release must still read both, since messages may wait in Redis for a long time.
+ * <p>
+ * Format 2 (written since {@link #VERSION} 2):
+ *
+ * <pre>
+ * byte     version (2)
+ * varint   created at, epoch milliseconds: the 64 bits of the long (6 bytes from February 1971 to May 2109,
+ *          10 bytes before 1970)
+ * varint   header count, then per header: varint length + UTF-8 name, varint length + UTF-8 value
+ * byte[]   payload, to the end
+ * </pre>
+ *
+ * Format 1 (read, no longer written):
  *
  * <pre>
  * byte     version (1)
@@ -19,6 +39,19 @@ import java.util.Map;
  * byte[]   payload, to the end
  * </pre>
  *
+ * In both formats a varint is unsigned LEB128: 7 bits per byte, the lowest group first, the high bit set on
+ * every byte but the last (redundant high zero groups are read, never written). Counts and lengths are at most
+ * 5 bytes and at most {@link Integer#MAX_VALUE}; the creation time is at most 10 bytes and 64 bits. Names and
+ * values are well-formed UTF-8. So the smallest envelope is 3 bytes in format 2 and 10 bytes in format 1.
+ * <p>
+ * Headers keep their order. Should stored bytes name a header twice, decoding keeps the last value (at the
+ * place of the first). The creation time is stored to the millisecond, so an envelope whose creation time has
+ * a finer precision decodes to one truncated to the millisecond.
+ * <p>
+ * Decoding checks every count and length against the bytes left before it allocates anything, so corrupt or
+ * hostile bytes fail with a {@link MalformedEnvelopeException} that says what is wrong, never with another
+ * exception or an allocation larger than the input.
+ *
  * @param createdAt when the message was scheduled
  * @param headers the headers
  * @param payload the serialised payload
@@ -26,104 +59,346 @@ import java.util.Map;
 public record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) {
 
 	/** The format version written by this release. */
-	public static final byte VERSION = 1;
+	public static final byte VERSION = 2;
+
+	private static final byte VERSION_1 = 1;
+
+	private static final int VERSION_1_MIN_LENGTH = 1 + 8 + 1;
+
+	private static final int VERSION_2_MIN_LENGTH = 1 + 1 + 1;
+
+	private static final int MAX_INT_VARINT_BYTES = 5;
+
+	private static final int MAX_LONG_VARINT_BYTES = 10;
+
+	private static final int MAX_ARRAY_LENGTH = Integer.MAX_VALUE - 8;
 
 	/**
-	 * Encodes this envelope.
+	 * Encodes this envelope in format {@value #VERSION}.
 	 * @return the bytes to store
+	 * @throws IllegalStateException if the creation time does not fit a long of epoch milliseconds, or the
+	 * envelope would be larger than an array can be
 	 */
 	public byte[] encode() {
-		ByteArrayOutputStream out = new ByteArrayOutputStream(16 + this.payload.length);
-		out.write(VERSION);
-		long created = this.createdAt.toEpochMilli();
-		for (int shift = 56; shift >= 0; shift -= 8) {
-			out.write((int) (created >>> shift));
+		long created = epochMillis(this.createdAt);
+		Map<String, String> headers = this.headers;
+		int count = headers.size();
+		long size = 1L + varintSize(created) + varintSize(count) + this.payload.length;
+		if (count != 0) {
+			for (Map.Entry<String, String> header : headers.entrySet()) {
+				size += stringSize(header.getKey()) + stringSize(header.getValue());
+			}
 		}
-		writeVarint(out, this.headers.size());
-		this.headers.forEach((name, value) -> {
-			writeString(out, name);
-			writeString(out, value);
-		});
-		out.writeBytes(this.payload);
-		return out.toByteArray();
+		if (size > MAX_ARRAY_LENGTH) {
+			throw new IllegalStateException("Envelope of " + size + " bytes is too large to encode");
+		}
+		byte[] out = new byte[(int) size];
+		out[0] = VERSION;
+		int position = writeVarint(out, 1, created);
+		position = writeVarint(out, position, count);
+		if (count != 0) {
+			for (Map.Entry<String, String> header : headers.entrySet()) {
+				position = writeString(out, position, header.getKey());
+				position = writeString(out, position, header.getValue());
+			}
+		}
+		if (position + this.payload.length != out.length) {
+			throw new ConcurrentModificationException("Headers changed while the envelope was being encoded");
+		}
+		System.arraycopy(this.payload, 0, out, position, this.payload.length);
+		return out;
 	}
 
 	/**
-	 * Decodes stored bytes.
+	 * Decodes stored bytes of format 1 or 2.
 	 * @param bytes the stored bytes
-	 * @return the envelope
-	 * @throws MalformedEnvelopeException if the bytes are not an envelope of a known version
+	 * @return the envelope, with unmodifiable headers
+	 * @throws MalformedEnvelopeException if the bytes are not an envelope of a known version, saying what is
+	 * wrong with them
 	 */
 	public static Envelope decode(byte[] bytes) {
-		if (bytes.length < 10) {
-			throw new MalformedEnvelopeException("Stored message is too short (" + bytes.length + " bytes)");
+		if (bytes.length == 0) {
+			throw new MalformedEnvelopeException("Stored message is too short (0 bytes)");
 		}
-		if (bytes[0] != VERSION) {
-			throw new MalformedEnvelopeException("Stored message has unknown format version " + bytes[0]);
-		}
+		int version = bytes[0] & 0xFF;
 		try {
-			ByteBuffer in = ByteBuffer.wrap(bytes);
-			in.get();
-			Instant created = Instant.ofEpochMilli(in.getLong());
-			int count = readVarint(in);
-			Map<String, String> headers;
-			if (count == 0) {
-				headers = Collections.emptyMap();
-			}
-			else {
-				headers = new LinkedHashMap<>(count * 2);
-				for (int i = 0; i < count; i++) {
-					headers.put(readString(in), readString(in));
-				}
-				headers = Collections.unmodifiableMap(headers);
-			}
-			byte[] payload = new byte[in.remaining()];
-			in.get(payload);
-			return new Envelope(created, headers, payload);
+			return switch (version) {
+				case VERSION -> decode(bytes, VERSION_2_MIN_LENGTH, version);
+				case VERSION_1 -> decode(bytes, VERSION_1_MIN_LENGTH, version);
+				default -> throw new MalformedEnvelopeException("Stored message has unknown format version " + version);
+			};
+		}
+		catch (MalformedEnvelopeException ex) {
+			throw ex;
 		}
 		catch (RuntimeException ex) {
 			throw new MalformedEnvelopeException("Stored message is corrupt: " + ex, ex);
 		}
 	}
 
-	private static void writeString(ByteArrayOutputStream out, String value) {
-		byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-		writeVarint(out, bytes.length);
-		out.writeBytes(bytes);
-	}
-
-	private static String readString(ByteBuffer in) {
-		int length = readVarint(in);
-		if (length > in.remaining()) {
-			throw new IllegalStateException("string of " + length + " bytes overruns the message");
+	private static Envelope decode(byte[] bytes, int minLength, int version) {
+		if (bytes.length < minLength) {
+			throw new MalformedEnvelopeException("Stored message is too short for format " + version + " ("
+					+ bytes(bytes.length) + ", at least " + minLength + ")");
 		}
-		String value = new String(in.array(), in.position(), length, StandardCharsets.UTF_8);
-		in.position(in.position() + length);
-		return value;
+		Reader in = new Reader(bytes);
+		long created = (version == VERSION_1) ? in.readInt64() : in.readCreatedAt();
+		// Every long of epoch milliseconds is an Instant: Instant spans about 1e9 years either side of 1970
+		Instant createdAt = Instant.ofEpochMilli(created);
+		Map<String, String> headers = in.readHeaders();
+		byte[] payload = Arrays.copyOfRange(bytes, in.position, bytes.length);
+		return new Envelope(createdAt, headers, payload);
 	}
 
-	private static void writeVarint(ByteArrayOutputStream out, int value) {
-		int v = value;
-		while ((v & ~0x7F) != 0) {
-			out.write((v & 0x7F) | 0x80);
+	/**
+	 * Whether the other object is an envelope with an equal creation time, equal headers and a payload of the
+	 * same bytes.
+	 */
+	@Override
+	public boolean equals(@Nullable Object other) {
+		if (this == other) {
+			return true;
+		}
+		return (other instanceof Envelope that) && this.createdAt.equals(that.createdAt)
+				&& this.headers.equals(that.headers) && Arrays.equals(this.payload, that.payload);
+	}
+
+	@Override
+	public int hashCode() {
+		return Objects.hash(this.createdAt, this.headers, Arrays.hashCode(this.payload));
+	}
+
+	@Override
+	public String toString() {
+		return "Envelope[createdAt=" + this.createdAt + ", headers=" + this.headers + ", payload="
+				+ this.payload.length + " bytes]";
+	}
+
+	private static long epochMillis(Instant instant) {
+		try {
+			return instant.toEpochMilli();
+		}
+		catch (ArithmeticException ex) {
+			throw new IllegalStateException(
+					"Creation time " + instant + " is out of range: it must fit a long of epoch milliseconds", ex);
+		}
+	}
+
+	private static int varintSize(long value) {
+		return (63 - Long.numberOfLeadingZeros(value | 1)) / 7 + 1;
+	}
+
+	private static int writeVarint(byte[] out, int position, long value) {
+		int p = position;
+		long v = value;
+		while ((v & ~0x7FL) != 0) {
+			out[p++] = (byte) ((v & 0x7F) | 0x80);
 			v >>>= 7;
 		}
-		out.write(v);
+		out[p++] = (byte) v;
+		return p;
 	}
 
-	private static int readVarint(ByteBuffer in) {
-		int value = 0;
-		for (int shift = 0; shift < 32; shift += 7) {
-			byte b = in.get();
-			value |= (b & 0x7F) << shift;
-			if ((b & 0x80) == 0) {
-				if (value < 0) {
-					throw new IllegalStateException("negative length");
+	private static long stringSize(String value) {
+		int length = utf8Length(value);
+		return varintSize(length) + (long) length;
+	}
+
+	/**
+	 * The length of {@code value} in UTF-8 as {@link String#getBytes(java.nio.charset.Charset)} writes it: an
+	 * unpaired surrogate becomes {@code '?'}.
+	 */
+	private static int utf8Length(String value) {
+		int chars = value.length();
+		long length = chars;
+		for (int i = 0; i < chars; i++) {
+			char c = value.charAt(i);
+			if (c >= 0x80) {
+				if (c < 0x800) {
+					length += 1;
 				}
-				return value;
+				else if (!Character.isSurrogate(c)) {
+					length += 2;
+				}
+				else if (Character.isHighSurrogate(c) && i + 1 < chars
+						&& Character.isLowSurrogate(value.charAt(i + 1))) {
+					length += 2;
+					i++;
+				}
 			}
 		}
-		throw new IllegalStateException("varint too long");
+		if (length > Integer.MAX_VALUE) {
+			throw new IllegalStateException("Header of " + length + " bytes in UTF-8 is too large to encode");
+		}
+		return (int) length;
+	}
+
+	private static int writeString(byte[] out, int position, String value) {
+		int p = writeVarint(out, position, utf8Length(value));
+		int chars = value.length();
+		for (int i = 0; i < chars; i++) {
+			char c = value.charAt(i);
+			if (c < 0x80) {
+				out[p++] = (byte) c;
+			}
+			else if (c < 0x800) {
+				out[p++] = (byte) (0xC0 | (c >> 6));
+				out[p++] = (byte) (0x80 | (c & 0x3F));
+			}
+			else if (!Character.isSurrogate(c)) {
+				out[p++] = (byte) (0xE0 | (c >> 12));
+				out[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+				out[p++] = (byte) (0x80 | (c & 0x3F));
+			}
+			else if (Character.isHighSurrogate(c) && i + 1 < chars
+					&& Character.isLowSurrogate(value.charAt(i + 1))) {
+				int codePoint = Character.toCodePoint(c, value.charAt(++i));
+				out[p++] = (byte) (0xF0 | (codePoint >> 18));
+				out[p++] = (byte) (0x80 | ((codePoint >> 12) & 0x3F));
+				out[p++] = (byte) (0x80 | ((codePoint >> 6) & 0x3F));
+				out[p++] = (byte) (0x80 | (codePoint & 0x3F));
+			}
+			else {
+				out[p++] = '?';
+			}
+		}
+		return p;
+	}
+
+	private static String bytes(int count) {
+		return (count == 1) ? "1 byte" : count + " bytes";
+	}
+
+	private static MalformedEnvelopeException corrupt(String problem) {
+		return new MalformedEnvelopeException("Stored message is corrupt: " + problem);
+	}
+
+	/**
+	 * Reads the parts after the version byte, checking each against the bytes left. Messages name the part by
+	 * a header number (1 for the first) and "name" or "value"; they are built only when something is wrong.
+	 */
+	private static final class Reader {
+
+		private static final int CREATED_AT = -1;
+
+		private static final int HEADER_COUNT = 0;
+
+		private final byte[] bytes;
+
+		private int position = 1;
+
+		Reader(byte[] bytes) {
+			this.bytes = bytes;
+		}
+
+		private int remaining() {
+			return this.bytes.length - this.position;
+		}
+
+		long readInt64() {
+			long value = 0;
+			for (int i = 0; i < 8; i++) {
+				value = (value << 8) | (this.bytes[this.position++] & 0xFF);
+			}
+			return value;
+		}
+
+		long readCreatedAt() {
+			return readVarint(MAX_LONG_VARINT_BYTES, CREATED_AT, null);
+		}
+
+		Map<String, String> readHeaders() {
+			int count = readLength(HEADER_COUNT, null);
+			// Each header takes at least 2 bytes (two empty strings): check before allocating anything
+			if (count > remaining() / 2) {
+				throw corrupt("header count " + count + " exceeds the " + bytes(remaining())
+						+ " left (each header takes at least 2)");
+			}
+			if (count == 0) {
+				return Collections.emptyMap();
+			}
+			if (count == 1) {
+				return Collections.singletonMap(readString(1, "name"), readString(1, "value"));
+			}
+			Map<String, String> headers = new LinkedHashMap<>((int) (count / 0.75f) + 1);
+			for (int i = 1; i <= count; i++) {
+				headers.put(readString(i, "name"), readString(i, "value"));
+			}
+			return Collections.unmodifiableMap(headers);
+		}
+
+		private String readString(int header, String part) {
+			int length = readLength(header, part);
+			if (length > remaining()) {
+				throw corrupt(describe(header, part) + " " + length + " exceeds the " + bytes(remaining()) + " left");
+			}
+			int start = this.position;
+			this.position += length;
+			for (int i = start; i < this.position; i++) {
+				if (this.bytes[i] < 0) {
+					return decodeUtf8(start, length, header, part);
+				}
+			}
+			return new String(this.bytes, start, length, StandardCharsets.ISO_8859_1);
+		}
+
+		private String decodeUtf8(int start, int length, int header, String part) {
+			try {
+				return StandardCharsets.UTF_8.newDecoder()
+					.decode(ByteBuffer.wrap(this.bytes, start, length))
+					.toString();
+			}
+			catch (CharacterCodingException ex) {
+				throw new MalformedEnvelopeException(
+						"Stored message is corrupt: header " + header + " " + part + " is not valid UTF-8", ex);
+			}
+		}
+
+		/**
+		 * Reads a count or length: at most {@link Integer#MAX_VALUE}, so never what a format 1 writer would
+		 * have seen as a negative int.
+		 */
+		private int readLength(int header, @Nullable String part) {
+			long value = readVarint(MAX_INT_VARINT_BYTES, header, part);
+			if (value > Integer.MAX_VALUE) {
+				throw corrupt(describe(header, part) + " " + value + " is negative or too large (at most "
+						+ Integer.MAX_VALUE + ")");
+			}
+			return (int) value;
+		}
+
+		/**
+		 * Reads an unsigned LEB128 varint of at most {@code maxBytes} bytes (5 for an int, 10 for a long).
+		 */
+		private long readVarint(int maxBytes, int header, @Nullable String part) {
+			int start = this.position;
+			long value = 0;
+			for (int i = 0; i < maxBytes; i++) {
+				if (this.position == this.bytes.length) {
+					throw corrupt(describe(header, part) + " (a varint at byte " + start
+							+ ") is truncated by the end of the message");
+				}
+				int b = this.bytes[this.position++] & 0xFF;
+				if (i == MAX_LONG_VARINT_BYTES - 1 && b > 1) {
+					throw corrupt(describe(header, part) + " (a varint at byte " + start + ") overflows 64 bits");
+				}
+				value |= (long) (b & 0x7F) << (7 * i);
+				if (b < 0x80) {
+					return value;
+				}
+			}
+			throw corrupt(describe(header, part) + " (a varint at byte " + start + ") is longer than " + maxBytes
+					+ " bytes");
+		}
+
+		private static String describe(int header, @Nullable String part) {
+			return switch (header) {
+				case CREATED_AT -> "created at";
+				case HEADER_COUNT -> "header count";
+				default -> "header " + header + " " + part + " length";
+			};
+		}
+
 	}
 
 }

@@ -1,79 +1,87 @@
 package io.github.delayqueue.redis;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-
-import io.github.delayqueue.DeadLetter;
-import io.github.delayqueue.TopicStats;
+import java.util.function.ToLongFunction;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.connection.RedisConnectionCommands;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisTemplate;
-import org.springframework.data.redis.core.ZSetOperations;
-import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.util.Assert;
-import org.springframework.util.StreamUtils;
 
 /**
- * The atomic operations on a topic's Redis keys, each one Lua script run with {@code EVALSHA} (falling back to
- * {@code EVAL} once per script and server). "Now" is always the Redis server's clock. Used by
- * {@link RedisDelayedQueue} and by the listener container; applications use {@link io.github.delayqueue.DelayedQueue}.
+ * The storage layer: a topic's messages in Redis and the atomic operations on them, each one Lua script on the
+ * topic's keys (which share one hash tag, so one cluster slot), timed by the Redis server's clock. It stores bytes
+ * (the payload a caller serialised) in its own versioned format, and hands decoded records back.
  * <p>
- * Arguments are not validated here: callers pass validated topics and ids. Scripts are fixed resources; no
- * script text is ever built from input.
+ * A message is waiting (due later or ready), leased to a consumer (its handler running, or waiting in that
+ * consumer for a free handler), or dead. Every claim hands out a {@link Lease} with a new token; acknowledging,
+ * extending, starting, failing and releasing present it, so a consumer that stalled past its lease never touches a
+ * later claim of the same message. An attempt counts when a handler starts, never for a message that only waited in
+ * a consumer.
+ * <p>
+ * Arguments are not validated here: callers pass validated topics and ids. Scripts are fixed resources; no script
+ * text is ever built from input. Messages stored by the previous format (1) are read, and migrated as consumers
+ * claim.
  */
-@SuppressWarnings("rawtypes")
 public class RedisMessageStore {
 
 	/** The most messages one script call writes or deletes, so no single call blocks Redis for long. */
 	public static final int CHUNK_SIZE = 1000;
 
-	private static final byte[] EMPTY = new byte[0];
+	private static final Script SCHEDULE = Script.load("schedule");
 
-	private static final RedisScript<List> SCHEDULE = script("schedule", List.class);
+	private static final Script CANCEL = Script.load("cancel");
 
-	private static final RedisScript<Long> CANCEL = script("cancel", Long.class);
+	private static final Script RESCHEDULE = Script.load("reschedule");
 
-	private static final RedisScript<Long> RESCHEDULE = script("reschedule", Long.class);
+	private static final Script CLAIM = Script.load("claim");
 
-	private static final RedisScript<List> CLAIM = script("claim", List.class);
+	private static final Script START = Script.load("start");
 
-	private static final RedisScript<Long> ACK = script("ack", Long.class);
+	private static final Script ACK = Script.load("ack");
 
-	private static final RedisScript<Long> FAIL = script("fail", Long.class);
+	private static final Script FAIL = Script.load("fail");
 
-	private static final RedisScript<Long> EXTEND = script("extend", Long.class);
+	private static final Script EXTEND = Script.load("extend");
 
-	private static final RedisScript<Long> RELEASE = script("release", Long.class);
+	private static final Script RELEASE = Script.load("release");
 
-	private static final RedisScript<List> STATS = script("stats", List.class);
+	private static final Script STATS = Script.load("stats");
 
-	private static final RedisScript<List> DEAD_LIST = script("dead-list", List.class);
+	private static final Script DEAD_LIST = Script.load("dead-list");
 
-	private static final RedisScript<Long> DEAD_REPLAY = script("dead-replay", Long.class);
+	private static final Script DEAD_REPLAY = Script.load("dead-replay");
 
-	private static final RedisScript<Long> DEAD_PURGE = script("dead-purge", Long.class);
+	private static final Script DEAD_PURGE = Script.load("dead-purge");
 
-	private final RedisTemplate<String, byte[]> template;
+	private static final byte[] RETRY = bytes("retry");
+
+	private static final byte[] BURY = bytes("bury");
+
+	private static final byte[] ALL = bytes("");
+
+	private final RedisTemplate<byte[], byte[]> template;
 
 	private final String keyPrefix;
 
-	private final DeadLetterPolicy deadLetterPolicy;
+	private final byte[] topicsKey;
+
+	private final byte[] deadMaxCount;
+
+	private final byte[] deadMaxAge;
 
 	/**
 	 * Creates a store.
@@ -89,13 +97,12 @@ public class RedisMessageStore {
 		Assert.notNull(deadLetterPolicy, "DeadLetterPolicy must not be null");
 		this.template = new RedisTemplate<>();
 		this.template.setConnectionFactory(connectionFactory);
-		this.template.setKeySerializer(RedisSerializer.string());
-		this.template.setValueSerializer(RedisSerializer.byteArray());
-		this.template.setHashKeySerializer(RedisSerializer.string());
-		this.template.setHashValueSerializer(RedisSerializer.byteArray());
+		this.template.setEnableDefaultSerializer(false);
 		this.template.afterPropertiesSet();
 		this.keyPrefix = keyPrefix;
-		this.deadLetterPolicy = deadLetterPolicy;
+		this.topicsKey = bytes(keyPrefix + ":topics");
+		this.deadMaxCount = bytes(Long.toString(deadLetterPolicy.maxCount()));
+		this.deadMaxAge = bytes(Long.toString(deadLetterPolicy.maxAge().toMillis()));
 	}
 
 	/**
@@ -107,12 +114,20 @@ public class RedisMessageStore {
 	}
 
 	/**
-	 * The keys of a topic.
+	 * The pub/sub channel on which the delay to a topic's new earliest due time is published.
 	 * @param topic the topic
-	 * @return its keys
+	 * @return the channel name
 	 */
-	public TopicKeys keys(String topic) {
-		return TopicKeys.of(this.keyPrefix, topic);
+	public String wakeChannel(String topic) {
+		return base(topic) + "wake";
+	}
+
+	private String base(String topic) {
+		return this.keyPrefix + ":{" + topic + "}:";
+	}
+
+	private byte[] key(String topic) {
+		return bytes(base(topic) + "pending");
 	}
 
 	/**
@@ -122,8 +137,8 @@ public class RedisMessageStore {
 	 */
 	public void registerTopics(Collection<String> topics) {
 		if (!topics.isEmpty()) {
-			this.template.execute((RedisCallback<Long>) (connection) -> connection.setCommands()
-				.sAdd(bytes(topicsKey()), topics.stream().map(RedisMessageStore::bytes).toArray(byte[][]::new)));
+			byte[][] members = topics.stream().map(RedisMessageStore::bytes).toArray(byte[][]::new);
+			execute((connection) -> connection.setCommands().sAdd(this.topicsKey, members));
 		}
 	}
 
@@ -132,32 +147,12 @@ public class RedisMessageStore {
 	 * @return the topics, sorted
 	 */
 	public Set<String> knownTopics() {
-		Set<byte[]> members = this.template
-			.execute((RedisCallback<Set<byte[]>>) (connection) -> connection.setCommands().sMembers(bytes(topicsKey())));
+		Set<byte[]> members = execute((connection) -> connection.setCommands().sMembers(this.topicsKey));
 		Set<String> topics = new TreeSet<>();
 		if (members != null) {
-			members.forEach((member) -> topics.add(toText(member)));
+			members.forEach((member) -> topics.add(text(member)));
 		}
 		return topics;
-	}
-
-	private String topicsKey() {
-		return this.keyPrefix + ":topics";
-	}
-
-	/**
-	 * When the earliest waiting message of a topic is due.
-	 * @param topic the topic
-	 * @return the due time on the Redis clock, or {@code null} if nothing waits
-	 */
-	public @Nullable Instant nextDueAt(String topic) {
-		Set<ZSetOperations.TypedTuple<byte[]>> head = this.template.opsForZSet()
-			.rangeWithScores(keys(topic).due(), 0, 0);
-		if (head == null || head.isEmpty()) {
-			return null;
-		}
-		Double score = head.iterator().next().getScore();
-		return (score != null) ? Instant.ofEpochMilli(score.longValue()) : null;
 	}
 
 	/**
@@ -165,33 +160,32 @@ public class RedisMessageStore {
 	 * @return the reply to {@code PING}
 	 */
 	public String ping() {
-		String pong = this.template.execute(RedisConnectionCommands::ping);
+		String pong = execute(RedisConnection::ping);
 		return (pong != null) ? pong : "";
 	}
 
 	/**
-	 * Stores messages of one topic that do not exist yet, atomically per chunk of {@value #CHUNK_SIZE}.
+	 * Stores messages of one topic whose ids do not exist yet, atomically: one script call.
 	 * @param topic the topic
-	 * @param messages the messages
-	 * @return per message, whether it was stored ({@code false}: its id existed)
+	 * @param messages at most {@value #CHUNK_SIZE} messages
+	 * @return per message, whether it was stored ({@code false}: its id existed, nothing changed)
 	 */
 	public List<Boolean> schedule(String topic, List<NewMessage> messages) {
-		TopicKeys keys = keys(topic);
-		List<Boolean> stored = new ArrayList<>(messages.size());
-		for (int from = 0; from < messages.size(); from += CHUNK_SIZE) {
-			List<NewMessage> chunk = messages.subList(from, Math.min(messages.size(), from + CHUNK_SIZE));
-			List<Object> args = new ArrayList<>(1 + chunk.size() * 4);
-			args.add(bytes(keys.wake()));
-			for (NewMessage message : chunk) {
-				args.add(bytes(message.id()));
-				args.add(bytes(message.due().kind()));
-				args.add(bytes(Long.toString(message.due().millis())));
-				args.add(message.envelope());
-			}
-			List<?> result = execute(SCHEDULE, List.of(keys.msgs(), keys.due()), args);
-			for (Object flag : result) {
-				stored.add(toLong(flag) == 1L);
-			}
+		Assert.isTrue(messages.size() <= CHUNK_SIZE,
+				() -> "At most " + CHUNK_SIZE + " messages per call, but got " + messages.size());
+		byte[][] args = new byte[1 + messages.size() * 4][];
+		int i = 0;
+		args[i++] = key(topic);
+		for (NewMessage message : messages) {
+			args[i++] = bytes(message.id());
+			args[i++] = bytes(message.due().kind());
+			args[i++] = bytes(Long.toString(message.due().value()));
+			args[i++] = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
+		}
+		List<?> reply = run(SCHEDULE, ReturnType.MULTI, args);
+		List<Boolean> stored = new ArrayList<>(reply.size());
+		for (Object flag : reply) {
+			stored.add(number(flag) == 1L);
 		}
 		return stored;
 	}
@@ -203,9 +197,7 @@ public class RedisMessageStore {
 	 * @return {@code true} if it was waiting and is gone
 	 */
 	public boolean cancel(String topic, String id) {
-		TopicKeys keys = keys(topic);
-		return execute(CANCEL, List.of(keys.msgs(), keys.due(), keys.attempts(), keys.errors()),
-				List.of(bytes(id))) == 1L;
+		return number(run(CANCEL, ReturnType.INTEGER, key(topic), bytes(id))) == 1L;
 	}
 
 	/**
@@ -216,132 +208,131 @@ public class RedisMessageStore {
 	 * @return {@code true} if it was waiting and has moved
 	 */
 	public boolean reschedule(String topic, String id, DueTime due) {
-		TopicKeys keys = keys(topic);
-		return execute(RESCHEDULE, List.of(keys.due()), List.of(bytes(id), bytes(due.kind()),
-				bytes(Long.toString(due.millis())), bytes(keys.wake()))) == 1L;
+		return number(run(RESCHEDULE, ReturnType.INTEGER, key(topic), bytes(id), bytes(due.kind()),
+				bytes(Long.toString(due.value())))) == 1L;
 	}
 
 	/**
-	 * Returns expired leases to the due set, then claims up to {@code limit} due messages with a lease.
+	 * Returns expired leases to the waiting messages (at their original due time), then leases due messages:
+	 * the first {@code start} of them with their attempt counted (their handlers may run at once), up to
+	 * {@code prefetch} more without (count their start with {@link #start} when a handler takes them). A message
+	 * whose attempts are used up goes to the dead letters instead of starting.
 	 * @param topic the topic
-	 * @param limit the most messages to claim (0 to only learn the next due time)
+	 * @param start how many messages to start
+	 * @param prefetch how many more to lease for later
 	 * @param leaseMillis the lease, in milliseconds
-	 * @param maxAttempts the most attempts; a message whose next attempt would exceed it goes to the dead letters
-	 * @return the claimed messages and the delay to the next due message
+	 * @param maxAttempts the most attempts
+	 * @return the leased messages, and when to claim next
 	 */
-	public ClaimResult claim(String topic, int limit, long leaseMillis, int maxAttempts) {
-		TopicKeys keys = keys(topic);
-		List<?> result = execute(CLAIM, keys.all(),
-				List.of(bytes(Integer.toString(limit)), bytes(Long.toString(leaseMillis)),
-						bytes(Integer.toString(maxAttempts)), bytes(Long.toString(this.deadLetterPolicy.maxCount())),
-						bytes(Long.toString(this.deadLetterPolicy.maxAge().toMillis()))));
-		long now = toLong(result.get(0));
-		long next = toLong(result.get(1));
-		if (result.size() == 2) {
-			return new ClaimResult(now, Collections.emptyList(), next);
+	public Claim claim(String topic, int start, int prefetch, long leaseMillis, int maxAttempts) {
+		List<?> reply = run(CLAIM, ReturnType.MULTI, key(topic), bytes(Integer.toString(start)),
+				bytes(Integer.toString(prefetch)), bytes(Long.toString(leaseMillis)),
+				bytes(Integer.toString(maxAttempts)), this.deadMaxCount, this.deadMaxAge);
+		List<ClaimedMessage> messages = new ArrayList<>((reply.size() - 3) / 5);
+		for (int i = 3; i + 4 < reply.size(); i += 5) {
+			Lease lease = new Lease(text(reply.get(i)), number(reply.get(i + 1)));
+			messages.add(new ClaimedMessage(lease, instantOf(reply.get(i + 2)),
+					(int) number(reply.get(i + 3)), StoredMessage.decode(nullableBytes(reply.get(i + 4)))));
 		}
-		List<ClaimedMessage> messages = new ArrayList<>((result.size() - 2) / 4);
-		for (int i = 2; i + 3 < result.size(); i += 4) {
-			messages.add(new ClaimedMessage(toText(result.get(i)), toLong(result.get(i + 1)),
-					(int) toLong(result.get(i + 2)), (byte[]) result.get(i + 3)));
-		}
-		return new ClaimResult(now, messages, next);
+		return new Claim(Instant.EPOCH.plus(number(reply.get(0)), ChronoUnit.MICROS), messages, number(reply.get(1)), (int) number(reply.get(2)));
 	}
 
 	/**
-	 * Deletes delivered messages; a delivery that is no longer current is ignored.
+	 * Counts the start of leased messages whose handlers are about to run (messages that waited in the consumer).
 	 * @param topic the topic
-	 * @param deliveries the deliveries to acknowledge
+	 * @param leases the leases
+	 * @param maxAttempts the most attempts; a message whose attempts are used up goes to the dead letters
+	 * @return per lease, what happened
+	 */
+	public List<StartResult> start(String topic, List<Lease> leases, int maxAttempts) {
+		List<StartResult> results = new ArrayList<>(leases.size());
+		chunked(leases, (chunk) -> {
+			List<?> reply = run(START, ReturnType.MULTI,
+					leaseArgs(key(topic), chunk, bytes(Integer.toString(maxAttempts)), this.deadMaxCount,
+							this.deadMaxAge));
+			for (int i = 0; i < chunk.size(); i++) {
+				long attempt = number(reply.get(i));
+				StartResult.Outcome outcome = (attempt > 0) ? StartResult.Outcome.STARTED
+						: (attempt < 0) ? StartResult.Outcome.BURIED : StartResult.Outcome.LOST;
+				results.add(new StartResult(chunk.get(i), outcome, (int) Math.max(0, attempt)));
+			}
+			return chunk.size();
+		});
+		return results;
+	}
+
+	/**
+	 * Deletes delivered messages; a lease that is not current is ignored.
+	 * @param topic the topic
+	 * @param leases the leases of the delivered messages
 	 * @return how many messages were deleted
 	 */
-	public long ack(String topic, List<Delivery> deliveries) {
-		TopicKeys keys = keys(topic);
-		long acked = 0;
-		for (int from = 0; from < deliveries.size(); from += CHUNK_SIZE) {
-			List<Delivery> chunk = deliveries.subList(from, Math.min(deliveries.size(), from + CHUNK_SIZE));
-			acked += execute(ACK, List.of(keys.msgs(), keys.inflight(), keys.attempts(), keys.errors()),
-					deliveryArgs(null, chunk));
-		}
-		return acked;
+	public long ack(String topic, List<Lease> leases) {
+		return chunked(leases, (chunk) -> number(run(ACK, ReturnType.INTEGER, leaseArgs(key(topic), chunk))));
 	}
 
 	/**
 	 * Schedules another attempt of a failed delivery after a delay.
 	 * @param topic the topic
-	 * @param delivery the failed delivery
+	 * @param lease the failed delivery's lease
 	 * @param delayMillis the delay before the next attempt
 	 * @param error the error to record
-	 * @return {@code true} if the retry was scheduled; {@code false} if the delivery was no longer current
+	 * @return {@code true} if the retry was scheduled; {@code false} if the lease was not current
 	 */
-	public boolean retry(String topic, Delivery delivery, long delayMillis, String error) {
-		return fail(topic, delivery, "retry", delayMillis, error) == 1L;
+	public boolean retry(String topic, Lease lease, long delayMillis, String error) {
+		return fail(topic, lease, RETRY, delayMillis, error) == 1L;
 	}
 
 	/**
-	 * Moves the message of a failed delivery to the dead letters.
+	 * Moves the message of a failed delivery (or of one that cannot be read) to the dead letters.
 	 * @param topic the topic
-	 * @param delivery the failed delivery
+	 * @param lease the lease
 	 * @param error the error to record
-	 * @return {@code true} if it was moved; {@code false} if the delivery was no longer current
+	 * @return {@code true} if it was moved; {@code false} if the lease was not current
 	 */
-	public boolean bury(String topic, Delivery delivery, String error) {
-		return fail(topic, delivery, "bury", 0, error) == 2L;
+	public boolean bury(String topic, Lease lease, String error) {
+		return fail(topic, lease, BURY, 0, error) == 2L;
 	}
 
-	private long fail(String topic, Delivery delivery, String mode, long delayMillis, String error) {
-		TopicKeys keys = keys(topic);
-		return execute(FAIL, keys.all(),
-				List.of(bytes(delivery.id()), bytes(Integer.toString(delivery.attempt())), bytes(mode),
-						bytes(Long.toString(delayMillis)), bytes(error),
-						bytes(Long.toString(this.deadLetterPolicy.maxCount())),
-						bytes(Long.toString(this.deadLetterPolicy.maxAge().toMillis())), bytes(keys.wake())));
+	private long fail(String topic, Lease lease, byte[] mode, long delayMillis, String error) {
+		return number(run(FAIL, ReturnType.INTEGER, key(topic), bytes(lease.id()),
+				bytes(Long.toString(lease.token())), mode, bytes(Long.toString(delayMillis * 1000)), bytes(error),
+				this.deadMaxCount, this.deadMaxAge));
 	}
 
 	/**
-	 * Extends the leases of current deliveries.
+	 * Extends current leases.
 	 * @param topic the topic
-	 * @param deliveries the deliveries whose handlers are running
+	 * @param leases the leases of messages still being handled or waiting for a handler
 	 * @param leaseMillis the new lease from now
 	 * @return how many leases were extended
 	 */
-	public long extend(String topic, List<Delivery> deliveries, long leaseMillis) {
-		TopicKeys keys = keys(topic);
-		long extended = 0;
-		for (int from = 0; from < deliveries.size(); from += CHUNK_SIZE) {
-			List<Delivery> chunk = deliveries.subList(from, Math.min(deliveries.size(), from + CHUNK_SIZE));
-			extended += execute(EXTEND, List.of(keys.inflight(), keys.attempts()),
-					deliveryArgs(bytes(Long.toString(leaseMillis)), chunk));
-		}
-		return extended;
+	public long extend(String topic, List<Lease> leases, long leaseMillis) {
+		return chunked(leases, (chunk) -> number(
+				run(EXTEND, ReturnType.INTEGER, leaseArgs(key(topic), chunk, bytes(Long.toString(leaseMillis))))));
 	}
 
 	/**
-	 * Hands unfinished deliveries back: due at once, their attempt not counted.
+	 * Hands leased messages back at once: they wait at their due time again, and an attempt that had started is
+	 * not counted.
 	 * @param topic the topic
-	 * @param deliveries the unfinished deliveries
+	 * @param leases the leases
 	 * @return how many were handed back
 	 */
-	public long release(String topic, List<Delivery> deliveries) {
-		TopicKeys keys = keys(topic);
-		long released = 0;
-		for (int from = 0; from < deliveries.size(); from += CHUNK_SIZE) {
-			List<Delivery> chunk = deliveries.subList(from, Math.min(deliveries.size(), from + CHUNK_SIZE));
-			released += execute(RELEASE, List.of(keys.due(), keys.inflight(), keys.attempts()),
-					deliveryArgs(bytes(keys.wake()), chunk));
-		}
-		return released;
+	public long release(String topic, List<Lease> leases) {
+		return chunked(leases, (chunk) -> number(run(RELEASE, ReturnType.INTEGER, leaseArgs(key(topic), chunk))));
 	}
 
 	/**
-	 * Counts a topic's messages by state.
+	 * Counts a topic's messages by state, and finds the next due time, at one instant.
 	 * @param topic the topic
 	 * @return the counts
 	 */
-	public TopicStats stats(String topic) {
-		TopicKeys keys = keys(topic);
-		List<?> result = execute(STATS, List.of(keys.due(), keys.inflight(), keys.dead()), List.of());
-		return new TopicStats(topic, toLong(result.get(1)), toLong(result.get(0)), toLong(result.get(2)),
-				toLong(result.get(3)));
+	public TopicCounts stats(String topic) {
+		List<?> reply = run(STATS, ReturnType.MULTI, key(topic));
+		byte[] next = nullableBytes(reply.get(4));
+		return new TopicCounts(number(reply.get(1)), number(reply.get(0)), number(reply.get(2)),
+				number(reply.get(3)), (next != null) ? instantOf(next) : null);
 	}
 
 	/**
@@ -351,30 +342,16 @@ public class RedisMessageStore {
 	 * @param limit how many at most
 	 * @return the dead letters
 	 */
-	public List<DeadLetter> deadLetters(String topic, int offset, int limit) {
-		TopicKeys keys = keys(topic);
-		List<?> result = execute(DEAD_LIST, List.of(keys.msgs(), keys.dead(), keys.attempts(), keys.errors()),
-				List.of(bytes(Integer.toString(offset)), bytes(Integer.toString(limit))));
-		List<DeadLetter> letters = new ArrayList<>(result.size() / 5);
-		for (int i = 0; i + 4 < result.size(); i += 5) {
-			String id = toText(result.get(i));
-			Instant diedAt = Instant.ofEpochMilli(toLong(result.get(i + 1)));
-			int attempts = (result.get(i + 2) != null) ? (int) toLong(result.get(i + 2)) : 0;
-			String error = (result.get(i + 3) != null) ? toText(result.get(i + 3)) : null;
-			byte[] stored = (result.get(i + 4) != null) ? (byte[]) result.get(i + 4) : EMPTY;
-			Instant createdAt = null;
-			Map<String, String> headers = Collections.emptyMap();
-			byte[] payload = stored;
-			try {
-				Envelope envelope = Envelope.decode(stored);
-				createdAt = envelope.createdAt();
-				headers = envelope.headers();
-				payload = envelope.payload();
-			}
-			catch (MalformedEnvelopeException ex) {
-				// shown as stored
-			}
-			letters.add(new DeadLetter(id, topic, attempts, error, diedAt, createdAt, headers, payload));
+	public List<StoredDeadLetter> deadLetters(String topic, int offset, int limit) {
+		List<?> reply = run(DEAD_LIST, ReturnType.MULTI, key(topic), bytes(Integer.toString(offset)),
+				bytes(Integer.toString(limit)), this.deadMaxCount, this.deadMaxAge);
+		List<StoredDeadLetter> letters = new ArrayList<>(reply.size() / 5);
+		for (int i = 0; i + 4 < reply.size(); i += 5) {
+			byte[] attempts = nullableBytes(reply.get(i + 2));
+			byte[] error = nullableBytes(reply.get(i + 3));
+			letters.add(new StoredDeadLetter(text(reply.get(i)), attemptsOf(attempts),
+					(error != null) ? text(error) : null, Instant.ofEpochMilli(number(reply.get(i + 1))),
+					StoredMessage.decode(nullableBytes(reply.get(i + 4)))));
 		}
 		return letters;
 	}
@@ -386,7 +363,7 @@ public class RedisMessageStore {
 	 * @return {@code true} if it was dead and is now waiting
 	 */
 	public boolean replayDeadLetter(String topic, String id) {
-		return replay(topic, id) == 1L;
+		return replay(topic, bytes(id)) == 1L;
 	}
 
 	/**
@@ -395,13 +372,11 @@ public class RedisMessageStore {
 	 * @return how many were replayed
 	 */
 	public long replayDeadLetters(String topic) {
-		return drain(() -> replay(topic, ""));
+		return repeat(() -> replay(topic, ALL));
 	}
 
-	private long replay(String topic, String id) {
-		TopicKeys keys = keys(topic);
-		return execute(DEAD_REPLAY, List.of(keys.due(), keys.dead(), keys.attempts(), keys.errors()),
-				List.of(bytes(keys.wake()), bytes(id), bytes(Integer.toString(CHUNK_SIZE))));
+	private long replay(String topic, byte[] id) {
+		return number(run(DEAD_REPLAY, ReturnType.INTEGER, key(topic), id, bytes(Integer.toString(CHUNK_SIZE))));
 	}
 
 	/**
@@ -411,7 +386,7 @@ public class RedisMessageStore {
 	 * @return {@code true} if it was dead and is gone
 	 */
 	public boolean purgeDeadLetter(String topic, String id) {
-		return purge(topic, id) == 1L;
+		return purge(topic, bytes(id)) == 1L;
 	}
 
 	/**
@@ -420,16 +395,15 @@ public class RedisMessageStore {
 	 * @return how many were deleted
 	 */
 	public long purgeDeadLetters(String topic) {
-		return drain(() -> purge(topic, ""));
+		return repeat(() -> purge(topic, ALL));
 	}
 
-	private long purge(String topic, String id) {
-		TopicKeys keys = keys(topic);
-		return execute(DEAD_PURGE, List.of(keys.msgs(), keys.dead(), keys.attempts(), keys.errors()),
-				List.of(bytes(id), bytes(Integer.toString(CHUNK_SIZE))));
+	private long purge(String topic, byte[] id) {
+		return number(run(DEAD_PURGE, ReturnType.INTEGER, key(topic), id, bytes(Integer.toString(CHUNK_SIZE))));
 	}
 
-	private static long drain(java.util.function.LongSupplier chunk) {
+	/** Runs a call that handles at most a chunk until it handles less, adding up what it handled. */
+	private static long repeat(java.util.function.LongSupplier chunk) {
 		long total = 0;
 		long n;
 		do {
@@ -440,96 +414,71 @@ public class RedisMessageStore {
 		return total;
 	}
 
-	private static List<Object> deliveryArgs(byte[] first, List<Delivery> deliveries) {
-		List<Object> args = new ArrayList<>(1 + deliveries.size() * 2);
-		if (first != null) {
-			args.add(first);
+	/** Runs a call per chunk of {@value #CHUNK_SIZE} items, adding up what each returns. */
+	private static <T> long chunked(List<T> items, ToLongFunction<List<T>> call) {
+		long total = 0;
+		for (int from = 0; from < items.size(); from += CHUNK_SIZE) {
+			total += call.applyAsLong(items.subList(from, Math.min(items.size(), from + CHUNK_SIZE)));
 		}
-		for (Delivery delivery : deliveries) {
-			args.add(bytes(delivery.id()));
-			args.add(bytes(Integer.toString(delivery.attempt())));
+		return total;
+	}
+
+	private static byte[][] leaseArgs(byte[] key, List<Lease> leases, byte[]... first) {
+		byte[][] args = new byte[1 + first.length + leases.size() * 2][];
+		int i = 0;
+		args[i++] = key;
+		for (byte[] arg : first) {
+			args[i++] = arg;
+		}
+		for (Lease lease : leases) {
+			args[i++] = bytes(lease.id());
+			args[i++] = bytes(Long.toString(lease.token()));
 		}
 		return args;
 	}
 
-	@SuppressWarnings("unchecked")
-	private <T> T execute(RedisScript<T> script, List<String> keys, List<Object> args) {
-		T result = this.template.execute(script, RedisSerializer.byteArray(),
-				(RedisSerializer<T>) RedisSerializer.byteArray(), keys, args.toArray());
-		Assert.state(result != null, () -> "Redis returned no result for a delayqueue script");
-		return result;
+	private <T> T run(Script script, ReturnType type, byte[]... keysAndArgs) {
+		T reply = execute((connection) -> script.run(connection, type, keysAndArgs));
+		Assert.state(reply != null, () -> "Redis returned no reply to the delayqueue script " + script.name());
+		return reply;
 	}
 
-	/**
-	 * A script, read once. Its text is held as a string: a script made from a resource checks the resource's
-	 * modification time on every call (a file-system or jar look-up under a lock), which would cost more than
-	 * the Redis call itself on the hot path.
-	 */
-	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		ClassPathResource resource = new ClassPathResource("io/github/delayqueue/redis/" + name + ".lua");
-		try (InputStream in = resource.getInputStream()) {
-			return RedisScript.of(StreamUtils.copyToString(in, StandardCharsets.UTF_8), resultType);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot read the delayqueue script " + resource, ex);
-		}
+	private <T> @Nullable T execute(RedisCallback<T> action) {
+		return this.template.execute(action, true);
 	}
 
 	static byte[] bytes(String value) {
 		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
-	private static String toText(Object value) {
+	private static String text(Object value) {
 		return new String((byte[]) value, StandardCharsets.UTF_8);
 	}
 
-	private static long toLong(Object value) {
+	private static byte @Nullable [] nullableBytes(@Nullable Object value) {
+		return (value instanceof byte[] bytes) ? bytes : null;
+	}
+
+	private static int attemptsOf(byte @Nullable [] stored) {
+		try {
+			return (stored != null) ? Integer.parseInt(text(stored)) : 0;
+		}
+		catch (NumberFormatException ex) {
+			return 0;
+		}
+	}
+
+	/** A due time as Redis keeps it (milliseconds, perhaps with a fraction), to the microsecond. */
+	private static Instant instantOf(Object score) {
+		long micros = new BigDecimal(text(score)).movePointRight(3).setScale(0, RoundingMode.HALF_UP).longValueExact();
+		return Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
+	}
+
+	private static long number(Object value) {
 		if (value instanceof Number number) {
 			return number.longValue();
 		}
-		return Long.parseLong(toText(value));
-	}
-
-	/**
-	 * A message to store.
-	 *
-	 * @param id the message id
-	 * @param due when it is due
-	 * @param envelope the encoded envelope
-	 */
-	public record NewMessage(String id, DueTime due, byte[] envelope) {
-	}
-
-	/**
-	 * A due time: a delay from the Redis clock's now, or an absolute Redis-clock time.
-	 *
-	 * @param relative whether {@code millis} is a delay rather than an epoch time
-	 * @param millis the delay or the epoch milliseconds
-	 */
-	public record DueTime(boolean relative, long millis) {
-
-		/**
-		 * A delay from now.
-		 * @param millis the delay
-		 * @return the due time
-		 */
-		public static DueTime in(long millis) {
-			return new DueTime(true, millis);
-		}
-
-		/**
-		 * An absolute time.
-		 * @param epochMillis the epoch milliseconds on the Redis clock
-		 * @return the due time
-		 */
-		public static DueTime at(long epochMillis) {
-			return new DueTime(false, epochMillis);
-		}
-
-		String kind() {
-			return this.relative ? "d" : "a";
-		}
-
+		return Long.parseLong(text(value));
 	}
 
 }

@@ -1,6 +1,7 @@
 /**
- * The Redis side of delayqueue: the per-topic data model, the Lua scripts that change it atomically on the Redis
- * server's clock, and the {@link io.github.delayqueue.DelayedQueue} built on them.
+ * The storage layer: the per-topic data model in Redis, its stored format, and the Lua scripts that change it
+ * atomically on the Redis server's clock. It holds bytes and hands back decoded records; it knows nothing of the
+ * layers above it.
  */
 @NullMarked
 package io.github.delayqueue.redis;

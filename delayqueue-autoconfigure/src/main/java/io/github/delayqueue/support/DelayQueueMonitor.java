@@ -36,6 +36,15 @@ public interface DelayQueueMonitor {
 	}
 
 	/**
+	 * Messages went to the dead letters without a handler finishing: handlers kept starting and never finishing
+	 * (their consumers crashed or stalled past the lease) until their attempts were used up.
+	 * @param topic the topic
+	 * @param count how many
+	 */
+	default void expired(String topic, int count) {
+	}
+
+	/**
 	 * A handler finished.
 	 * @param topic the topic
 	 * @param outcome what became of the message

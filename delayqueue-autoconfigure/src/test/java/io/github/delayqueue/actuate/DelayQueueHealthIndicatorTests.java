@@ -30,7 +30,7 @@ class DelayQueueHealthIndicatorTests {
 		this.fixture = new RedisFixture(redis.get());
 		RedisFixture.Consumer consumer = this.fixture.consumer();
 		consumer.container().register(ListenerRegistration.of("watched", String.class, new Recorder<>()));
-		this.health = new DelayQueueHealthIndicator(consumer.store(), consumer.scheduler(), consumer.container());
+		this.health = new DelayQueueHealthIndicator(this.fixture.queue(consumer.store()), consumer.scheduler(), consumer.container());
 	}
 
 	@AfterEach

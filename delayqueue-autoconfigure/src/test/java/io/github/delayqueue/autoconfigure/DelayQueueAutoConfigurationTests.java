@@ -14,7 +14,7 @@ import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
-import io.github.delayqueue.redis.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
@@ -43,7 +43,7 @@ class DelayQueueAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-				DelayQueueAutoConfiguration.class))
+				DelayQueueAutoConfiguration.class, DelayQueueMetricsAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=" + redis.get().host(),
 				"spring.data.redis.port=" + redis.get().port(), "spring.data.redis.database=" + redis.get().database());
 
@@ -163,7 +163,7 @@ class DelayQueueAutoConfigurationTests {
 				assertThatThrownBy(() -> queue.schedule("t", "x".repeat(20), Duration.ZERO))
 					.isInstanceOf(PayloadTooLargeException.class);
 				String id = queue.schedule("t", "ok", Duration.ofMinutes(1));
-				assertThat(redis.get().call("HEXISTS", "myapp:{t}:msgs", id)).isEqualTo("1");
+				assertThat(redis.get().call("HEXISTS", "myapp:{t}:body:0", id)).isEqualTo("1");
 			});
 	}
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.redis;
+package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -8,8 +8,14 @@ import java.util.Map;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.InvalidTopicException;
+import io.github.delayqueue.PartialScheduleException;
 import io.github.delayqueue.PayloadTooLargeException;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.redis.Claim;
+import io.github.delayqueue.redis.ClaimedMessage;
+import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.StoredMessage;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.TopicStats;
@@ -55,8 +61,10 @@ class RedisDelayedQueueTests {
 	void scheduleStoresAWaitingMessageWithAGeneratedId() {
 		String id = this.queue.schedule("orders", new Order("o-1", 42), Duration.ofMinutes(5));
 		assertThat(id).hasSize(22).matches("[A-Za-z0-9_-]+");
-		assertThat(this.queue.stats("orders")).isEqualTo(new TopicStats("orders", 1, 0, 0, 0));
-		assertThat(redis.get().call("HEXISTS", "dqtest:{orders}:msgs", id)).isEqualTo("1");
+		assertThat(this.queue.stats("orders")).usingRecursiveComparison()
+			.ignoringFields("nextDueAt")
+			.isEqualTo(new TopicStats("orders", 1, 0, 0, 0, null));
+		assertThat(redis.get().call("HEXISTS", "dqtest:{orders}:body:0", id)).isEqualTo("1");
 	}
 
 	@Test
@@ -71,34 +79,33 @@ class RedisDelayedQueueTests {
 		long before = redisMillis();
 		String id = this.queue.schedule("orders", "x", Duration.ofSeconds(10));
 		long after = redisMillis();
-		long due = (long) Double.parseDouble(redis.get().call("ZSCORE", "dqtest:{orders}:due", id));
+		long due = (long) Double.parseDouble(redis.get().call("ZSCORE", "dqtest:{orders}:pending", id));
 		assertThat(due).isBetween(before + 10_000, after + 10_000);
 	}
 
 	@Test
-	void subMillisecondDelaysAreRoundedUpNeverDown() {
-		assertThat(RedisDelayedQueue.toMillisRoundedUp(Duration.ofNanos(1))).isEqualTo(1);
-		assertThat(RedisDelayedQueue.toMillisRoundedUp(Duration.ofMillis(5))).isEqualTo(5);
-		assertThat(RedisDelayedQueue.toMillisRoundedUp(Duration.ofNanos(5_000_001))).isEqualTo(6);
+	void subMicrosecondDelaysAreRoundedUpNeverDown() {
+		assertThat(RedisDelayedQueue.toMicrosRoundedUp(Duration.ofNanos(1))).isEqualTo(1);
+		assertThat(RedisDelayedQueue.toMicrosRoundedUp(Duration.ofMillis(5))).isEqualTo(5000);
+		assertThat(RedisDelayedQueue.toMicrosRoundedUp(Duration.ofNanos(5_000_001))).isEqualTo(5001);
 	}
 
 	@Test
 	void scheduleAtUsesTheGivenInstant() {
 		Instant dueAt = Instant.ofEpochMilli(4_102_444_800_123L);
 		String id = this.queue.scheduleAt("orders", "x", dueAt);
-		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:due", id)).isEqualTo("4102444800123");
+		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:pending", id)).isEqualTo("4102444800123");
 	}
 
 	@Test
 	void schedulingAnExistingIdChangesNothing() {
 		assertThat(this.queue.schedule("orders", "order-42", "first", Duration.ofMinutes(1))).isTrue();
-		String score = redis.get().call("ZSCORE", "dqtest:{orders}:due", "order-42");
+		String score = redis.get().call("ZSCORE", "dqtest:{orders}:pending", "order-42");
 		assertThat(this.queue.schedule("orders", "order-42", "second", Duration.ofMinutes(9))).isFalse();
-		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:due", "order-42")).isEqualTo(score);
+		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:pending", "order-42")).isEqualTo(score);
 		List<DeadLetter> none = this.queue.deadLetters("orders", 0, 10);
 		assertThat(none).isEmpty();
-		assertThat(Envelope.decode(rawEnvelope("orders", "order-42")).payload())
-			.isEqualTo("\"first\"".getBytes());
+		assertThat(claimNow("orders", "order-42").payload()).isEqualTo("\"first\"".getBytes());
 	}
 
 	@Test
@@ -113,7 +120,7 @@ class RedisDelayedQueueTests {
 		assertThat(this.queue.cancel("orders", "order-1")).isTrue();
 		assertThat(this.queue.cancel("orders", "order-1")).isFalse();
 		assertThat(this.queue.stats("orders").pending()).isZero();
-		assertThat(redis.get().call("EXISTS", "dqtest:{orders}:msgs")).isEqualTo("0");
+		assertThat(redis.get().call("EXISTS", "dqtest:{orders}:body:0")).isEqualTo("0");
 		assertThat(this.queue.schedule("orders", "order-1", "again", Duration.ofMinutes(1))).isTrue();
 	}
 
@@ -127,10 +134,10 @@ class RedisDelayedQueueTests {
 		this.queue.schedule("orders", "order-1", "x", Duration.ofMinutes(1));
 		long before = redisMillis();
 		assertThat(this.queue.reschedule("orders", "order-1", Duration.ofHours(2))).isTrue();
-		long due = (long) Double.parseDouble(redis.get().call("ZSCORE", "dqtest:{orders}:due", "order-1"));
+		long due = (long) Double.parseDouble(redis.get().call("ZSCORE", "dqtest:{orders}:pending", "order-1"));
 		assertThat(due).isGreaterThanOrEqualTo(before + 7_200_000);
 		assertThat(this.queue.reschedule("orders", "missing", Duration.ofHours(2))).isFalse();
-		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:due", "missing")).isNull();
+		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:pending", "missing")).isNull();
 	}
 
 	@Test
@@ -171,7 +178,7 @@ class RedisDelayedQueueTests {
 			.header("trace", "abc")
 			.delay(Duration.ofMinutes(1))
 			.build());
-		Envelope envelope = Envelope.decode(rawEnvelope("orders", "h-1"));
+		StoredMessage envelope = claimNow("orders", "h-1");
 		assertThat(envelope.headers()).containsExactly(Map.entry("tenant", "acme"), Map.entry("trace", "abc"));
 		assertThat(envelope.createdAt()).isBetween(before.minusMillis(1), Instant.now());
 		assertThat(new String(envelope.payload())).isEqualTo("{\"k\":1}");
@@ -276,10 +283,10 @@ class RedisDelayedQueueTests {
 		for (int i = 0; i < 3; i++) {
 			this.queue.schedule("t", "d-" + i, "payload-" + i, Duration.ZERO);
 		}
-		ClaimResult claim = this.store.claim("t", 10, 30_000, 5);
+		Claim claim = this.store.claim("t", 10, 0, 30_000, 5);
 		assertThat(claim.messages()).hasSize(3);
 		for (ClaimedMessage message : claim.messages()) {
-			assertThat(this.store.bury("t", message.delivery(), "java.lang.IllegalStateException: boom")).isTrue();
+			assertThat(this.store.bury("t", message.lease(), "java.lang.IllegalStateException: boom")).isTrue();
 		}
 		assertThat(this.queue.stats("t").dead()).isEqualTo(3);
 		List<DeadLetter> letters = this.queue.deadLetters("t", 0, 10);
@@ -293,11 +300,13 @@ class RedisDelayedQueueTests {
 		assertThat(this.queue.schedule("t", "d-0", "again", Duration.ZERO)).as("a dead id still exists").isFalse();
 		assertThat(this.queue.replayDeadLetter("t", "d-0")).isTrue();
 		assertThat(this.queue.replayDeadLetter("t", "d-0")).isFalse();
-		assertThat(this.queue.stats("t")).isEqualTo(new TopicStats("t", 0, 1, 0, 2));
+		assertThat(this.queue.stats("t")).usingRecursiveComparison()
+			.ignoringFields("nextDueAt")
+			.isEqualTo(new TopicStats("t", 0, 1, 0, 2, null));
 		assertThat(this.queue.purgeDeadLetter("t", "d-1")).isTrue();
 		assertThat(this.queue.purgeDeadLetters("t")).isEqualTo(1);
 		assertThat(this.queue.stats("t").dead()).isZero();
-		assertThat(redis.get().call("HLEN", "dqtest:{t}:msgs")).isEqualTo("1");
+		assertThat(redis.get().call("HLEN", "dqtest:{t}:body:0")).isEqualTo("1");
 		assertThat(this.queue.replayDeadLetters("t")).isZero();
 	}
 
@@ -308,12 +317,38 @@ class RedisDelayedQueueTests {
 		for (int i = 0; i < 5; i++) {
 			this.queue.schedule("t", "d-" + i, "p", Duration.ZERO);
 		}
-		for (ClaimedMessage message : bounded.claim("t", 10, 30_000, 5).messages()) {
-			bounded.bury("t", message.delivery(), "boom");
+		for (ClaimedMessage message : bounded.claim("t", 10, 0, 30_000, 5).messages()) {
+			bounded.bury("t", message.lease(), "boom");
 		}
 		assertThat(this.queue.stats("t").dead()).isEqualTo(2);
-		assertThat(redis.get().call("HLEN", "dqtest:{t}:msgs")).isEqualTo("2");
-		assertThat(redis.get().call("HLEN", "dqtest:{t}:errors")).isEqualTo("2");
+		assertThat(redis.get().call("HLEN", "dqtest:{t}:body:0")).isEqualTo("2");
+		assertThat(redis.get().call("HLEN", "dqtest:{t}:error")).isEqualTo("2");
+	}
+
+	@Test
+	void scheduleAllThatFailsPartWaySaysExactlyWhatWasStored() {
+		// the second topic's key has the wrong type, so its script fails
+		redis.get().call("SET", "dqtest:{broken}:pending", "not a sorted set");
+		this.queue.schedule("ok", "exists", "x", Duration.ofMinutes(1));
+		List<ScheduleRequest> requests = List.of(
+				ScheduleRequest.builder("ok", "a").id("new").delay(Duration.ofMinutes(1)).build(),
+				ScheduleRequest.builder("ok", "b").id("exists").delay(Duration.ofMinutes(1)).build(),
+				ScheduleRequest.builder("broken", "c").delay(Duration.ofMinutes(1)).build(),
+				ScheduleRequest.builder("later", "d").id("never").delay(Duration.ofMinutes(1)).build());
+		assertThatThrownBy(() -> this.queue.scheduleAll(requests)).isInstanceOfSatisfying(
+				PartialScheduleException.class, (ex) -> {
+					assertThat(ex.getEntries()).extracting(PartialScheduleException.Entry::outcome)
+						.containsExactly(PartialScheduleException.Outcome.STORED,
+								PartialScheduleException.Outcome.EXISTED, PartialScheduleException.Outcome.UNKNOWN,
+								PartialScheduleException.Outcome.NOT_SENT);
+					assertThat(ex.getMessage()).contains("1 stored, 1 existed, 1 unknown, 1 not sent");
+					List<ScheduleRequest> unfinished = ex.getUnfinished();
+					assertThat(unfinished).extracting(ScheduleRequest::topic).containsExactly("broken", "later");
+					assertThat(unfinished.get(0).id()).as("a generated id is kept for the retry").isNotNull();
+					assertThat(unfinished.get(1).id()).isEqualTo("never");
+				});
+		assertThat(this.queue.stats("ok").pending()).isEqualTo(2);
+		assertThat(RedisFixture.keysOf(redis.get(), "later")).isEmpty();
 	}
 
 	@Test
@@ -327,11 +362,16 @@ class RedisDelayedQueueTests {
 		assertThat(redis.get().call("DBSIZE")).isEqualTo("0");
 	}
 
-	private byte[] rawEnvelope(String topic, String id) {
-		return this.fixture.connectionFactory()
-			.getConnection()
-			.hashCommands()
-			.hGet(("dqtest:{" + topic + "}:msgs").getBytes(), id.getBytes());
+	/** Makes a waiting message due and claims it, to read what is stored for it. */
+	private StoredMessage claimNow(String topic, String id) {
+		assertThat(this.queue.reschedule(topic, id, Duration.ZERO)).isTrue();
+		return this.store.claim(topic, 1, 0, 30_000, 5)
+			.messages()
+			.stream()
+			.filter((message) -> message.id().equals(id))
+			.findFirst()
+			.orElseThrow()
+			.message();
 	}
 
 	private long redisMillis() {

@@ -11,7 +11,7 @@ import io.github.delayqueue.Recorder;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
-import io.github.delayqueue.redis.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
 import io.github.delayqueue.support.micrometer.DelayedMessageReceiverContext;
@@ -107,7 +107,8 @@ class ObservabilityTests {
 		this.queue.schedule("gauged", "a", Duration.ofHours(1));
 		this.queue.schedule("gauged", "b", Duration.ZERO);
 		this.queue.schedule("other", "c", Duration.ofHours(1));
-		DelayQueueTopicMetrics metrics = new DelayQueueTopicMetrics(this.store, this.registry, Duration.ofSeconds(30));
+		DelayQueueTopicMetrics metrics = new DelayQueueTopicMetrics(this.queue, this.queue, this.registry,
+				Duration.ofSeconds(30));
 		assertThat(this.registry.find("delayqueue.messages.waiting").gauges()).isEmpty();
 		metrics.refresh();
 		assertThat(this.registry.get("delayqueue.messages.waiting").tag("topic", "gauged").gauge().value()).isEqualTo(1);

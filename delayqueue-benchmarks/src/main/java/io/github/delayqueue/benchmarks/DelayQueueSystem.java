@@ -14,9 +14,9 @@ import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
-import io.github.delayqueue.redis.ClaimResult;
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.DeadLetterPolicy;
-import io.github.delayqueue.redis.RedisDelayedQueue;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 
@@ -112,12 +112,12 @@ final class DelayQueueSystem implements QueueUnderTest {
 	long claimOneNanos(String id) {
 		this.queue.schedule(TOPIC, id, id + "|0", Duration.ZERO);
 		long start = System.nanoTime();
-		ClaimResult claimed = this.store.claim(TOPIC, 1, 30_000, 10);
+		Claim claimed = this.store.claim(TOPIC, 1, 0, 30_000, 10);
 		long elapsed = System.nanoTime() - start;
 		if (claimed.messages().size() != 1) {
 			throw new IllegalStateException("Expected to claim one message, claimed " + claimed.messages().size());
 		}
-		this.store.ack(TOPIC, List.of(claimed.messages().get(0).delivery()));
+		this.store.ack(TOPIC, List.of(claimed.messages().get(0).lease()));
 		return elapsed;
 	}
 

@@ -9,8 +9,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.TopicStats;
-import io.github.delayqueue.redis.RedisMessageStore;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.BaseUnits;
@@ -26,7 +27,7 @@ import org.springframework.util.Assert;
  * {@code .inflight} and {@code .dead}, tagged with the {@code topic}. A background thread refreshes them from
  * Redis at a fixed interval (one script per topic), so reading a gauge never waits for Redis. Known topics are the
  * ones any application has scheduled to or consumed from (a Redis set, see
- * {@link RedisMessageStore#knownTopics()}); at most {@value #MAX_TOPICS} are tracked.
+ * {@link DelayedQueueAdmin#knownTopics()}); at most {@value #MAX_TOPICS} are tracked.
  */
 public class DelayQueueTopicMetrics implements SmartLifecycle {
 
@@ -35,7 +36,9 @@ public class DelayQueueTopicMetrics implements SmartLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(DelayQueueTopicMetrics.class);
 
-	private final RedisMessageStore store;
+	private final DelayedQueue queue;
+
+	private final DelayedQueueAdmin admin;
 
 	private final MeterRegistry registry;
 
@@ -47,14 +50,16 @@ public class DelayQueueTopicMetrics implements SmartLifecycle {
 
 	/**
 	 * Creates the gauges' source.
-	 * @param store where the counts are read
+	 * @param queue where the counts are read
+	 * @param admin where the known topics are read
 	 * @param registry where the gauges are registered
 	 * @param refreshInterval how often the counts are read
 	 */
-	public DelayQueueTopicMetrics(RedisMessageStore store, MeterRegistry registry, Duration refreshInterval) {
+	public DelayQueueTopicMetrics(DelayedQueue queue, DelayedQueueAdmin admin, MeterRegistry registry, Duration refreshInterval) {
 		Assert.isTrue(refreshInterval != null && refreshInterval.toMillis() >= 100,
 				() -> "Refresh interval must be at least 100ms, but was " + refreshInterval);
-		this.store = store;
+		this.queue = queue;
+		this.admin = admin;
 		this.registry = registry;
 		this.refreshInterval = refreshInterval;
 	}
@@ -63,7 +68,7 @@ public class DelayQueueTopicMetrics implements SmartLifecycle {
 	 * Reads the counts of every known topic now, registering gauges for topics seen for the first time.
 	 */
 	public void refresh() {
-		Set<String> topics = this.store.knownTopics();
+		Set<String> topics = this.admin.knownTopics();
 		for (String topic : topics) {
 			Counts topicCounts = this.counts.get(topic);
 			if (topicCounts == null) {
@@ -72,7 +77,7 @@ public class DelayQueueTopicMetrics implements SmartLifecycle {
 				}
 				topicCounts = this.counts.computeIfAbsent(topic, this::register);
 			}
-			TopicStats stats = this.store.stats(topic);
+			TopicStats stats = this.queue.stats(topic);
 			topicCounts.waiting.set(stats.waiting());
 			topicCounts.ready.set(stats.ready());
 			topicCounts.inflight.set(stats.inflight());

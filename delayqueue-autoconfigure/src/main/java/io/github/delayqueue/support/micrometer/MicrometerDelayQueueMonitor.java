@@ -63,23 +63,33 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 			case RETRY -> {
 				topicMeters.handledRetry.record(durationNanos, TimeUnit.NANOSECONDS);
 				failureCounter("delayqueue.messages.retried", "Messages whose handler failed and that wait for a retry",
-						topic, exception).increment();
+						topic, tagOf(exception)).increment();
 			}
 			case DEAD -> {
 				topicMeters.handledDead.record(durationNanos, TimeUnit.NANOSECONDS);
-				failureCounter("delayqueue.messages.dead", "Messages moved to the dead letters", topic, exception)
+				failureCounter("delayqueue.messages.dead", "Messages moved to the dead letters", topic, tagOf(exception))
 					.increment();
 			}
 		}
 	}
 
-	private Counter failureCounter(String name, String description, String topic, @Nullable Throwable exception) {
+	@Override
+	public void expired(String topic, int count) {
+		failureCounter("delayqueue.messages.dead", "Messages moved to the dead letters", topic, "LeaseExpired")
+			.increment(count);
+	}
+
+	private Counter failureCounter(String name, String description, String topic, String exception) {
 		return Counter.builder(name)
 			.description(description)
 			.baseUnit(BaseUnits.MESSAGES)
 			.tag("topic", topic)
-			.tag("exception", (exception != null) ? exception.getClass().getSimpleName() : "none")
+			.tag("exception", exception)
 			.register(this.registry);
+	}
+
+	private static String tagOf(@Nullable Throwable exception) {
+		return (exception != null) ? exception.getClass().getSimpleName() : "none";
 	}
 
 	private TopicMeters meters(String topic) {

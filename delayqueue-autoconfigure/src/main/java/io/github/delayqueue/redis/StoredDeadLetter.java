@@ -1,0 +1,18 @@
+package io.github.delayqueue.redis;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A dead letter as stored.
+ *
+ * @param id the message id
+ * @param attempts the handler starts made
+ * @param error the last error, if one was recorded
+ * @param diedAt when it died, on the Redis clock
+ * @param message what is stored for it
+ */
+public record StoredDeadLetter(String id, int attempts, @Nullable String error, Instant diedAt,
+		StoredMessage message) {
+}

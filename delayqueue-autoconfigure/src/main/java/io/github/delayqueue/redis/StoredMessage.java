@@ -1,0 +1,43 @@
+package io.github.delayqueue.redis;
+
+import java.time.Instant;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a stored message holds, decoded; or, when its stored form cannot be read, why not (with the raw bytes as
+ * the payload, for display).
+ *
+ * @param createdAt when it was scheduled, or {@code null} if unreadable
+ * @param headers the headers (empty if unreadable)
+ * @param payload the serialised payload, or the raw stored bytes if unreadable
+ * @param malformation why the stored form cannot be read, or {@code null} if it can
+ */
+public record StoredMessage(@Nullable Instant createdAt, Map<String, String> headers, byte[] payload,
+		@Nullable String malformation) {
+
+	private static final byte[] EMPTY = new byte[0];
+
+	/**
+	 * Whether the stored form was read.
+	 * @return {@code true} if {@link #malformation()} is {@code null}
+	 */
+	public boolean isReadable() {
+		return this.malformation == null;
+	}
+
+	static StoredMessage decode(byte @Nullable [] stored) {
+		if (stored == null) {
+			return new StoredMessage(null, Map.of(), EMPTY, "Nothing is stored for this message");
+		}
+		try {
+			Envelope envelope = Envelope.decode(stored);
+			return new StoredMessage(envelope.createdAt(), envelope.headers(), envelope.payload(), null);
+		}
+		catch (MalformedEnvelopeException ex) {
+			return new StoredMessage(null, Map.of(), stored, ex.getMessage());
+		}
+	}
+
+}

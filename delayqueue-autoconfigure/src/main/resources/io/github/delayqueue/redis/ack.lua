@@ -1,0 +1,13 @@
+-- Deletes delivered messages, each only if its lease is the current one.
+-- ARGV: id, token, id, token, ...
+-- Returns how many were deleted.
+local n = 0
+for i = 1, #ARGV, 2 do
+  local id = ARGV[i]
+  if holds(id, ARGV[i + 1]) then
+    redis.call('ZREM', LEASED, id)
+    forget(id)
+    n = n + 1
+  end
+end
+return n

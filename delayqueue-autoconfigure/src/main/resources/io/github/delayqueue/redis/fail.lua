@@ -1,0 +1,21 @@
+-- Ends a failed delivery with its current lease: either it waits for a retry after a delay, or it goes to the
+-- dead letters (which are trimmed to their maximum count and age).
+-- ARGV[1] id, ARGV[2] token, ARGV[3] 'retry' | 'bury', ARGV[4] retry delay in microseconds, ARGV[5] error text,
+-- ARGV[6] dead letter max count, ARGV[7] dead letter max age ms
+-- Returns 1 (retry scheduled), 2 (buried) or 0 (not the current lease: nothing changed).
+local id = ARGV[1]
+if not holds(id, ARGV[2]) then
+  return 0
+end
+local now, nowUs = clock()
+if ARGV[3] == 'retry' then
+  local due = dueScore('d', ARGV[4], nowUs)
+  endLease(id)
+  redis.call('HSET', ERROR, id, ARGV[5])
+  redis.call('ZADD', PENDING, due, id)
+  wakeIfHead(id, due, nowUs)
+  return 1
+end
+bury(id, now, ARGV[5], false)
+trimDead(now, tonumber(ARGV[6]), tonumber(ARGV[7]))
+return 2

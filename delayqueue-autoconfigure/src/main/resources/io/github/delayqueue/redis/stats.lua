@@ -1,0 +1,15 @@
+-- Counts a topic's messages by state at one instant, in both formats, and finds the next due time.
+-- Returns {ready, waiting, leased, dead, next due score (ms; false: nothing waits)}.
+local _, nowUs = clock()
+local nowText = score(nowUs)
+local ready = redis.call('ZCOUNT', PENDING, '-inf', nowText) + redis.call('ZCOUNT', V1_DUE, '-inf', nowText)
+local total = redis.call('ZCARD', PENDING) + redis.call('ZCARD', V1_DUE)
+local next = false
+for _, key in ipairs({PENDING, V1_DUE}) do
+  local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if head[2] and (not next or tonumber(head[2]) < tonumber(next)) then
+    next = head[2]
+  end
+end
+return {ready, total - ready, redis.call('ZCARD', LEASED) + redis.call('ZCARD', V1_INFLIGHT),
+  redis.call('ZCARD', BURIED) + redis.call('ZCARD', V1_DEAD), next}

@@ -1,0 +1,369 @@
+package io.github.delayqueue.redis;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.test.TestRedis;
+import io.github.delayqueue.test.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The storage layer's promises, each checked against a real Redis, one deterministic sequence per defect it must
+ * not have: fenced leases, attempts counted at handler start, never early, scripts that never fail half-way,
+ * original due times on redelivery, wake-ups for lease deadlines, dead letters trimmed by age.
+ */
+class RedisMessageStoreTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private static final String TOPIC = "t";
+
+	private static final long LEASE = 60_000;
+
+	private RedisFixture fixture;
+
+	private RedisMessageStore store;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.store = this.fixture.store(this.fixture.connectionFactory());
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.fixture.close();
+	}
+
+	@Test
+	void aStaleLeaseNeverTouchesALaterClaimOfAReusedId() {
+		schedule("m1", "first");
+		ClaimedMessage a = claimOne(1, 200);
+		assertThat(a.attempt()).isEqualTo(1);
+		// A stalls past its lease: B takes the message over and acknowledges it
+		ClaimedMessage b = awaitClaim(1, LEASE);
+		assertThat(b.lease().token()).isNotEqualTo(a.lease().token());
+		assertThat(this.store.ack(TOPIC, List.of(b.lease()))).isEqualTo(1);
+		// the id is used again, and C claims the new message
+		schedule("m1", "second");
+		ClaimedMessage c = claimOne(1, LEASE);
+		assertThat(c.attempt()).as("a new message starts at attempt 1").isEqualTo(1);
+
+		// A wakes up: none of its calls may touch C's claim
+		assertThat(this.store.ack(TOPIC, List.of(a.lease()))).isZero();
+		assertThat(this.store.extend(TOPIC, List.of(a.lease()), 1)).isZero();
+		assertThat(this.store.retry(TOPIC, a.lease(), 0, "boom")).isFalse();
+		assertThat(this.store.bury(TOPIC, a.lease(), "boom")).isFalse();
+		assertThat(this.store.release(TOPIC, List.of(a.lease()))).isZero();
+		assertThat(this.store.start(TOPIC, List.of(a.lease()), 10)).extracting(StartResult::outcome)
+			.containsExactly(StartResult.Outcome.LOST);
+		assertThat(this.store.stats(TOPIC).leased()).isEqualTo(1);
+
+		// C's lease is intact and C's failure is recorded
+		assertThat(this.store.retry(TOPIC, c.lease(), 0, "java.lang.IllegalStateException: C failed")).isTrue();
+		ClaimedMessage retried = awaitClaim(1, LEASE);
+		assertThat(retried.attempt()).isEqualTo(2);
+		assertThat(retried.message().payload()).isEqualTo(bytes("second"));
+	}
+
+	@Test
+	void messagesThatOnlyWaitedInACrashedConsumerAreNotCharged() {
+		for (int i = 0; i < 5; i++) {
+			schedule("m" + i, "p" + i);
+		}
+		// a consumer starts one handler and prefetches four more, then dies (its leases expire)
+		Claim first = this.store.claim(TOPIC, 1, 4, 100, 1);
+		assertThat(first.messages()).hasSize(5);
+		assertThat(first.messages()).filteredOn(ClaimedMessage::isStarted).hasSize(1);
+		String poison = first.messages().stream().filter(ClaimedMessage::isStarted).findFirst().orElseThrow().id();
+
+		// the next consumer starts all of them: the neighbours start their first attempt, the one whose handler
+		// started (and killed its consumer) has used its only attempt and goes to the dead letters
+		Claim second = awaitClaim(5, 0, 1);
+		assertThat(second.buried()).isEqualTo(1);
+		assertThat(second.messages()).hasSize(4).allSatisfy((message) -> assertThat(message.attempt()).isEqualTo(1));
+		assertThat(second.messages()).extracting(ClaimedMessage::id).doesNotContain(poison);
+		List<StoredDeadLetter> dead = this.store.deadLetters(TOPIC, 0, 10);
+		assertThat(dead).singleElement().satisfies((letter) -> {
+			assertThat(letter.id()).isEqualTo(poison);
+			assertThat(letter.attempts()).isEqualTo(1);
+			assertThat(letter.error()).startsWith("Lease expired");
+		});
+	}
+
+	@Test
+	void aPrefetchedMessageIsChargedWhenItsHandlerStarts() {
+		schedule("m1", "p");
+		ClaimedMessage waiting = claimOne(0, LEASE);
+		assertThat(waiting.isStarted()).isFalse();
+		List<StartResult> started = this.store.start(TOPIC, List.of(waiting.lease()), 3);
+		assertThat(started).singleElement().satisfies((result) -> {
+			assertThat(result.outcome()).isEqualTo(StartResult.Outcome.STARTED);
+			assertThat(result.attempt()).isEqualTo(1);
+		});
+		// asking again changes nothing
+		assertThat(this.store.start(TOPIC, List.of(waiting.lease()), 3)).extracting(StartResult::attempt)
+			.containsExactly(1);
+		// a graceful hand-back does not count the attempt
+		assertThat(this.store.release(TOPIC, List.of(waiting.lease()))).isEqualTo(1);
+		assertThat(claimOne(1, LEASE).attempt()).isEqualTo(1);
+	}
+
+	@Test
+	void aMessageIsNeverClaimedBeforeItsDueTimeNotEvenByAMillisecond() {
+		for (int i = 0; i < 100; i++) {
+			String id = "early-" + i;
+			Instant before = redisTime();
+			this.store.schedule(TOPIC, List.of(message(id, DueTime.in(1000), "x")));
+			Claim claim;
+			do {
+				claim = this.store.claim(TOPIC, 1, 0, LEASE, 10);
+			}
+			while (claim.messages().isEmpty());
+			ClaimedMessage claimed = claim.messages().get(0);
+			assertThat(claimed.id()).isEqualTo(id);
+			assertThat(claimed.dueAt()).isAfterOrEqualTo(before.plusMillis(1));
+			assertThat(claim.serverTime()).as("claimed at").isAfterOrEqualTo(before.plusMillis(1));
+			this.store.ack(TOPIC, List.of(claimed.lease()));
+		}
+	}
+
+	@Test
+	void aZeroDelayMessageIsDueAtOnce() {
+		this.store.schedule(TOPIC, List.of(message("now", DueTime.in(0), "x")));
+		assertThat(this.store.claim(TOPIC, 1, 0, LEASE, 10).messages()).hasSize(1);
+	}
+
+	@Test
+	void aCorruptEnvelopeIsReportedUnreadableNotThrown() {
+		// a 15-byte envelope claiming 10^8 headers: decoding it once allocated that many slots
+		byte[] corrupt = ByteBuffer.allocate(15).put((byte) 1).putLong(0).put(new byte[] { (byte) 0x80, (byte) 0xC2,
+				(byte) 0xD7, 0x2F }).array();
+		schedule("bad", "x");
+		hset(key("body:0"), "bad", corrupt);
+		ClaimedMessage claimed = claimOne(1, LEASE);
+		assertThat(claimed.message().isReadable()).isFalse();
+		assertThat(claimed.message().malformation()).contains("header count");
+		assertThat(this.store.bury(TOPIC, claimed.lease(), "unreadable")).isTrue();
+		assertThat(this.store.deadLetters(TOPIC, 0, 10)).singleElement()
+			.satisfies((letter) -> assertThat(letter.message().isReadable()).isFalse());
+	}
+
+	@Test
+	void aCorruptAttemptCountBuriesThatMessageAndLeavesTheOthersIntact() {
+		schedule("good", "g");
+		schedule("bad", "b");
+		redis.get().call("HSET", key("tries"), "bad", "not-a-number");
+		Claim claim = this.store.claim(TOPIC, 2, 0, LEASE, 10);
+		assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly("good");
+		assertThat(claim.buried()).isEqualTo(1);
+		TopicCounts counts = this.store.stats(TOPIC);
+		assertThat(counts.leased()).isEqualTo(1);
+		assertThat(counts.dead()).isEqualTo(1);
+		assertThat(counts.waiting() + counts.ready()).isZero();
+		assertThat(this.store.deadLetters(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
+			assertThat(letter.id()).isEqualTo("bad");
+			assertThat(letter.error()).contains("Corrupt attempt count");
+			assertThat(letter.message().payload()).isEqualTo(bytes("b"));
+		});
+	}
+
+	@Test
+	void aCorruptLeaseRecordReturnsTheMessageWhenTheLeaseEnds() {
+		schedule("m1", "p");
+		ClaimedMessage claimed = claimOne(1, 100);
+		redis.get().call("HSET", key("lease"), "m1", "garbage");
+		assertThat(this.store.ack(TOPIC, List.of(claimed.lease()))).isZero();
+		ClaimedMessage again = awaitClaim(1, LEASE);
+		assertThat(again.id()).isEqualTo("m1");
+		assertThat(again.attempt()).isEqualTo(2);
+	}
+
+	@Test
+	void aRedeliveryKeepsTheOriginalDueTime() {
+		this.store.schedule(TOPIC, List.of(message("m1", DueTime.at(System.currentTimeMillis() - 60_000), "x")));
+		ClaimedMessage first = claimOne(1, 100);
+		ClaimedMessage second = awaitClaim(1, LEASE);
+		assertThat(second.dueAt()).isEqualTo(first.dueAt());
+		assertThat(second.attempt()).isEqualTo(2);
+	}
+
+	@Test
+	void theNextWakeUpIncludesLeaseDeadlines() {
+		schedule("m1", "p");
+		Claim claim = this.store.claim(TOPIC, 1, 0, 5_000, 10);
+		assertThat(claim.messages()).hasSize(1);
+		Claim next = this.store.claim(TOPIC, 1, 0, 5_000, 10);
+		assertThat(next.messages()).isEmpty();
+		assertThat(next.nextWakeDelayMillis()).isBetween(1L, 5_000L);
+	}
+
+	@Test
+	void deadLettersPastTheirAgeAreTrimmedWithoutAnotherDeath() {
+		RedisMessageStore shortLived = new RedisMessageStore(this.fixture.connectionFactory(), RedisFixture.PREFIX,
+				new DeadLetterPolicy(100, Duration.ofMillis(50)));
+		schedule("m1", "p");
+		ClaimedMessage claimed = claimOne(1, LEASE);
+		assertThat(shortLived.bury(TOPIC, claimed.lease(), "boom")).isTrue();
+		assertThat(shortLived.stats(TOPIC).dead()).isEqualTo(1);
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			shortLived.claim(TOPIC, 0, 0, LEASE, 10);
+			assertThat(shortLived.stats(TOPIC).dead()).isZero();
+		});
+		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
+	}
+
+	@Test
+	void bucketsGrowAndShrinkWithTheTopicAndStayCompact() {
+		List<NewMessage> batch = new ArrayList<>();
+		for (int i = 0; i < 1000; i++) {
+			batch.add(message("b-" + i, DueTime.in(0), "p" + i));
+		}
+		assertThat(this.store.schedule(TOPIC, batch)).containsOnly(true);
+		int buckets = Integer.parseInt(redis.get().call("HGET", key("meta"), "buckets"));
+		assertThat(buckets).isBetween(20, 30);
+		for (int i = 0; i < buckets; i++) {
+			String bucket = key("body:" + i);
+			assertThat(Integer.parseInt(redis.get().call("HLEN", bucket))).isLessThanOrEqualTo(128);
+			assertThat(redis.get().call("OBJECT", "ENCODING", bucket)).isEqualTo("listpack");
+		}
+		// every message is found again, wherever its bucket is now
+		assertThat(this.store.schedule(TOPIC, List.of(message("b-999", DueTime.in(0), "again")))).containsExactly(false);
+		List<Lease> leases = new ArrayList<>();
+		Claim claim;
+		do {
+			claim = this.store.claim(TOPIC, 100, 0, LEASE, 10);
+			claim.messages().forEach((message) -> {
+				assertThat(message.message().payload()).isEqualTo(bytes("p" + message.id().substring(2)));
+				leases.add(message.lease());
+			});
+		}
+		while (!claim.messages().isEmpty());
+		assertThat(leases).hasSize(1000);
+		assertThat(this.store.ack(TOPIC, leases)).isEqualTo(1000);
+		for (int i = 0; i < 10; i++) {
+			this.store.claim(TOPIC, 0, 0, LEASE, 10);
+		}
+		assertThat(redis.get().call("HGET", key("meta"), "buckets")).isNull();
+		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
+	}
+
+	@Test
+	void messagesStoredInFormat1AreDeliveredCancelledAndKeptUnique() {
+		long now = System.currentTimeMillis();
+		TestRedis server = redis.get();
+		for (String id : List.of("due", "waiting", "dead", "leased")) {
+			hset(key("msgs"), "old-" + id, format1("\"" + id + "\""));
+		}
+		server.call("ZADD", key("due"), Long.toString(now - 1000), "old-due", Long.toString(now + 3_600_000),
+				"old-waiting");
+		server.call("ZADD", key("dead"), Long.toString(now - 5000), "old-dead");
+		server.call("HSET", key("errors"), "old-dead", "java.lang.IllegalStateException: old");
+		server.call("HSET", key("attempts"), "old-dead", "3", "old-leased", "1");
+		server.call("ZADD", key("inflight"), Long.toString(now - 10), "old-leased");
+
+		assertThat(this.store.schedule(TOPIC, List.of(message("old-waiting", DueTime.in(0), "new"))))
+			.as("an id stored in format 1 exists")
+			.containsExactly(false);
+		TopicCounts counts = this.store.stats(TOPIC);
+		assertThat(counts.dead()).isEqualTo(1);
+		assertThat(counts.waiting() + counts.ready() + counts.leased()).isEqualTo(3);
+
+		Claim claim = this.store.claim(TOPIC, 10, 0, LEASE, 10);
+		assertThat(claim.messages()).extracting(ClaimedMessage::id)
+			.containsExactlyInAnyOrder("old-due", "old-leased");
+		ClaimedMessage due = claim.messages().stream().filter((m) -> m.id().equals("old-due")).findFirst().get();
+		assertThat(due.message().payload()).isEqualTo(bytes("\"due\""));
+		assertThat(due.message().headers()).containsEntry("k", "v");
+		assertThat(due.message().createdAt()).isEqualTo(Instant.ofEpochMilli(1_700_000_000_000L));
+		assertThat(due.attempt()).isEqualTo(1);
+		ClaimedMessage leased = claim.messages().stream().filter((m) -> m.id().equals("old-leased")).findFirst().get();
+		assertThat(leased.attempt()).as("format 1 counted the expired claim").isEqualTo(2);
+
+		assertThat(this.store.cancel(TOPIC, "old-waiting")).isTrue();
+		assertThat(this.store.deadLetters(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
+			assertThat(letter.id()).isEqualTo("old-dead");
+			assertThat(letter.attempts()).isEqualTo(3);
+			assertThat(letter.error()).isEqualTo("java.lang.IllegalStateException: old");
+			assertThat(letter.message().payload()).isEqualTo(bytes("\"dead\""));
+		});
+		assertThat(this.store.ack(TOPIC, claim.messages().stream().map(ClaimedMessage::lease).toList())).isEqualTo(2);
+		assertThat(this.store.purgeDeadLetters(TOPIC)).isEqualTo(1);
+		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
+	}
+
+	/** A message as format 1 stored it: version 1, int64 creation time, one header, the payload. */
+	private static byte[] format1(String payload) {
+		ByteBuffer buffer = ByteBuffer.allocate(1 + 8 + 1 + 2 + 2 + payload.length());
+		buffer.put((byte) 1).putLong(1_700_000_000_000L).put((byte) 1);
+		buffer.put((byte) 1).put((byte) 'k').put((byte) 1).put((byte) 'v');
+		buffer.put(bytes(payload));
+		return buffer.array();
+	}
+
+	private void hset(String key, String field, byte[] value) {
+		try (var connection = this.fixture.connectionFactory().getConnection()) {
+			connection.hashCommands().hSet(bytes(key), bytes(field), value);
+		}
+	}
+
+	private void schedule(String id, String payload) {
+		assertThat(this.store.schedule(TOPIC, List.of(message(id, DueTime.in(0), payload)))).containsExactly(true);
+	}
+
+	private static NewMessage message(String id, DueTime due, String payload) {
+		return new NewMessage(id, due, Instant.now(), Map.of(), bytes(payload));
+	}
+
+	private ClaimedMessage claimOne(int start, long leaseMillis) {
+		Claim claim = this.store.claim(TOPIC, start, 1 - start, leaseMillis, 10);
+		assertThat(claim.messages()).hasSize(1);
+		return claim.messages().get(0);
+	}
+
+	private ClaimedMessage awaitClaim(int start, long leaseMillis) {
+		return awaitClaim(start, 1 - start, leaseMillis, 10).messages().get(0);
+	}
+
+	private Claim awaitClaim(int start, int prefetch, int maxAttempts) {
+		return awaitClaim(start, prefetch, LEASE, maxAttempts);
+	}
+
+	/** Claims until something comes back or is buried: leases end on the Redis clock. */
+	private Claim awaitClaim(int start, int prefetch, long leaseMillis, int maxAttempts) {
+		Claim[] result = new Claim[1];
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			result[0] = this.store.claim(TOPIC, start, prefetch, leaseMillis, maxAttempts);
+			return !result[0].messages().isEmpty() || result[0].buried() > 0;
+		});
+		return result[0];
+	}
+
+	private Instant redisTime() {
+		String[] time = redis.get().call("TIME").split("\n");
+		return Instant.ofEpochSecond(Long.parseLong(time[0])).plus(Long.parseLong(time[1]), ChronoUnit.MICROS);
+	}
+
+	private static String key(String name) {
+		return RedisFixture.PREFIX + ":{" + TOPIC + "}:" + name;
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+}
