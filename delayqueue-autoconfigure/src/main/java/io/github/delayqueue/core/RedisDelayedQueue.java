@@ -247,7 +247,8 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 		if (dueAt != null) {
 			long millis = dueAt.toEpochMilli();
 			boolean fraction = dueAt.getNano() % 1_000_000 != 0;
-			return DueTime.at(fraction ? millis + 1 : millis);
+			// an instant before 1970 is as due as 1970
+			return DueTime.at(Math.max(0, fraction ? millis + 1 : millis));
 		}
 		return DueTime.in(toMicrosRoundedUp(delay));
 	}

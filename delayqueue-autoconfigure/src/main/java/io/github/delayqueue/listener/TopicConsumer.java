@@ -282,6 +282,8 @@ final class TopicConsumer {
 				boolean again = startWaiting();
 				if (this.claimWanted) {
 					again |= claim();
+					// handlers that finished while the claim ran may have found nothing waiting yet
+					again |= hasWaiting() && this.busy.get() < this.options.concurrency();
 				}
 				if (!again && !this.pumpRequested) {
 					break;

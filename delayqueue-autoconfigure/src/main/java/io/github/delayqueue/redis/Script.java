@@ -4,21 +4,32 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.script.DigestUtils;
+import org.springframework.util.Assert;
 import org.springframework.util.StreamUtils;
 
 /**
- * One of the store's Lua scripts: the shared prelude followed by the script's own text, both fixed resources read
- * once. Runs with {@code EVALSHA}, and with {@code EVAL} when the server does not know the script yet (after a
- * restart or {@code SCRIPT FLUSH}), which also loads it for the next call.
+ * One of the store's Lua scripts: the sections of the shared prelude it uses, followed by its own text, all fixed
+ * resources read once. A script names the sections it uses on its first line ({@code -- uses: buckets, leases});
+ * the {@code base} section is always in. Leaving the others out keeps each call from defining helpers it never
+ * calls (every call of a script runs its whole text). Runs with {@code EVALSHA}, and with {@code EVAL} when the
+ * server does not know the script yet (after a restart or {@code SCRIPT FLUSH}), which also loads it for the next
+ * call.
  */
 final class Script {
 
-	private static final String PRELUDE = read("prelude");
+	private static final String SECTION = "-- @section ";
+
+	private static final Map<String, String> SECTIONS = sections(read("prelude"));
 
 	private final String name;
 
@@ -33,7 +44,37 @@ final class Script {
 	}
 
 	static Script load(String name) {
-		return new Script(name, PRELUDE + "\n" + read(name));
+		String body = read(name);
+		String uses = body.lines().findFirst().orElse("");
+		Assert.state(uses.startsWith("-- uses:"), () -> "Script " + name + " must start with a '-- uses:' line");
+		Set<String> used = Arrays.stream(uses.substring("-- uses:".length()).split(","))
+			.map(String::trim)
+			.filter(SECTIONS::containsKey)
+			.collect(Collectors.toSet());
+		StringBuilder text = new StringBuilder();
+		SECTIONS.forEach((section, code) -> {
+			if (section.equals("base") || used.contains(section)) {
+				text.append(code);
+			}
+		});
+		return new Script(name, text.append('\n').append(body).toString());
+	}
+
+	/** The prelude's sections in order, by name; what stands before the first section goes with {@code base}. */
+	private static Map<String, String> sections(String prelude) {
+		Map<String, String> sections = new LinkedHashMap<>();
+		String name = "base";
+		StringBuilder code = new StringBuilder();
+		for (String line : prelude.split("\n", -1)) {
+			if (line.startsWith(SECTION)) {
+				sections.merge(name, code.toString(), String::concat);
+				name = line.substring(SECTION.length()).split(" ")[0];
+				code = new StringBuilder();
+			}
+			code.append(line).append('\n');
+		}
+		sections.merge(name, code.toString(), String::concat);
+		return sections;
 	}
 
 	String name() {

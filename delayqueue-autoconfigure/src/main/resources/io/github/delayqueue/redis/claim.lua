@@ -1,3 +1,4 @@
+-- uses: buckets, leases, dead, format1
 -- Claims due messages for a consumer. First it returns expired leases to the pending set at their original due
 -- time, adopts some format-1 messages, trims dead letters past their age, and resizes the buckets; then it leases
 -- up to ARGV[1] + ARGV[2] due messages. The first ARGV[1] of them start at once: their attempt is counted now (a
@@ -45,9 +46,9 @@ if limit > 0 then
       attempt, reason = charge(id, maxAttempts)
     end
     if not envelope then
-      -- nothing to deliver: drop the stray id
-      redis.call('ZREM', PENDING, id)
-      forget(id)
+      -- nothing stored to deliver: shown in the dead letters with the reason, never dropped silently
+      bury(id, now, 'No stored envelope for this message', false)
+      buried = buried + 1
     elseif reason then
       bury(id, now, reason, true)
       buried = buried + 1

@@ -1,3 +1,4 @@
+-- uses: leases
 -- Extends current leases (of running handlers and of messages waiting in the consumer).
 -- ARGV[1] lease ms; then id, token, id, token, ...
 -- Returns how many leases were extended.

@@ -1,3 +1,4 @@
+-- uses: buckets, leases, dead
 -- Ends a failed delivery with its current lease: either it waits for a retry after a delay, or it goes to the
 -- dead letters (which are trimmed to their maximum count and age).
 -- ARGV[1] id, ARGV[2] token, ARGV[3] 'retry' | 'bury', ARGV[4] retry delay in microseconds, ARGV[5] error text,

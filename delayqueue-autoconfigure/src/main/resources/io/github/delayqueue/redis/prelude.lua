@@ -15,6 +15,9 @@
 --   error     HASH  id -> last error of a retrying or dead message
 -- and the pub/sub channel <prefix>:{<topic>}:wake, on which the delay to a new earliest due time is published.
 -- Format 1 keys (msgs, due, inflight, attempts, dead, errors) are read and migrated, never written.
+-- Sections: 'base' is in every script; a script names the others it uses on a '-- uses:' line, and gets them in
+-- this file's order.
+-- @section base
 local PENDING = KEYS[1]
 local BASE = string.sub(PENDING, 1, -8)
 local LEASED = BASE .. 'leased'
@@ -61,27 +64,38 @@ local function dueScore(kind, value, nowUs)
   return value
 end
 
--- A non-negative integer read from Redis, or nil if absent; false if present but not such an integer.
+-- The delay from now (ms) to a due score, rounded up: what the wake channel carries.
+local function delayTo(due, nowUs)
+  return int(math.max(0, math.ceil(tonumber(due) - nowUs / 1000)))
+end
+
+-- A non-negative integer read from Redis (below 2^53, so exact), or nil if absent; false if present but not such an
+-- integer ('inf', a fraction, text...).
 local function count(raw)
   if not raw then
     return nil
   end
   local n = tonumber(raw)
-  if not n or n < 0 or n ~= math.floor(n) then
+  if not n or n < 0 or n >= 9007199254740992 or n ~= math.floor(n) then
     return false
   end
   return n
 end
 
--- Buckets --------------------------------------------------------------------------------------------------------
+-- @section buckets -----------------------------------------------------------------------------------------------
 
 local bucketCount = nil
 
+-- The bucket count. Every script that touches envelopes reads it before it writes anything: if it is unreadable,
+-- no envelope can be found, so the script stops with an error and changes nothing.
 local function buckets()
   if not bucketCount then
-    bucketCount = count(redis.call('HGET', META, 'buckets'))
-    if not bucketCount or bucketCount < 1 then
+    local raw = redis.call('HGET', META, 'buckets')
+    bucketCount = count(raw)
+    if bucketCount == nil then
       bucketCount = 1
+    elseif not bucketCount or bucketCount < 2 or bucketCount > 16777216 then
+      error({ err = 'delayqueue: corrupt bucket count ' .. tostring(raw) .. ' in ' .. META })
     end
   end
   return bucketCount
@@ -104,7 +118,8 @@ local function bucketKey(index)
   return BASE .. 'body:' .. index
 end
 
--- Linear hashing: buckets below the split pointer (n - low) have been split already and use one more bit.
+-- The bucket of an id, and the id's hash. Linear hashing: buckets below the split pointer (n - low) have been split
+-- already and use one more bit.
 local function bodyOf(id)
   local n = buckets()
   local low = lowOf(n)
@@ -113,14 +128,14 @@ local function bodyOf(id)
   if index < n - low then
     index = h % (low * 2)
   end
-  return bucketKey(index)
+  return bucketKey(index), h
 end
 
 local function messages()
   return redis.call('ZCARD', PENDING) + redis.call('ZCARD', LEASED) + redis.call('ZCARD', BURIED)
 end
 
--- Moves entries between buckets; a bucket grown past listpack size is written anew so it is compact again.
+-- Writes a bucket anew with the given entries: one grown past listpack size is compact again.
 local function rewrite(key, keep)
   redis.call('DEL', key)
   for i = 1, #keep, 1000 do
@@ -147,7 +162,9 @@ local function split()
     end
   end
   if #move > 0 then
-    rewrite(target, move)
+    for i = 1, #move, 1000 do
+      redis.call('HSET', target, unpack(move, i, math.min(#move, i + 999)))
+    end
     if #entries > 256 then
       rewrite(source, keep)
     else
@@ -195,15 +212,10 @@ local function shrink()
   end
 end
 
--- Messages -------------------------------------------------------------------------------------------------------
+-- read before anything is written
+buckets()
 
--- Deletes what the topic holds for an id besides its place in pending, leased or buried.
-local function forget(id)
-  redis.call('HDEL', bodyOf(id), id)
-  redis.call('HDEL', TRIES, id)
-  redis.call('HDEL', ERROR, id)
-  redis.call('HDEL', LEASE, id)
-end
+-- @section leases ------------------------------------------------------------------------------------------------
 
 -- The lease of an id: token, due score (text) and whether its handler started; nil if none or unreadable.
 local function leaseOf(id)
@@ -211,7 +223,7 @@ local function leaseOf(id)
   if not raw then
     return nil
   end
-  local token, due, started = string.match(raw, '^(%d+):([%d%.e+]+):([01])$')
+  local token, due, started = string.match(raw, '^(%d+):([%-%d%.e+]+):([01])$')
   if not token or not tonumber(due) then
     return nil
   end
@@ -226,6 +238,16 @@ end
 
 local function endLease(id)
   redis.call('ZREM', LEASED, id)
+  redis.call('HDEL', LEASE, id)
+end
+
+-- @section dead --------------------------------------------------------------------------------------------------
+
+-- Deletes what the topic holds for an id besides its place in pending, leased or buried.
+local function forget(id)
+  redis.call('HDEL', bodyOf(id), id)
+  redis.call('HDEL', TRIES, id)
+  redis.call('HDEL', ERROR, id)
   redis.call('HDEL', LEASE, id)
 end
 
@@ -269,11 +291,6 @@ local function charge(id, maxAttempts)
   return attempt
 end
 
--- The delay from now (ms) to a due score, rounded up: what the wake channel carries.
-local function delayTo(due, nowUs)
-  return int(math.max(0, math.ceil(tonumber(due) - nowUs / 1000)))
-end
-
 -- Wakes consumers if the message with this id is now the earliest of the topic.
 local function wakeIfHead(id, due, nowUs)
   local head = redis.call('ZRANGE', PENDING, 0, 0)
@@ -282,14 +299,17 @@ local function wakeIfHead(id, due, nowUs)
   end
 end
 
--- Format 1 -------------------------------------------------------------------------------------------------------
+-- @section format1 -----------------------------------------------------------------------------------------------
 
 -- Moves one format-1 message (already taken off its format-1 set) into set 'into' at 'score'.
 local function adopt(id, score, into)
   local envelope = redis.call('HGET', V1_MSGS, id)
-  if envelope then
-    redis.call('HSETNX', bodyOf(id), id, envelope)
-    redis.call('ZADD', into, score, id)
+  if envelope and redis.call('HSETNX', bodyOf(id), id, envelope) == 0 then
+    -- the id was scheduled in both formats (a 0.1 producer during a rolling upgrade): the format-2 message
+    -- keeps the id; the format-1 one is set aside, not lost
+    redis.call('HSET', BASE .. 'format1-conflicts', id, envelope)
+  elseif envelope then
+    redis.call('ZADD', into, math.max(0, tonumber(score) or 0), id)
     local attempts = count(redis.call('HGET', V1_ATTEMPTS, id))
     if attempts and attempts > 0 then
       redis.call('HSET', TRIES, id, attempts)
@@ -343,11 +363,6 @@ local function migrate(limit, now)
   end
   grow()
   return redis.call('ZCARD', V1_DUE) + redis.call('ZCARD', V1_INFLIGHT) + redis.call('ZCARD', V1_DEAD)
-end
-
--- Whether an id exists in the topic in either format (waiting, leased or dead).
-local function exists(id)
-  return redis.call('HEXISTS', bodyOf(id), id) == 1 or redis.call('HEXISTS', V1_MSGS, id) == 1
 end
 
 -- ----------------------------------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+-- uses: buckets, leases, dead
 -- Counts the attempt of leased messages whose handler is about to start (messages that waited in a consumer
 -- after their claim). A message whose attempts are used up goes to the dead letters instead.
 -- ARGV[1] max attempts, ARGV[2] dead letter max count, ARGV[3] dead letter max age ms; then id, token, ...

@@ -98,6 +98,16 @@ class RedisDelayedQueueTests {
 	}
 
 	@Test
+	void aDueTimeBefore1970IsDueAtOnceAndItsLeaseWorks() {
+		String id = this.queue.scheduleAt("orders", "x", Instant.ofEpochMilli(-1000));
+		ClaimedMessage claimed = this.store.claim("orders", 1, 0, 30_000, 5).messages().get(0);
+		assertThat(claimed.id()).isEqualTo(id);
+		assertThat(claimed.dueAt()).isEqualTo(Instant.EPOCH);
+		assertThat(this.store.extend("orders", List.of(claimed.lease()), 30_000)).isEqualTo(1);
+		assertThat(this.store.ack("orders", List.of(claimed.lease()))).isEqualTo(1);
+	}
+
+	@Test
 	void schedulingAnExistingIdChangesNothing() {
 		assertThat(this.queue.schedule("orders", "order-42", "first", Duration.ofMinutes(1))).isTrue();
 		String score = redis.get().call("ZSCORE", "dqtest:{orders}:pending", "order-42");

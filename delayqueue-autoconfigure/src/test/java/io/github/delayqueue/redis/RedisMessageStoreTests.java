@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -191,6 +192,47 @@ class RedisMessageStoreTests {
 		ClaimedMessage again = awaitClaim(1, LEASE);
 		assertThat(again.id()).isEqualTo("m1");
 		assertThat(again.attempt()).isEqualTo(2);
+	}
+
+	@Test
+	void anUnreadableBucketCountStopsEveryScriptBeforeItWritesAnything() {
+		schedule("m1", "p");
+		redis.get().call("HSET", key("meta"), "buckets", "inf");
+		assertThatThrownBy(() -> this.store.schedule(TOPIC, List.of(message("m2", DueTime.in(0), "p"))))
+			.hasStackTraceContaining("corrupt bucket count inf");
+		assertThatThrownBy(() -> this.store.claim(TOPIC, 1, 0, LEASE, 10))
+			.hasStackTraceContaining("corrupt bucket count inf");
+		assertThatThrownBy(() -> this.store.cancel(TOPIC, "m1")).hasStackTraceContaining("corrupt bucket count inf");
+		TopicCounts counts = this.store.stats(TOPIC);
+		assertThat(counts.ready() + counts.waiting()).isEqualTo(1);
+		assertThat(counts.leased()).isZero();
+	}
+
+	@Test
+	void aWaitingIdWithoutAnEnvelopeGoesToTheDeadLettersWithTheReason() {
+		schedule("m1", "p");
+		redis.get().call("HDEL", key("body:0"), "m1");
+		Claim claim = this.store.claim(TOPIC, 1, 0, LEASE, 10);
+		assertThat(claim.messages()).isEmpty();
+		assertThat(claim.buried()).isEqualTo(1);
+		assertThat(this.store.deadLetters(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
+			assertThat(letter.id()).isEqualTo("m1");
+			assertThat(letter.error()).isEqualTo("No stored envelope for this message");
+			assertThat(letter.message().isReadable()).isFalse();
+		});
+	}
+
+	@Test
+	void anIdScheduledInBothFormatsIsDeliveredOnceAndTheFormat1CopyIsSetAside() {
+		schedule("both", "new");
+		hset(key("msgs"), "both", format1("\"old\""));
+		redis.get().call("ZADD", key("due"), "0", "both");
+		Claim claim = this.store.claim(TOPIC, 10, 0, LEASE, 10);
+		assertThat(claim.messages()).singleElement()
+			.satisfies((message) -> assertThat(message.message().payload()).isEqualTo(bytes("new")));
+		assertThat(this.store.claim(TOPIC, 10, 0, LEASE, 10).messages()).isEmpty();
+		assertThat(redis.get().call("HEXISTS", key("format1-conflicts"), "both")).isEqualTo("1");
+		assertThat(redis.get().call("EXISTS", key("msgs"), key("due"))).isEqualTo("0");
 	}
 
 	@Test
