@@ -1,4 +1,4 @@
--- uses: buckets, leases, dead, format1
+-- uses: buckets, leases, dead, v1, format1
 -- Claims due messages for a consumer. First it returns expired leases to the pending set at their original due
 -- time, adopts some format-1 messages, trims dead letters past their age, and resizes the buckets; then it leases
 -- up to ARGV[1] + ARGV[2] due messages. The first ARGV[1] of them start at once: their attempt is counted now (a
@@ -25,7 +25,9 @@ for _, id in ipairs(expired) do
   redis.call('ZADD', PENDING, due or nowScore, id)
 end
 trimDead(now, deadMaxCount, deadMaxAge)
-shrink()
+if bucketCount > 1 then
+  resizing().shrink()
+end
 
 local out = {int(nowUs), -1, 0}
 local buried = 0

@@ -1,4 +1,4 @@
--- uses: buckets, leases, dead, format1
+-- uses: buckets, leases, dead, v1, format1
 -- Deletes dead letters.
 -- ARGV[1] id ('' for the oldest ARGV[2] dead letters), ARGV[2] limit
 -- Returns how many were deleted.
@@ -17,5 +17,7 @@ for _, id in ipairs(ids) do
     n = n + 1
   end
 end
-shrink()
+if bucketCount > 1 then
+  resizing().shrink()
+end
 return n

@@ -1,4 +1,4 @@
--- uses: buckets, leases, dead, format1
+-- uses: buckets, leases, dead, v1, format1
 -- Makes dead letters due at once, with their attempts and last error reset.
 -- ARGV[1] id ('' for the oldest ARGV[2] dead letters), ARGV[2] limit
 -- Returns how many were replayed.

@@ -16,23 +16,13 @@
 -- and the pub/sub channel <prefix>:{<topic>}:wake, on which the delay to a new earliest due time is published.
 -- Format 1 keys (msgs, due, inflight, attempts, dead, errors) are read and migrated, never written.
 -- Sections: 'base' is in every script; a script names the others it uses on a '-- uses:' line, and gets them in
--- this file's order.
+-- this file's order. A section may use the ones before it: leases and dead use buckets, format1 uses v1.
 -- @section base
+-- Each section names the keys it uses (building a key name costs time on every call of a script).
 local PENDING = KEYS[1]
 local BASE = string.sub(PENDING, 1, -8)
-local LEASED = BASE .. 'leased'
-local LEASE = BASE .. 'lease'
 local META = BASE .. 'meta'
-local TRIES = BASE .. 'tries'
-local BURIED = BASE .. 'buried'
-local ERROR = BASE .. 'error'
 local WAKE = BASE .. 'wake'
-local V1_MSGS = BASE .. 'msgs'
-local V1_DUE = BASE .. 'due'
-local V1_INFLIGHT = BASE .. 'inflight'
-local V1_ATTEMPTS = BASE .. 'attempts'
-local V1_DEAD = BASE .. 'dead'
-local V1_ERRORS = BASE .. 'errors'
 
 -- Messages per bucket on average before a bucket splits; the fullest buckets hold about twice this, well under
 -- the 128 entries up to which Redis keeps a hash listpack-encoded by default.
@@ -84,138 +74,130 @@ end
 
 -- @section buckets -----------------------------------------------------------------------------------------------
 
+-- The bucket count, read before anything is written: if it is unreadable no envelope can be found, so the script
+-- stops with an error and changes nothing. And the largest power of two not above it.
 local bucketCount = nil
-
--- The bucket count. Every script that touches envelopes reads it before it writes anything: if it is unreadable,
--- no envelope can be found, so the script stops with an error and changes nothing.
-local function buckets()
-  if not bucketCount then
-    local raw = redis.call('HGET', META, 'buckets')
-    bucketCount = count(raw)
-    if bucketCount == nil then
-      bucketCount = 1
-    elseif not bucketCount or bucketCount < 2 or bucketCount > 16777216 then
-      error({ err = 'delayqueue: corrupt bucket count ' .. tostring(raw) .. ' in ' .. META })
-    end
+local bucketLow = 1
+do
+  local raw = redis.call('HGET', META, 'buckets')
+  bucketCount = count(raw)
+  if bucketCount == nil then
+    bucketCount = 1
+  elseif not bucketCount or bucketCount < 2 or bucketCount > 16777216 then
+    error({ err = 'delayqueue: corrupt bucket count ' .. tostring(raw) .. ' in ' .. META })
   end
-  return bucketCount
-end
-
-local function hashOf(id)
-  return tonumber(string.sub(redis.sha1hex(id), 1, 8), 16)
-end
-
--- The largest power of two not above n.
-local function lowOf(n)
-  local low = 1
-  while low * 2 <= n do
-    low = low * 2
+  while bucketLow * 2 <= bucketCount do
+    bucketLow = bucketLow * 2
   end
-  return low
 end
 
-local function bucketKey(index)
-  return BASE .. 'body:' .. index
-end
-
--- The bucket of an id, and the id's hash. Linear hashing: buckets below the split pointer (n - low) have been split
--- already and use one more bit.
+-- The bucket of an id, and the id's hash. Linear hashing: buckets below the split pointer (count - low) have been
+-- split already and use one more bit of the hash.
 local function bodyOf(id)
-  local n = buckets()
-  local low = lowOf(n)
-  local h = hashOf(id)
-  local index = h % low
-  if index < n - low then
-    index = h % (low * 2)
+  local h = tonumber(string.sub(redis.sha1hex(id), 1, 8), 16)
+  local index = h % bucketLow
+  if index < bucketCount - bucketLow then
+    index = h % (bucketLow * 2)
   end
-  return bucketKey(index), h
+  return BASE .. 'body:' .. index, h
 end
 
-local function messages()
-  return redis.call('ZCARD', PENDING) + redis.call('ZCARD', LEASED) + redis.call('ZCARD', BURIED)
-end
+-- Growing and shrinking the buckets: built only by the calls that need it (every call of a script runs its whole
+-- text, and defining functions costs time).
+local function resizing()
+  local resize = {}
 
--- Writes a bucket anew with the given entries: one grown past listpack size is compact again.
-local function rewrite(key, keep)
-  redis.call('DEL', key)
-  for i = 1, #keep, 1000 do
-    redis.call('HSET', key, unpack(keep, i, math.min(#keep, i + 999)))
-  end
-end
-
-local function split()
-  local n = buckets()
-  local low = lowOf(n)
-  local from = n - low
-  local source = bucketKey(from)
-  local target = bucketKey(from + low)
-  local entries = redis.call('HGETALL', source)
-  local keep, move, gone = {}, {}, {}
-  for i = 1, #entries, 2 do
-    if hashOf(entries[i]) % (low * 2) == from then
-      keep[#keep + 1] = entries[i]
-      keep[#keep + 1] = entries[i + 1]
+  local function setCount(n)
+    bucketCount = n
+    bucketLow = 1
+    while bucketLow * 2 <= n do
+      bucketLow = bucketLow * 2
+    end
+    if n == 1 then
+      redis.call('HDEL', META, 'buckets')
     else
-      move[#move + 1] = entries[i]
-      move[#move + 1] = entries[i + 1]
-      gone[#gone + 1] = entries[i]
+      redis.call('HSET', META, 'buckets', n)
     end
   end
-  if #move > 0 then
-    for i = 1, #move, 1000 do
-      redis.call('HSET', target, unpack(move, i, math.min(#move, i + 999)))
-    end
-    if #entries > 256 then
-      rewrite(source, keep)
-    else
-      redis.call('HDEL', source, unpack(gone))
-    end
-  end
-  bucketCount = n + 1
-  redis.call('HSET', META, 'buckets', bucketCount)
-end
 
-local function merge()
-  local n = buckets()
-  local low = lowOf(n - 1)
-  local source = bucketKey(n - 1)
-  local entries = redis.call('HGETALL', source)
-  if #entries > 0 then
+  local function messages()
+    return redis.call('ZCARD', PENDING) + redis.call('ZCARD', BASE .. 'leased') + redis.call('ZCARD', BASE .. 'buried')
+  end
+
+  local function hset(key, entries)
     for i = 1, #entries, 1000 do
-      redis.call('HSET', bucketKey(n - 1 - low), unpack(entries, i, math.min(#entries, i + 999)))
+      redis.call('HSET', key, unpack(entries, i, math.min(#entries, i + 999)))
     end
-    redis.call('DEL', source)
   end
-  bucketCount = n - 1
-  if bucketCount == 1 then
-    redis.call('HDEL', META, 'buckets')
-  else
-    redis.call('HSET', META, 'buckets', bucketCount)
-  end
-end
 
--- Splits buckets while the topic holds more than BUCKET_FILL messages per bucket.
-local function grow()
-  local total = messages()
-  while total > buckets() * BUCKET_FILL do
-    split()
+  -- Moves the entries of the bucket at the split pointer whose hash has the next bit set to their new bucket.
+  local function split()
+    local low = bucketLow
+    local from = bucketCount - low
+    local source = BASE .. 'body:' .. from
+    local entries = redis.call('HGETALL', source)
+    local keep, move, gone = {}, {}, {}
+    for i = 1, #entries, 2 do
+      if tonumber(string.sub(redis.sha1hex(entries[i]), 1, 8), 16) % (low * 2) == from then
+        keep[#keep + 1] = entries[i]
+        keep[#keep + 1] = entries[i + 1]
+      else
+        move[#move + 1] = entries[i]
+        move[#move + 1] = entries[i + 1]
+        gone[#gone + 1] = entries[i]
+      end
+    end
+    if #move > 0 then
+      -- the target should not exist; if it does, its entries stay
+      hset(BASE .. 'body:' .. (from + low), move)
+      if #entries > 256 then
+        -- grown past listpack size: written anew, compact again
+        redis.call('DEL', source)
+        hset(source, keep)
+      else
+        redis.call('HDEL', source, unpack(gone))
+      end
+    end
+    setCount(bucketCount + 1)
   end
-end
 
--- Merges at most a few buckets while the topic holds under a quarter of BUCKET_FILL per bucket.
-local function shrink()
-  local total = messages()
-  local merges = 0
-  while merges < 16 and buckets() > 1 and total * 4 < buckets() * BUCKET_FILL do
-    merge()
-    merges = merges + 1
+  -- Moves the entries of the last bucket back into the bucket it was split from.
+  local function merge()
+    local n = bucketCount
+    local source = BASE .. 'body:' .. (n - 1)
+    local entries = redis.call('HGETALL', source)
+    setCount(n - 1)
+    if #entries > 0 then
+      hset(BASE .. 'body:' .. (n - 1 - bucketLow), entries)
+      redis.call('DEL', source)
+    end
   end
-end
 
--- read before anything is written
-buckets()
+  -- Splits buckets while the topic holds (or, with 'extra' more, will hold) over BUCKET_FILL messages per bucket.
+  function resize.grow(extra)
+    local total = messages() + (extra or 0)
+    while total > bucketCount * BUCKET_FILL do
+      split()
+    end
+  end
+
+  -- Merges at most a few buckets while the topic holds under a quarter of BUCKET_FILL per bucket.
+  function resize.shrink()
+    local total = messages()
+    local merges = 0
+    while merges < 16 and bucketCount > 1 and total * 4 < bucketCount * BUCKET_FILL do
+      merge()
+      merges = merges + 1
+    end
+  end
+
+  return resize
+end
 
 -- @section leases ------------------------------------------------------------------------------------------------
+
+local LEASED = BASE .. 'leased'
+local LEASE = BASE .. 'lease'
 
 -- The lease of an id: token, due score (text) and whether its handler started; nil if none or unreadable.
 local function leaseOf(id)
@@ -242,6 +224,10 @@ local function endLease(id)
 end
 
 -- @section dead --------------------------------------------------------------------------------------------------
+
+local TRIES = BASE .. 'tries'
+local BURIED = BASE .. 'buried'
+local ERROR = BASE .. 'error'
 
 -- Deletes what the topic holds for an id besides its place in pending, leased or buried.
 local function forget(id)
@@ -298,6 +284,16 @@ local function wakeIfHead(id, due, nowUs)
     redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
   end
 end
+
+-- @section v1 ----------------------------------------------------------------------------------------------------
+
+-- format 1's keys: read and migrated, never written
+local V1_MSGS = BASE .. 'msgs'
+local V1_DUE = BASE .. 'due'
+local V1_INFLIGHT = BASE .. 'inflight'
+local V1_ATTEMPTS = BASE .. 'attempts'
+local V1_DEAD = BASE .. 'dead'
+local V1_ERRORS = BASE .. 'errors'
 
 -- @section format1 -----------------------------------------------------------------------------------------------
 
@@ -361,7 +357,7 @@ local function migrate(limit, now)
     redis.call('ZREM', V1_INFLIGHT, expired[i])
     adopt(expired[i], expired[i + 1], PENDING)
   end
-  grow()
+  resizing().grow()
   return redis.call('ZCARD', V1_DUE) + redis.call('ZCARD', V1_INFLIGHT) + redis.call('ZCARD', V1_DEAD)
 end
 

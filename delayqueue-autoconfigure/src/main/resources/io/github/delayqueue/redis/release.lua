@@ -1,4 +1,4 @@
--- uses: leases
+-- uses: leases, dead
 -- Hands current leases back at once (graceful shutdown): the messages are pending at their due time again, and
 -- an attempt that had started is not counted.
 -- ARGV: id, token, id, token, ...
