@@ -40,10 +40,11 @@ local function clock()
   return math.floor(us / 1000), us
 end
 
--- A time in microseconds as a score in milliseconds with three decimals: exact, so comparing scores compares the
--- microseconds, and a message is never due before server time at scheduling plus its delay.
+-- A time in microseconds as a score in milliseconds, to the microsecond (a double: Redis keeps scores as doubles, so
+-- comparing scores compares the microseconds up to the 22nd century, and a message is never due before server time
+-- at scheduling plus its delay).
 local function score(us)
-  return string.format('%.0f.%03d', math.floor(us / 1000), us % 1000)
+  return us / 1000
 end
 
 -- A due time from a schedule argument: a delay in microseconds from now ('d'), or an absolute time in ms ('a').
