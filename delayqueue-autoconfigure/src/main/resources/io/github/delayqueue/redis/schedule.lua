@@ -2,47 +2,90 @@
 -- Stores messages unless their id exists in the topic (waiting, leased or dead, in either format), and wakes
 -- consumers when one becomes the new head.
 -- ARGV: per message: id, kind ('d' delay in microseconds | 'a' absolute epoch ms), value, envelope
--- Returns per message 1 (stored) or 0 (the id exists: nothing changed).
+-- Returns per message 1 (stored) or 0 (the id exists, or came earlier in the same call: nothing changed).
 local _, nowUs = clock()
 local head = redis.call('ZRANGE', PENDING, 0, 0, 'WITHSCORES')
 local headDue = tonumber(head[2])
-local earliest = nil
 local batch = #ARGV / 4
-local check = false
--- a batch makes room first, so its messages go straight to the buckets they stay in
-if batch >= 16 then
-  resizing().grow(batch)
-end
 -- format 1's envelopes (see the prelude's v1 section): an id stored there exists too
 local V1_MSGS = BASE .. 'msgs'
 local format1 = redis.call('EXISTS', V1_MSGS) == 1
 local out = {}
 local scores = {}
-for i = 1, #ARGV, 4 do
-  local id = ARGV[i]
-  local due = dueScore(ARGV[i + 1], ARGV[i + 2], nowUs)
-  local body, h = bodyOf(id)
-  if not (format1 and redis.call('HEXISTS', V1_MSGS, id) == 1) and redis.call('HSETNX', body, id, ARGV[i + 3]) == 1 then
-    -- counting the topic costs three commands: a single message does it one time in sixteen (by its hash), so the
-    -- buckets lag the growth by a few messages at most
-    check = check or (batch < 16 and h % 16 == 0)
-    scores[#scores + 1] = due
-    scores[#scores + 1] = id
-    out[#out + 1] = 1
-    if earliest == nil or tonumber(due) < tonumber(earliest) then
-      earliest = due
-    end
-  else
-    out[#out + 1] = 0
+local earliest = nil
+local check = false
+
+local function stored(i, due)
+  out[(i + 3) / 4] = 1
+  scores[#scores + 1] = due
+  scores[#scores + 1] = ARGV[i]
+  if earliest == nil or due < earliest then
+    earliest = due
   end
 end
+
+if batch < 16 then
+  -- a few messages: one command each
+  for i = 1, #ARGV, 4 do
+    local id = ARGV[i]
+    local body, h = bodyOf(id)
+    out[(i + 3) / 4] = 0
+    if not (format1 and redis.call('HEXISTS', V1_MSGS, id) == 1)
+        and redis.call('HSETNX', body, id, ARGV[i + 3]) == 1 then
+      stored(i, tonumber(dueScore(ARGV[i + 1], ARGV[i + 2], nowUs)))
+      -- counting the topic costs three commands: a single message does it one time in sixteen (by its hash), so
+      -- the buckets lag the growth by a few messages at most
+      check = check or h % 16 == 0
+    end
+  end
+else
+  -- a batch makes room first, so its messages go straight to the buckets they stay in; then it reads and writes
+  -- each bucket once
+  resizing().grow(batch)
+  local groups, order = {}, {}
+  for i = 1, #ARGV, 4 do
+    local body = bodyOf(ARGV[i])
+    local group = groups[body]
+    if not group then
+      group = {}
+      groups[body] = group
+      order[#order + 1] = body
+    end
+    group[#group + 1] = i
+  end
+  local seen = {}
+  for _, body in ipairs(order) do
+    local group = groups[body]
+    local ids = {}
+    for k, i in ipairs(group) do
+      ids[k] = ARGV[i]
+    end
+    local existing = redis.call('HMGET', body, unpack(ids))
+    local existingV1 = format1 and redis.call('HMGET', V1_MSGS, unpack(ids)) or {}
+    local entries = {}
+    for k, i in ipairs(group) do
+      local id = ids[k]
+      out[(i + 3) / 4] = 0
+      if not existing[k] and not existingV1[k] and not seen[id] then
+        seen[id] = true
+        entries[#entries + 1] = id
+        entries[#entries + 1] = ARGV[i + 3]
+        stored(i, tonumber(dueScore(ARGV[i + 1], ARGV[i + 2], nowUs)))
+      end
+    end
+    if #entries > 0 then
+      redis.call('HSET', body, unpack(entries))
+    end
+  end
+end
+
 for i = 1, #scores, 1000 do
   redis.call('ZADD', PENDING, unpack(scores, i, math.min(#scores, i + 999)))
 end
 if check then
   resizing().grow()
 end
-if earliest ~= nil and (headDue == nil or tonumber(earliest) < headDue) then
+if earliest ~= nil and (headDue == nil or earliest < headDue) then
   redis.call('PUBLISH', WAKE, delayTo(earliest, nowUs))
 end
 return out

@@ -305,6 +305,28 @@ class RedisMessageStoreTests {
 	}
 
 	@Test
+	void aBatchStoresEachNewIdOnceAndKeepsTheFirstOfADuplicate() {
+		schedule("exists", "old");
+		List<NewMessage> batch = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			batch.add(message("n-" + i, DueTime.in(0), "p" + i));
+		}
+		batch.set(10, message("exists", DueTime.in(0), "new"));
+		batch.set(20, message("n-5", DueTime.in(0), "second"));
+		List<Boolean> stored = this.store.schedule(TOPIC, batch);
+		assertThat(stored).hasSize(30);
+		assertThat(stored.get(10)).isFalse();
+		assertThat(stored.get(20)).isFalse();
+		assertThat(stored.stream().filter((flag) -> flag)).hasSize(28);
+		Claim claim = this.store.claim(TOPIC, 100, 0, LEASE, 10);
+		assertThat(claim.messages()).hasSize(29);
+		assertThat(claim.messages()).filteredOn((message) -> message.id().equals("n-5")).singleElement()
+			.satisfies((message) -> assertThat(message.message().payload()).isEqualTo(bytes("p5")));
+		assertThat(claim.messages()).filteredOn((message) -> message.id().equals("exists")).singleElement()
+			.satisfies((message) -> assertThat(message.message().payload()).isEqualTo(bytes("old")));
+	}
+
+	@Test
 	void messagesStoredInFormat1AreDeliveredCancelledAndKeptUnique() {
 		long now = System.currentTimeMillis();
 		TestRedis server = redis.get();
