@@ -60,10 +60,13 @@ public interface DelayedQueue {
 
 	/**
 	 * Schedules many messages with few round trips. All requests are validated first: one bad request fails the
-	 * call and nothing is written. The messages of one topic are written in atomic chunks of up to a thousand; if
-	 * Redis fails part way, the exception says so and the chunks already written stay.
+	 * call and nothing is written. The messages of one topic are written in atomic chunks of up to a thousand. If
+	 * Redis fails part way through a call of more than one chunk, a {@link PartialScheduleException} says request
+	 * by request what was stored, and the chunks already written stay; a call of one chunk throws Redis's exception
+	 * (its outcome is unknown: scheduling it again with the same ids is safe).
 	 * @param requests the messages
 	 * @return one result per request, in order
+	 * @throws PartialScheduleException if Redis failed after or during the first of several chunks
 	 */
 	List<ScheduleResult> scheduleAll(List<ScheduleRequest> requests);
 

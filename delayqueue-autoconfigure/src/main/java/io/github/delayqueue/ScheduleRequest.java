@@ -161,7 +161,8 @@ public final class ScheduleRequest {
 
 		/**
 		 * Gives the message an id of the caller's choosing, such as {@code order-42}: 1 to 200 characters, no
-		 * white space or control characters. Without one, a random 22-character id is generated.
+		 * white space or control characters. Without one, a 22-character id is generated (see
+		 * {@link MessageIds#generate()}): it sorts by creation time.
 		 * @param id the id
 		 * @return this builder
 		 */

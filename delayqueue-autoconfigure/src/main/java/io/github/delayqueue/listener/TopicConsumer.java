@@ -32,6 +32,7 @@ import io.github.delayqueue.redis.StoredMessage;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.scheduling.TopicTrigger;
 import io.github.delayqueue.support.DelayQueueMonitor;
+import io.github.delayqueue.support.GroupCommit;
 import io.github.delayqueue.support.micrometer.DefaultDelayQueueListenerObservationConvention;
 import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
 import io.github.delayqueue.support.micrometer.DelayQueueObservation;
@@ -91,6 +92,9 @@ final class TopicConsumer {
 
 	private final Object waitingMonitor = new Object();
 
+	/** Counts handler starts: handler threads that take their next message at the same time share a script call. */
+	private final GroupCommit<Lease, StartResult> starts;
+
 	private final Queue<Lease> pendingAcks = new ConcurrentLinkedQueue<>();
 
 	private final AtomicBoolean flushing = new AtomicBoolean();
@@ -134,6 +138,8 @@ final class TopicConsumer {
 		this.converter = converter;
 		this.scheduler = scheduler;
 		this.capacity = this.options.concurrency() + this.options.batchSize();
+		this.starts = new GroupCommit<>((leases) -> store.start(this.topic, leases, this.options.maxAttempts()),
+				RedisMessageStore.CHUNK_SIZE, 2);
 	}
 
 	String topic() {
@@ -307,7 +313,11 @@ final class TopicConsumer {
 		}
 	}
 
-	/** Counts the start of waiting messages for the free handlers and runs them; returns whether it started any. */
+	/**
+	 * Takes waiting messages for the free handlers and has their start counted on an I/O thread, which runs them
+	 * once Redis has counted it; returns whether it took any. The pump does not wait for Redis, so several starts
+	 * can be in flight while handlers finish.
+	 */
 	private boolean startWaiting() {
 		List<Claimed> batch = new ArrayList<>();
 		synchronized (this.waitingMonitor) {
@@ -320,19 +330,31 @@ final class TopicConsumer {
 			return false;
 		}
 		this.busy.addAndGet(batch.size());
+		try {
+			this.ioExecutor.execute(() -> start(batch));
+		}
+		catch (RuntimeException ex) {
+			giveBack(batch);
+			throw ex;
+		}
+		return true;
+	}
+
+	/** Counts the start of messages whose handler slots are taken, and runs those Redis counted. */
+	private void start(List<Claimed> batch) {
 		List<StartResult> results;
 		try {
 			results = this.store.start(this.topic, batch.stream().map((claimed) -> claimed.message().lease()).toList(),
 					this.options.maxAttempts());
 		}
 		catch (RuntimeException ex) {
-			this.busy.addAndGet(-batch.size());
-			synchronized (this.waitingMonitor) {
-				for (int i = batch.size() - 1; i >= 0; i--) {
-					this.waiting.addFirst(batch.get(i));
-				}
+			giveBack(batch);
+			if (!this.claimFailing) {
+				this.claimFailing = true;
+				logger.warn("Topic '{}': counting handler starts failed; trying again on the next poll", this.topic,
+						ex);
 			}
-			throw ex;
+			return;
 		}
 		int expired = 0;
 		for (int i = 0; i < batch.size(); i++) {
@@ -351,14 +373,27 @@ final class TopicConsumer {
 		if (expired > 0) {
 			this.monitor.expired(this.topic, expired);
 		}
-		return true;
+		if (expired < batch.size()) {
+			requestPump();
+		}
+	}
+
+	/** Puts messages whose start could not be counted back in front of the waiting ones, freeing their slots. */
+	private void giveBack(List<Claimed> batch) {
+		synchronized (this.waitingMonitor) {
+			for (int i = batch.size() - 1; i >= 0; i--) {
+				this.waiting.addFirst(batch.get(i));
+			}
+		}
+		this.busy.addAndGet(-batch.size());
 	}
 
 	/** Claims due messages; returns whether to claim again at once (the claim came back full, or more are due). */
 	private boolean claim() {
 		this.claimWanted = false;
 		int room = this.capacity - this.held.size();
-		if (room <= 0) {
+		if (room <= 0 || (room < refillThreshold() && hasWaiting())) {
+			// claimed again once handlers made room
 			this.full = true;
 			return false;
 		}
@@ -430,7 +465,7 @@ final class TopicConsumer {
 			if (pool == null) {
 				throw new IllegalStateException("not started");
 			}
-			pool.execute(() -> handle(claimed));
+			pool.execute(() -> runHandler(claimed));
 		}
 		catch (RuntimeException ex) {
 			// stopping: the message is handed back by stop()
@@ -439,6 +474,68 @@ final class TopicConsumer {
 				handBack(List.of(claimed.message().lease()));
 			}
 		}
+	}
+
+	/**
+	 * Runs on a handler thread: handles a started message, then the messages waiting here one after another, each
+	 * started (its attempt counted) by this thread before it runs, until none waits; then frees the handler slot.
+	 */
+	private void runHandler(Claimed first) {
+		try {
+			Claimed current = first;
+			while (current != null) {
+				handle(current);
+				if (this.full && this.active && this.capacity - this.held.size() >= refillThreshold()) {
+					this.full = false;
+					this.claimWanted = true;
+					requestPump();
+				}
+				current = this.active ? takeNext() : null;
+			}
+		}
+		finally {
+			this.busy.decrementAndGet();
+			if (this.claimWanted || hasWaiting()) {
+				requestPump();
+			}
+		}
+	}
+
+	/** The next waiting message with its start counted, or {@code null} if none waits (or Redis fails). */
+	private @Nullable Claimed takeNext() {
+		while (this.active) {
+			Claimed next;
+			synchronized (this.waitingMonitor) {
+				next = this.waiting.poll();
+			}
+			if (next == null) {
+				return null;
+			}
+			StartResult result;
+			try {
+				result = this.starts.submit(List.of(next.message().lease())).get(0);
+			}
+			catch (RuntimeException ex) {
+				synchronized (this.waitingMonitor) {
+					this.waiting.addFirst(next);
+				}
+				logger.debug("Topic '{}': counting a handler start failed", this.topic, ex);
+				return null;
+			}
+			if (result.outcome() == StartResult.Outcome.STARTED) {
+				return next.started(result.attempt());
+			}
+			this.held.remove(next.message().lease());
+			if (result.outcome() == StartResult.Outcome.BURIED) {
+				this.monitor.expired(this.topic, 1);
+			}
+		}
+		return null;
+	}
+
+	/** How much room the holdings need before the next claim, while messages still wait here. */
+	private int refillThreshold() {
+		return Math.max(1, this.options.batchSize() / 2);
 	}
 
 	private void handle(Claimed claimed) {
@@ -471,16 +568,6 @@ final class TopicConsumer {
 			}
 			if (ex instanceof Error error && !(ex instanceof AssertionError)) {
 				throw error;
-			}
-		}
-		finally {
-			this.busy.decrementAndGet();
-			if (this.full && this.active) {
-				this.full = false;
-				this.claimWanted = true;
-			}
-			if (this.claimWanted || hasWaiting()) {
-				requestPump();
 			}
 		}
 	}
