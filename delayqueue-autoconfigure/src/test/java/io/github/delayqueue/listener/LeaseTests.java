@@ -121,6 +121,36 @@ class LeaseTests {
 	}
 
 	@Test
+	void messagesWaitingForAHandlerAreHandedBackAtOnceOnStopWithoutAnAttempt() {
+		ListenerOptions options = ListenerOptions.builder()
+			.concurrency(1)
+			.batchSize(10)
+			.visibilityTimeout(Duration.ofMinutes(5))
+			.build();
+		RedisFixture.Consumer stopping = this.fixture.consumer();
+		stopping.container().setShutdownTimeout(Duration.ofMillis(200));
+		AtomicInteger started = new AtomicInteger();
+		stopping.container().register(ListenerRegistration.of("waiting", String.class, (payload, message) -> {
+			started.incrementAndGet();
+			this.release.await();
+		}, options));
+		for (int i = 0; i < 5; i++) {
+			this.queue.schedule("waiting", "w-" + i, "x", Duration.ZERO);
+		}
+		// one handler runs; the other four wait in the consumer, leased
+		await().atMost(WAIT).until(() -> started.get() == 1 && this.queue.stats("waiting").inflight() == 5);
+		stopping.container().stop();
+		assertThat(started.get()).as("waiting messages were not run on stop").isEqualTo(1);
+		assertThat(this.queue.stats("waiting").inflight()).as("all handed back at once").isZero();
+
+		Recorder<String> next = new Recorder<>();
+		this.fixture.consumer().container().register(ListenerRegistration.of("waiting", String.class, next, options));
+		await().atMost(WAIT).until(() -> next.received.size() == 5);
+		assertThat(next.received).allSatisfy((received) -> assertThat(received.message().attempt())
+			.as("neither a handed-back nor a never-started message is charged").isEqualTo(1));
+	}
+
+	@Test
 	void stopLetsRunningHandlersFinishWithinTheTimeout() {
 		RedisFixture.Consumer consumer = this.fixture.consumer();
 		consumer.container().setShutdownTimeout(Duration.ofSeconds(10));
