@@ -20,7 +20,15 @@ local deadMaxAge = tonumber(ARGV[6])
 migrate(100, now)
 local expired = redis.call('ZRANGEBYSCORE', LEASED, '-inf', int(now), 'LIMIT', 0, 1000)
 for _, id in ipairs(expired) do
-  local _, due = leaseOf(id)
+  local token, due, attempt = leaseOf(id)
+  if token == nil then
+    -- unreadable lease: count an attempt, as if its handler had started (never a crash loop)
+    attempt = (count(redis.call('HGET', TRIES, id)) or 0) + 1
+  end
+  if attempt > 0 then
+    -- its handler started and never finished: the attempt counts
+    redis.call('HSET', TRIES, id, attempt)
+  end
   endLease(id)
   redis.call('ZADD', PENDING, due or nowScore, id)
 end
@@ -61,7 +69,7 @@ if limit > 0 then
       token = token + 1
       redis.call('ZREM', PENDING, id)
       redis.call('ZADD', LEASED, leaseUntil, id)
-      redis.call('HSET', LEASE, id, int(token) .. ':' .. due[i + 1] .. ':' .. ((attempt > 0) and '1' or '0'))
+      redis.call('HSET', LEASE, id, int(token) .. ':' .. due[i + 1] .. ':' .. attempt)
       out[#out + 1] = id
       out[#out + 1] = int(token)
       out[#out + 1] = due[i + 1]

@@ -5,8 +5,12 @@
 -- ARGV[6] dead letter max count, ARGV[7] dead letter max age ms
 -- Returns 1 (retry scheduled), 2 (buried) or 0 (not the current lease: nothing changed).
 local id = ARGV[1]
-if not holds(id, ARGV[2]) then
+local token, _, attempt = leaseOf(id)
+if token == nil or token ~= ARGV[2] then
   return 0
+end
+if attempt > 0 then
+  redis.call('HSET', TRIES, id, attempt)
 end
 local now, nowUs = clock()
 if ARGV[3] == 'retry' then

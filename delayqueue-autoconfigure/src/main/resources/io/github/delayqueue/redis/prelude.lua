@@ -5,12 +5,14 @@
 -- (so a script touches one cluster slot) and is named here:
 --   pending   ZSET  id -> due time (Redis-clock ms, to the microsecond): scheduled and retry-waiting messages
 --   leased    ZSET  id -> lease deadline (ms): claimed messages, whether their handler has started or not
---   lease     HASH  id -> "<token>:<due ms>:<started 0|1>" for every leased message; the token fences every later
---                   call (ack, extend, start, fail, release), so a stale consumer never touches a later claim
+--   lease     HASH  id -> "<token>:<due ms>:<attempt>" for every leased message (attempt 0: its handler has not
+--                   started); the token fences every later call (ack, extend, start, fail, release), so a stale
+--                   consumer never touches a later claim
 --   body:<n>  HASH  id -> envelope, in buckets that grow and shrink with the topic (linear hashing), so that each
 --                   stays a small listpack-encoded hash: a message costs a few bytes more than its id and envelope
 --   meta      HASH  buckets -> bucket count; token -> last lease token handed out
---   tries     HASH  id -> handler starts so far (absent before the first start)
+--   tries     HASH  id -> handler starts so far of a message that is not leased (absent before the first); while
+--                   leased, the lease record carries the count
 --   buried    ZSET  id -> time it died (ms): dead letters; their envelopes stay in the buckets
 --   error     HASH  id -> last error of a retrying or dead message
 -- and the pub/sub channel <prefix>:{<topic>}:wake, on which the delay to a new earliest due time is published.
@@ -200,17 +202,17 @@ end
 local LEASED = BASE .. 'leased'
 local LEASE = BASE .. 'lease'
 
--- The lease of an id: token, due score (text) and whether its handler started; nil if none or unreadable.
+-- The lease of an id: token, due score (text) and attempt (0: not started); nil if none or unreadable.
 local function leaseOf(id)
   local raw = redis.call('HGET', LEASE, id)
   if not raw then
     return nil
   end
-  local token, due, started = string.match(raw, '^(%d+):([%-%d%.e+]+):([01])$')
+  local token, due, attempt = string.match(raw, '^(%d+):([%-%d%.e+]+):(%d+)$')
   if not token or not tonumber(due) then
     return nil
   end
-  return token, due, started == '1'
+  return token, due, tonumber(attempt)
 end
 
 -- Whether a lease is the current one of its id: the token presented must be the one last handed out for it.
@@ -264,7 +266,8 @@ local function bury(id, now, reason, keepError)
   end
 end
 
--- Counts a handler start: returns the attempt number, or nil and a reason to bury the message instead.
+-- The attempt number of a handler about to start (the lease record keeps it), or nil and a reason to bury the
+-- message instead.
 local function charge(id, maxAttempts)
   local tries = count(redis.call('HGET', TRIES, id))
   if tries == false then
@@ -274,7 +277,6 @@ local function charge(id, maxAttempts)
   if attempt > maxAttempts then
     return nil, 'Lease expired: the consumer stopped without finishing attempt ' .. (attempt - 1)
   end
-  redis.call('HSET', TRIES, id, attempt)
   return attempt
 end
 

@@ -1,23 +1,15 @@
--- uses: leases, dead
+-- uses: leases
 -- Hands current leases back at once (graceful shutdown): the messages are pending at their due time again, and
--- an attempt that had started is not counted.
+-- an attempt that had started is not counted (the count stored for the message was not changed by the lease).
 -- ARGV: id, token, id, token, ...
 -- Returns how many were handed back.
 local n = 0
 for i = 1, #ARGV, 2 do
   local id = ARGV[i]
-  local token, due, started = leaseOf(id)
+  local token, due = leaseOf(id)
   if token ~= nil and token == ARGV[i + 1] then
     endLease(id)
     redis.call('ZADD', PENDING, due, id)
-    if started then
-      local tries = count(redis.call('HGET', TRIES, id))
-      if tries and tries > 1 then
-        redis.call('HSET', TRIES, id, tries - 1)
-      else
-        redis.call('HDEL', TRIES, id)
-      end
-    end
     n = n + 1
   end
 end

@@ -9,19 +9,20 @@ local out = {}
 local buried = false
 for i = 4, #ARGV, 2 do
   local id = ARGV[i]
-  local token, due, started = leaseOf(id)
+  local token, due, attempt = leaseOf(id)
   if token ~= ARGV[i + 1] then
     out[#out + 1] = 0
-  elseif started then
-    out[#out + 1] = count(redis.call('HGET', TRIES, id)) or 1
+  elseif attempt > 0 then
+    out[#out + 1] = attempt
   else
-    local attempt, reason = charge(id, maxAttempts)
+    local reason
+    attempt, reason = charge(id, maxAttempts)
     if reason then
       bury(id, now, reason, true)
       buried = true
       out[#out + 1] = -1
     else
-      redis.call('HSET', LEASE, id, token .. ':' .. due .. ':1')
+      redis.call('HSET', LEASE, id, token .. ':' .. due .. ':' .. attempt)
       out[#out + 1] = attempt
     end
   end
