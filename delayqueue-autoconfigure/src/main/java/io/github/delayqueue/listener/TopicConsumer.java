@@ -92,8 +92,11 @@ final class TopicConsumer {
 
 	private final Object waitingMonitor = new Object();
 
-	/** Counts handler starts: handler threads that take their next message at the same time share a script call. */
-	private final GroupCommit<Lease, StartResult> starts;
+	/**
+	 * Acknowledges what a handler finished and counts the start of its next message: handler threads that do so at
+	 * the same time share one script call.
+	 */
+	private final GroupCommit<Handover, StartResult> handovers;
 
 	private final Queue<Lease> pendingAcks = new ConcurrentLinkedQueue<>();
 
@@ -138,8 +141,7 @@ final class TopicConsumer {
 		this.converter = converter;
 		this.scheduler = scheduler;
 		this.capacity = this.options.concurrency() + this.options.batchSize();
-		this.starts = new GroupCommit<>((leases) -> store.start(this.topic, leases, this.options.maxAttempts()),
-				RedisMessageStore.CHUNK_SIZE, 2);
+		this.handovers = new GroupCommit<>(this::handOver, RedisMessageStore.CHUNK_SIZE, 2);
 	}
 
 	String topic() {
@@ -484,13 +486,13 @@ final class TopicConsumer {
 		try {
 			Claimed current = first;
 			while (current != null) {
-				handle(current);
+				Lease done = handle(current);
 				if (this.full && this.active && this.capacity - this.held.size() >= refillThreshold()) {
 					this.full = false;
 					this.claimWanted = true;
 					requestPump();
 				}
-				current = this.active ? takeNext() : null;
+				current = takeNext(done);
 			}
 		}
 		finally {
@@ -501,36 +503,61 @@ final class TopicConsumer {
 		}
 	}
 
-	/** The next waiting message with its start counted, or {@code null} if none waits (or Redis fails). */
-	private @Nullable Claimed takeNext() {
-		while (this.active) {
-			Claimed next;
-			synchronized (this.waitingMonitor) {
-				next = this.waiting.poll();
-			}
-			if (next == null) {
-				return null;
-			}
-			StartResult result;
-			try {
-				result = this.starts.submit(List.of(next.message().lease())).get(0);
-			}
-			catch (RuntimeException ex) {
+	/**
+	 * The next waiting message with its start counted, or {@code null} if none waits (or Redis fails); the
+	 * message just delivered, if any, is acknowledged in the same call, or queued for the batched acks.
+	 */
+	private @Nullable Claimed takeNext(@Nullable Lease delivered) {
+		Lease ack = delivered;
+		try {
+			while (this.active) {
+				Claimed next;
 				synchronized (this.waitingMonitor) {
-					this.waiting.addFirst(next);
+					next = this.waiting.poll();
 				}
-				logger.debug("Topic '{}': counting a handler start failed", this.topic, ex);
-				return null;
+				if (next == null) {
+					return null;
+				}
+				StartResult result;
+				try {
+					result = this.handovers.submit(List.of(new Handover(ack, next.message().lease()))).get(0);
+					ack = null;
+				}
+				catch (RuntimeException ex) {
+					synchronized (this.waitingMonitor) {
+						this.waiting.addFirst(next);
+					}
+					logger.debug("Topic '{}': counting a handler start failed", this.topic, ex);
+					return null;
+				}
+				if (result.outcome() == StartResult.Outcome.STARTED) {
+					return next.started(result.attempt());
+				}
+				this.held.remove(next.message().lease());
+				if (result.outcome() == StartResult.Outcome.BURIED) {
+					this.monitor.expired(this.topic, 1);
+				}
 			}
-			if (result.outcome() == StartResult.Outcome.STARTED) {
-				return next.started(result.attempt());
-			}
-			this.held.remove(next.message().lease());
-			if (result.outcome() == StartResult.Outcome.BURIED) {
-				this.monitor.expired(this.topic, 1);
+			return null;
+		}
+		finally {
+			if (ack != null) {
+				this.pendingAcks.add(ack);
+				scheduleAckFlush();
 			}
 		}
-		return null;
+	}
+
+	private List<StartResult> handOver(List<Handover> handovers) {
+		List<Lease> acks = new ArrayList<>();
+		List<Lease> starts = new ArrayList<>(handovers.size());
+		for (Handover handover : handovers) {
+			if (handover.ack() != null) {
+				acks.add(handover.ack());
+			}
+			starts.add(handover.start());
+		}
+		return this.store.start(this.topic, acks, starts, this.options.maxAttempts());
 	}
 
 	/** How much room the holdings need before the next claim, while messages still wait here. */
@@ -538,7 +565,8 @@ final class TopicConsumer {
 		return Math.max(1, this.options.batchSize() / 2);
 	}
 
-	private void handle(Claimed claimed) {
+	/** Handles one started message; returns its lease to acknowledge if the handler returned, else {@code null}. */
+	private @Nullable Lease handle(Claimed claimed) {
 		ClaimedMessage message = claimed.message();
 		Lease lease = message.lease();
 		long start = System.nanoTime();
@@ -554,11 +582,8 @@ final class TopicConsumer {
 			DeliveredMessage delivered = new DeliveredMessage(message.id(), this.topic, message.dueAt(),
 					stored.createdAt(), message.attempt(), stored.headers());
 			invoke(payload, delivered);
-			if (this.held.remove(lease)) {
-				this.pendingAcks.add(lease);
-				scheduleAckFlush();
-			}
 			this.monitor.handled(this.topic, DelayQueueMonitor.Outcome.SUCCESS, System.nanoTime() - start, null);
+			return this.held.remove(lease) ? lease : null;
 		}
 		catch (Throwable ex) {
 			Throwable cause = unwrap(ex);
@@ -569,6 +594,7 @@ final class TopicConsumer {
 			if (ex instanceof Error error && !(ex instanceof AssertionError)) {
 				throw error;
 			}
+			return null;
 		}
 	}
 
@@ -726,6 +752,10 @@ final class TopicConsumer {
 			logger.warn("Topic '{}': could not extend the leases of {} message(s)", this.topic,
 					current.size(), ex);
 		}
+	}
+
+	/** What a handler thread sends when it takes its next message: the lease it finished (if any) and the next. */
+	private record Handover(@Nullable Lease ack, Lease start) {
 	}
 
 	/** A leased message with the Redis and local time of its claim, for the lateness at handler start. */

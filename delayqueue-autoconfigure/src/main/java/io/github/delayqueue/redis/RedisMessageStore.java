@@ -245,11 +245,31 @@ public class RedisMessageStore {
 	 * @return per lease, what happened
 	 */
 	public List<StartResult> start(String topic, List<Lease> leases, int maxAttempts) {
+		return start(topic, List.of(), leases, maxAttempts);
+	}
+
+	/**
+	 * Acknowledges delivered messages and counts the start of others in one script call: a handler that finished
+	 * one message and takes the next sends both together.
+	 * @param topic the topic
+	 * @param acks the leases of delivered messages (a lease that is not current is ignored), at most
+	 * {@value #CHUNK_SIZE}
+	 * @param leases the leases of the messages to start
+	 * @param maxAttempts the most attempts; a message whose attempts are used up goes to the dead letters
+	 * @return per lease to start, what happened
+	 */
+	public List<StartResult> start(String topic, List<Lease> acks, List<Lease> leases, int maxAttempts) {
+		Assert.isTrue(acks.size() <= CHUNK_SIZE, () -> "At most " + CHUNK_SIZE + " acks per call");
 		List<StartResult> results = new ArrayList<>(leases.size());
+		List<Lease> ackFirst = new ArrayList<>(acks);
 		chunked(leases, (chunk) -> {
-			List<?> reply = run(START, ReturnType.MULTI,
-					leaseArgs(key(topic), chunk, bytes(Integer.toString(maxAttempts)), this.deadMaxCount,
-							this.deadMaxAge));
+			List<Lease> all = new ArrayList<>(ackFirst.size() + chunk.size());
+			all.addAll(ackFirst);
+			all.addAll(chunk);
+			List<?> reply = run(START, ReturnType.MULTI, leaseArgs(key(topic), all,
+					bytes(Integer.toString(maxAttempts)), this.deadMaxCount, this.deadMaxAge,
+					bytes(Integer.toString(ackFirst.size()))));
+			ackFirst.clear();
 			for (int i = 0; i < chunk.size(); i++) {
 				long attempt = number(reply.get(i));
 				StartResult.Outcome outcome = (attempt > 0) ? StartResult.Outcome.STARTED

@@ -4,17 +4,7 @@
 -- Returns how many were deleted.
 local n = 0
 for i = 1, #ARGV, 2 do
-  local id = ARGV[i]
-  local token, _, attempt = leaseOf(id)
-  if token ~= nil and token == ARGV[i + 1] then
-    redis.call('ZREM', LEASED, id)
-    redis.call('HDEL', LEASE, id)
-    redis.call('HDEL', bodyOf(id), id)
-    if attempt > 1 then
-      -- only a message tried before has a count or an error stored
-      redis.call('HDEL', TRIES, id)
-      redis.call('HDEL', ERROR, id)
-    end
+  if acknowledge(ARGV[i], ARGV[i + 1]) then
     n = n + 1
   end
 end

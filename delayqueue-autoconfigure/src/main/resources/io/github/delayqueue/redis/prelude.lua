@@ -240,6 +240,23 @@ local function forget(id)
   redis.call('HDEL', LEASE, id)
 end
 
+-- Deletes a delivered message if the lease presented is its current one; returns whether it did.
+local function acknowledge(id, token)
+  local current, _, attempt = leaseOf(id)
+  if current == nil or current ~= token then
+    return false
+  end
+  redis.call('ZREM', LEASED, id)
+  redis.call('HDEL', LEASE, id)
+  redis.call('HDEL', bodyOf(id), id)
+  if attempt > 1 then
+    -- only a message tried before has a count or an error stored
+    redis.call('HDEL', TRIES, id)
+    redis.call('HDEL', ERROR, id)
+  end
+  return true
+end
+
 -- Deletes dead letters older than maxAge or beyond maxCount, oldest first, at most a hundred of each per call.
 local function trimDead(now, maxCount, maxAge)
   local old = redis.call('ZRANGEBYSCORE', BURIED, '-inf', '(' .. int(now - maxAge), 'LIMIT', 0, 100)
