@@ -56,10 +56,10 @@ import org.jspecify.annotations.Nullable;
  * @param headers the headers
  * @param payload the serialised payload
  */
-public record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) {
+record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) {
 
 	/** The format version written by this release. */
-	public static final byte VERSION = 2;
+	static final byte VERSION = 2;
 
 	private static final byte VERSION_1 = 1;
 
@@ -79,7 +79,7 @@ public record Envelope(Instant createdAt, Map<String, String> headers, byte[] pa
 	 * @throws IllegalStateException if the creation time does not fit a long of epoch milliseconds, or the
 	 * envelope would be larger than an array can be
 	 */
-	public byte[] encode() {
+	byte[] encode() {
 		long created = epochMillis(this.createdAt);
 		Map<String, String> headers = this.headers;
 		int count = headers.size();
@@ -116,7 +116,7 @@ public record Envelope(Instant createdAt, Map<String, String> headers, byte[] pa
 	 * @throws MalformedEnvelopeException if the bytes are not an envelope of a known version, saying what is
 	 * wrong with them
 	 */
-	public static Envelope decode(byte[] bytes) {
+	static Envelope decode(byte[] bytes) {
 		if (bytes.length == 0) {
 			throw new MalformedEnvelopeException("Stored message is too short (0 bytes)");
 		}

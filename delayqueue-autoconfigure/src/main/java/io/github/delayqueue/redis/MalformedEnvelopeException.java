@@ -4,7 +4,7 @@ package io.github.delayqueue.redis;
  * Thrown when a stored message cannot be decoded (an unknown format version, or corrupt bytes). Such a message
  * goes to the dead letters at once, with this exception's message.
  */
-public class MalformedEnvelopeException extends RuntimeException {
+class MalformedEnvelopeException extends RuntimeException {
 
 	private static final long serialVersionUID = 1L;
 
@@ -12,7 +12,7 @@ public class MalformedEnvelopeException extends RuntimeException {
 	 * Creates the exception.
 	 * @param message what is wrong
 	 */
-	public MalformedEnvelopeException(String message) {
+	MalformedEnvelopeException(String message) {
 		super(message);
 	}
 
@@ -21,7 +21,7 @@ public class MalformedEnvelopeException extends RuntimeException {
 	 * @param message what is wrong
 	 * @param cause the underlying failure
 	 */
-	public MalformedEnvelopeException(String message, Throwable cause) {
+	MalformedEnvelopeException(String message, Throwable cause) {
 		super(message, cause);
 	}
 
