@@ -333,7 +333,7 @@ final class TopicConsumer {
 		}
 		this.busy.addAndGet(batch.size());
 		try {
-			this.ioExecutor.execute(() -> start(batch));
+			this.ioExecutor.execute(() -> startBatch(batch));
 		}
 		catch (RuntimeException ex) {
 			giveBack(batch);
@@ -343,7 +343,7 @@ final class TopicConsumer {
 	}
 
 	/** Counts the start of messages whose handler slots are taken, and runs those Redis counted. */
-	private void start(List<Claimed> batch) {
+	private void startBatch(List<Claimed> batch) {
 		List<StartResult> results;
 		try {
 			results = this.store.start(this.topic, batch.stream().map((claimed) -> claimed.message().lease()).toList(),
