@@ -14,7 +14,6 @@ import java.util.function.ToLongFunction;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
@@ -153,15 +152,6 @@ public class RedisMessageStore {
 			members.forEach((member) -> topics.add(text(member)));
 		}
 		return topics;
-	}
-
-	/**
-	 * Checks that Redis answers.
-	 * @return the reply to {@code PING}
-	 */
-	public String ping() {
-		String pong = execute(RedisConnection::ping);
-		return (pong != null) ? pong : "";
 	}
 
 	/**
