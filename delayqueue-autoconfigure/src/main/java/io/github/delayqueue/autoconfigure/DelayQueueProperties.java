@@ -289,8 +289,8 @@ public class DelayQueueProperties {
 		private Duration pollInterval = Duration.ofSeconds(1);
 
 		/**
-		 * Most messages claimed per round trip; a topic also holds at most concurrency plus this many claimed
-		 * messages, running or waiting for a handler thread.
+		 * Most messages claimed per round trip. A consumer claims only for its free handler threads, so this
+		 * limits claims only where it is below the listener concurrency.
 		 */
 		private int batchSize = 100;
 

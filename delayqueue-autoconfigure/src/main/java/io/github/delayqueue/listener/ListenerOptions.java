@@ -122,8 +122,8 @@ public final class ListenerOptions {
 	}
 
 	/**
-	 * Most messages claimed in one round trip; also how many claimed messages may wait for a free handler thread
-	 * beyond the running ones, so a topic holds at most {@code concurrency + batchSize} claimed messages.
+	 * Most messages claimed in one round trip. A consumer claims only for its free handler threads (a message is
+	 * leased when its handler starts), so this limits claims only where it is below {@code concurrency}.
 	 * @return the batch size
 	 */
 	public int batchSize() {

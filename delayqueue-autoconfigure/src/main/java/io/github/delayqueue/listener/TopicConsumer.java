@@ -27,7 +27,6 @@ import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.StartResult;
 import io.github.delayqueue.redis.StoredMessage;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.scheduling.TopicTrigger;
@@ -46,10 +45,10 @@ import org.slf4j.LoggerFactory;
 import org.springframework.util.backoff.BackOffExecution;
 
 /**
- * Consumes one topic: leases due messages (starting as many as it has free handlers, and holding up to
- * {@code batch-size} more to start as handlers free up, their attempts counted only then), runs them on its own
- * handler threads, acknowledges in batches, extends the leases it holds, retries failures with backoff and buries
- * what cannot succeed.
+ * Consumes one topic: leases due messages only for handlers free to run them (their attempt counted by the lease,
+ * so no message waits here charged), runs them on its own handler threads, extends the leases it holds, retries
+ * failures with backoff and buries what cannot succeed. A handler that finishes a message acknowledges it and
+ * leases its next one in the same call, shared by the handlers that do so at the same time.
  */
 final class TopicConsumer {
 
@@ -69,34 +68,22 @@ final class TopicConsumer {
 
 	private final DelayedMessageScheduler scheduler;
 
-	/**
-	 * How many claimed messages the topic holds at most, running or waiting for a handler thread: the handlers
-	 * plus a batch, so that the next messages are at hand when a handler finishes, without one instance hoarding a
-	 * topic's messages while others are idle.
-	 */
-	private final int capacity;
-
 	private volatile Executor ioExecutor = Runnable::run;
 
-	/** Handler slots taken: handlers running, or reserved for messages whose start is being counted. */
+	/** Handler slots taken: handlers running, or reserved for the messages of a claim in flight. */
 	private final AtomicInteger busy = new AtomicInteger();
 
 	/**
-	 * The leases this consumer holds: messages running, starting, or waiting here for a handler. Removing a lease
-	 * from this set decides who ends it (the handler's outcome, or the hand-back on stop), so it ends once.
+	 * The leases this consumer holds: messages whose handler runs or is about to. Removing a lease from this set
+	 * decides who ends it (the handler's outcome, or the hand-back on stop), so it ends once.
 	 */
 	private final Set<Lease> held = ConcurrentHashMap.newKeySet();
 
-	/** Leased messages waiting here for a free handler, their attempt not counted yet. Only the pump takes them. */
-	private final Deque<Claimed> waiting = new ArrayDeque<>();
-
-	private final Object waitingMonitor = new Object();
-
 	/**
-	 * Acknowledges what a handler finished and counts the start of its next message: handler threads that do so at
-	 * the same time share one script call.
+	 * Acknowledges what handlers finished and leases their next messages: handler threads that do so at the same
+	 * time share one script call.
 	 */
-	private final GroupCommit<Handover, StartResult> handovers;
+	private final GroupCommit<Handover, @Nullable Claimed> handovers;
 
 	private final Queue<Lease> pendingAcks = new ConcurrentLinkedQueue<>();
 
@@ -104,12 +91,11 @@ final class TopicConsumer {
 
 	private final AtomicBoolean pumping = new AtomicBoolean();
 
-	/** Whether due messages may be waiting in Redis: set by the trigger, and when the holdings were full. */
+	/**
+	 * Whether to claim: set by the trigger (a message may be due, or a lease may have ended) and when a claim or a
+	 * handover left due messages behind while handlers were free.
+	 */
 	private volatile boolean claimWanted;
-
-	private volatile boolean pumpRequested;
-
-	private volatile boolean full;
 
 	private volatile boolean active;
 
@@ -140,7 +126,6 @@ final class TopicConsumer {
 		this.store = store;
 		this.converter = converter;
 		this.scheduler = scheduler;
-		this.capacity = this.options.concurrency() + this.options.batchSize();
 		this.handovers = new GroupCommit<>(this::handOver, RedisMessageStore.CHUNK_SIZE, 2);
 	}
 
@@ -197,8 +182,8 @@ final class TopicConsumer {
 	}
 
 	/**
-	 * Stops claiming, hands the messages waiting here back at once, gives running handlers until the deadline,
-	 * then hands what is unfinished back to the queue and interrupts those handlers.
+	 * Stops claiming, gives running handlers until the deadline, then hands what is unfinished back to the queue
+	 * and interrupts those handlers.
 	 */
 	synchronized void stop(Duration timeout) {
 		if (!this.active) {
@@ -208,12 +193,6 @@ final class TopicConsumer {
 		if (this.trigger != null) {
 			this.trigger.close();
 		}
-		List<Lease> notStarted = new ArrayList<>();
-		synchronized (this.waitingMonitor) {
-			this.waiting.forEach((claimed) -> notStarted.add(claimed.message().lease()));
-			this.waiting.clear();
-		}
-		handBack(notStarted);
 		ThreadPoolExecutor pool = this.handlers;
 		if (pool != null) {
 			pool.shutdown();
@@ -257,17 +236,12 @@ final class TopicConsumer {
 		}
 	}
 
-	/** Asks for a claim: messages may be due in Redis. */
+	/** Asks for a claim: messages may be due in Redis, or leases may have ended. */
 	void requestClaim() {
 		this.claimWanted = true;
-		requestPump();
-	}
-
-	private void requestPump() {
 		if (!this.active) {
 			return;
 		}
-		this.pumpRequested = true;
 		if (this.pumping.compareAndSet(false, true)) {
 			try {
 				this.ioExecutor.execute(this::pump);
@@ -279,23 +253,12 @@ final class TopicConsumer {
 		}
 	}
 
-	/**
-	 * Fills free handlers: first with messages waiting here (counting their start), then with due messages
-	 * claimed from Redis; tops the holdings up to the capacity while claims come back full.
-	 */
+	/** Claims while a claim is wanted: for the free handlers, and for the upkeep even if none is free. */
 	private void pump() {
 		try {
-			while (this.active) {
-				this.pumpRequested = false;
-				boolean again = startWaiting();
-				if (this.claimWanted) {
-					again |= claim();
-					// handlers that finished while the claim ran may have found nothing waiting yet
-					again |= hasWaiting() && this.busy.get() < this.options.concurrency();
-				}
-				if (!again && !this.pumpRequested) {
-					break;
-				}
+			while (this.active && this.claimWanted) {
+				this.claimWanted = false;
+				claim();
 			}
 		}
 		catch (RuntimeException ex) {
@@ -310,109 +273,22 @@ final class TopicConsumer {
 		finally {
 			this.pumping.set(false);
 		}
-		if (this.pumpRequested && this.active && !this.claimFailing) {
-			requestPump();
+		if (this.claimWanted && this.active && !this.claimFailing) {
+			requestClaim();
 		}
 	}
 
-	/**
-	 * Takes waiting messages for the free handlers and has their start counted on an I/O thread, which runs them
-	 * once Redis has counted it; returns whether it took any. The pump does not wait for Redis, so several starts
-	 * can be in flight while handlers finish.
-	 */
-	private boolean startWaiting() {
-		List<Claimed> batch = new ArrayList<>();
-		synchronized (this.waitingMonitor) {
-			int free = this.options.concurrency() - this.busy.get();
-			while (free-- > 0 && !this.waiting.isEmpty()) {
-				batch.add(this.waiting.poll());
-			}
-		}
-		if (batch.isEmpty()) {
-			return false;
-		}
-		this.busy.addAndGet(batch.size());
+	/** Claims due messages for the free handlers and runs them; asks to claim again if more are due for them. */
+	private void claim() {
+		int limit = Math.max(0, Math.min(this.options.batchSize(), this.options.concurrency() - this.busy.get()));
+		this.busy.addAndGet(limit);
+		Claim claim;
 		try {
-			this.ioExecutor.execute(() -> startBatch(batch));
-		}
-		catch (RuntimeException ex) {
-			giveBack(batch);
-			throw ex;
-		}
-		return true;
-	}
-
-	/** Counts the start of messages whose handler slots are taken, and runs those Redis counted. */
-	private void startBatch(List<Claimed> batch) {
-		List<StartResult> results;
-		try {
-			results = this.store.start(this.topic, batch.stream().map((claimed) -> claimed.message().lease()).toList(),
+			claim = this.store.claim(this.topic, limit, this.options.visibilityTimeout().toMillis(),
 					this.options.maxAttempts());
 		}
 		catch (RuntimeException ex) {
-			giveBack(batch);
-			if (!this.claimFailing) {
-				this.claimFailing = true;
-				logger.warn("Topic '{}': counting handler starts failed; trying again on the next poll", this.topic,
-						ex);
-			}
-			return;
-		}
-		int expired = 0;
-		for (int i = 0; i < batch.size(); i++) {
-			Claimed claimed = batch.get(i);
-			StartResult result = results.get(i);
-			if (result.outcome() == StartResult.Outcome.STARTED) {
-				dispatch(claimed.started(result.attempt()));
-				continue;
-			}
-			this.busy.decrementAndGet();
-			this.held.remove(claimed.message().lease());
-			if (result.outcome() == StartResult.Outcome.BURIED) {
-				expired++;
-			}
-		}
-		if (expired > 0) {
-			this.monitor.expired(this.topic, expired);
-		}
-		if (expired < batch.size()) {
-			requestPump();
-		}
-	}
-
-	/** Puts messages whose start could not be counted back in front of the waiting ones, freeing their slots. */
-	private void giveBack(List<Claimed> batch) {
-		synchronized (this.waitingMonitor) {
-			for (int i = batch.size() - 1; i >= 0; i--) {
-				this.waiting.addFirst(batch.get(i));
-			}
-		}
-		this.busy.addAndGet(-batch.size());
-	}
-
-	/** Claims due messages; returns whether to claim again at once (the claim came back full, or more are due). */
-	private boolean claim() {
-		this.claimWanted = false;
-		int room = this.capacity - this.held.size();
-		if (room <= 0 || (room < refillThreshold() && hasWaiting())) {
-			// claimed again once handlers made room
-			this.full = true;
-			return false;
-		}
-		int limit = Math.min(room, this.options.batchSize());
-		int toStart;
-		synchronized (this.waitingMonitor) {
-			toStart = this.waiting.isEmpty()
-					? Math.max(0, Math.min(limit, this.options.concurrency() - this.busy.get())) : 0;
-		}
-		this.busy.addAndGet(toStart);
-		Claim claim;
-		try {
-			claim = this.store.claim(this.topic, toStart, limit - toStart,
-					this.options.visibilityTimeout().toMillis(), this.options.maxAttempts());
-		}
-		catch (RuntimeException ex) {
-			this.busy.addAndGet(-toStart);
+			this.busy.addAndGet(-limit);
 			this.claimWanted = true;
 			throw ex;
 		}
@@ -420,44 +296,42 @@ final class TopicConsumer {
 			this.claimFailing = false;
 			logger.info("Topic '{}': claiming works again", this.topic);
 		}
-		long claimedNanos = System.nanoTime();
-		int started = 0;
+		this.busy.addAndGet(claim.messages().size() - limit);
+		if (!this.active) {
+			// stopped while claiming: handed back unstarted (their attempt is not counted)
+			handBackUnstarted(claim);
+			return;
+		}
+		dispatchAll(claim);
+		long next = claim.nextWakeDelayMillis();
+		if (next == 0 && this.busy.get() < this.options.concurrency()) {
+			// more are due than this claim took (or some were buried), and handlers are free for them
+			this.claimWanted = true;
+		}
+		else if (next > 0 && this.trigger != null) {
+			this.trigger.armIn(next);
+		}
+	}
+
+	private void handBackUnstarted(Claim claim) {
+		List<Lease> leases = new ArrayList<>(claim.messages().size());
 		for (ClaimedMessage message : claim.messages()) {
 			this.held.add(message.lease());
-			Claimed claimed = new Claimed(message, claim.serverTime(), claimedNanos);
-			if (message.isStarted()) {
-				started++;
-				dispatch(claimed);
-			}
-			else {
-				synchronized (this.waitingMonitor) {
-					this.waiting.add(claimed);
-				}
-			}
+			leases.add(message.lease());
 		}
-		this.busy.addAndGet(started - toStart);
+		handBack(leases);
+	}
+
+	/** Runs each message of a claim on a handler thread, their handler slots taken already. */
+	private void dispatchAll(Claim claim) {
+		long claimedNanos = System.nanoTime();
+		for (ClaimedMessage message : claim.messages()) {
+			this.held.add(message.lease());
+			dispatch(new Claimed(message, claim.serverTime(), claimedNanos));
+		}
 		if (claim.buried() > 0) {
 			this.monitor.expired(this.topic, claim.buried());
 		}
-		if (!this.active) {
-			// stopped while claiming: what stop() did not see is handed back here
-			List<Lease> notStarted = new ArrayList<>();
-			synchronized (this.waitingMonitor) {
-				this.waiting.forEach((waiter) -> notStarted.add(waiter.message().lease()));
-				this.waiting.clear();
-			}
-			handBack(notStarted);
-			return false;
-		}
-		long next = claim.nextWakeDelayMillis();
-		if (claim.messages().size() == limit || next == 0) {
-			this.claimWanted = true;
-			return true;
-		}
-		if (next > 0 && this.trigger != null) {
-			this.trigger.armIn(next);
-		}
-		return false;
 	}
 
 	/** Runs a started message on a handler thread; its handler slot is taken already. */
@@ -479,90 +353,87 @@ final class TopicConsumer {
 	}
 
 	/**
-	 * Runs on a handler thread: handles a started message, then the messages waiting here one after another, each
-	 * started (its attempt counted) by this thread before it runs, until none waits; then frees the handler slot.
+	 * Runs on a handler thread: handles a started message, then, while messages are due, the next one leased in
+	 * the call that acknowledges the previous; then frees the handler slot.
 	 */
 	private void runHandler(Claimed first) {
 		try {
 			Claimed current = first;
 			while (current != null) {
-				Lease done = handle(current);
-				if (this.full && this.active && this.capacity - this.held.size() >= refillThreshold()) {
-					this.full = false;
-					this.claimWanted = true;
-					requestPump();
-				}
-				current = takeNext(done);
+				current = takeNext(handle(current));
 			}
 		}
 		finally {
 			this.busy.decrementAndGet();
-			if (this.claimWanted || hasWaiting()) {
-				requestPump();
+			if (this.claimWanted) {
+				requestClaim();
 			}
 		}
 	}
 
 	/**
-	 * The next waiting message with its start counted, or {@code null} if none waits (or Redis fails); the
-	 * message just delivered, if any, is acknowledged in the same call, or queued for the batched acks.
+	 * Acknowledges the message just delivered (if any) and leases this handler's next due message in one call
+	 * shared with the handlers that do so at the same time; {@code null} if none is due, the consumer stops, or
+	 * Redis fails (the acknowledgement then goes to the batched ones).
 	 */
 	private @Nullable Claimed takeNext(@Nullable Lease delivered) {
-		Lease ack = delivered;
-		try {
-			while (this.active) {
-				Claimed next;
-				synchronized (this.waitingMonitor) {
-					next = this.waiting.poll();
-				}
-				if (next == null) {
-					return null;
-				}
-				StartResult result;
-				try {
-					result = this.handovers.submit(List.of(new Handover(ack, next.message().lease()))).get(0);
-					ack = null;
-				}
-				catch (RuntimeException ex) {
-					synchronized (this.waitingMonitor) {
-						this.waiting.addFirst(next);
-					}
-					logger.debug("Topic '{}': counting a handler start failed", this.topic, ex);
-					return null;
-				}
-				if (result.outcome() == StartResult.Outcome.STARTED) {
-					return next.started(result.attempt());
-				}
-				this.held.remove(next.message().lease());
-				if (result.outcome() == StartResult.Outcome.BURIED) {
-					this.monitor.expired(this.topic, 1);
-				}
+		if (!this.active) {
+			if (delivered != null) {
+				this.pendingAcks.add(delivered);
+				scheduleAckFlush();
 			}
 			return null;
 		}
-		finally {
-			if (ack != null) {
-				this.pendingAcks.add(ack);
+		try {
+			return this.handovers.submit(List.of(new Handover(delivered))).get(0);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Topic '{}': acknowledging and leasing the next message failed", this.topic, ex);
+			if (delivered != null) {
+				this.pendingAcks.add(delivered);
 				scheduleAckFlush();
 			}
+			return null;
 		}
 	}
 
-	private List<StartResult> handOver(List<Handover> handovers) {
-		List<Lease> acks = new ArrayList<>();
-		List<Lease> starts = new ArrayList<>(handovers.size());
+	/** Sends handovers in one call: their acknowledgements, and one due message leased for each handler. */
+	private List<@Nullable Claimed> handOver(List<Handover> handovers) {
+		List<Lease> acks = new ArrayList<>(handovers.size());
 		for (Handover handover : handovers) {
 			if (handover.ack() != null) {
 				acks.add(handover.ack());
 			}
-			starts.add(handover.start());
 		}
-		return this.store.start(this.topic, acks, starts, this.options.maxAttempts());
-	}
-
-	/** How much room the holdings need before the next claim, while messages still wait here. */
-	private int refillThreshold() {
-		return Math.max(1, this.options.batchSize() / 2);
+		int limit = this.active ? handovers.size() : 0;
+		Claim claim = this.store.ackAndClaim(this.topic, acks, limit, this.options.visibilityTimeout().toMillis(),
+				this.options.maxAttempts());
+		List<@Nullable Claimed> next = new ArrayList<>(handovers.size());
+		if (!this.active) {
+			// stopped meanwhile: handed back unstarted (their attempt is not counted)
+			handBackUnstarted(claim);
+			claim = new Claim(claim.serverTime(), List.of(), -1, claim.buried());
+		}
+		long claimedNanos = System.nanoTime();
+		for (ClaimedMessage message : claim.messages()) {
+			this.held.add(message.lease());
+			next.add(new Claimed(message, claim.serverTime(), claimedNanos));
+		}
+		while (next.size() < handovers.size()) {
+			next.add(null);
+		}
+		if (claim.buried() > 0) {
+			this.monitor.expired(this.topic, claim.buried());
+		}
+		long delay = claim.nextWakeDelayMillis();
+		if (delay == 0 && claim.messages().size() < limit) {
+			// some were buried instead: the handlers left without a message claim the rest
+			this.claimWanted = true;
+		}
+		else if (delay > 0 && this.trigger != null) {
+			this.trigger.armIn(delay);
+		}
+		return next;
 	}
 
 	/** Handles one started message; returns its lease to acknowledge if the handler returned, else {@code null}. */
@@ -595,12 +466,6 @@ final class TopicConsumer {
 				throw error;
 			}
 			return null;
-		}
-	}
-
-	private boolean hasWaiting() {
-		synchronized (this.waitingMonitor) {
-			return !this.waiting.isEmpty();
 		}
 	}
 
@@ -754,17 +619,12 @@ final class TopicConsumer {
 		}
 	}
 
-	/** What a handler thread sends when it takes its next message: the lease it finished (if any) and the next. */
-	private record Handover(@Nullable Lease ack, Lease start) {
+	/** What a handler thread sends when it is free for its next message: the lease it delivered, if any. */
+	private record Handover(@Nullable Lease ack) {
 	}
 
 	/** A leased message with the Redis and local time of its claim, for the lateness at handler start. */
 	private record Claimed(ClaimedMessage message, Instant claimServerTime, long claimedNanos) {
-
-		Claimed started(int attempt) {
-			return new Claimed(this.message.started(attempt), this.claimServerTime, this.claimedNanos);
-		}
-
 	}
 
 	/** A stored message that cannot be read: it goes to the dead letters with the reason. */

@@ -48,7 +48,7 @@ public class RedisMessageStore {
 
 	private static final Script CLAIM = Script.load("claim");
 
-	private static final Script START = Script.load("start");
+	private static final Script ACK_CLAIM = Script.load("ack-claim");
 
 	private static final Script ACK = Script.load("ack");
 
@@ -203,72 +203,49 @@ public class RedisMessageStore {
 	}
 
 	/**
-	 * Returns expired leases to the waiting messages (at their original due time), then leases due messages:
-	 * the first {@code start} of them with their attempt counted (their handlers may run at once), up to
-	 * {@code prefetch} more without (count their start with {@link #start} when a handler takes them). A message
-	 * whose attempts are used up goes to the dead letters instead of starting.
+	 * Returns expired leases to the waiting messages (at their original due time, the attempt counted), does the
+	 * topic's upkeep, then leases up to {@code limit} due messages and counts their start: claim only for handlers
+	 * that run them at once. A message whose attempts are used up goes to the dead letters instead.
 	 * @param topic the topic
-	 * @param start how many messages to start
-	 * @param prefetch how many more to lease for later
+	 * @param limit how many messages to lease ({@code 0}: only the upkeep)
 	 * @param leaseMillis the lease, in milliseconds
 	 * @param maxAttempts the most attempts
-	 * @return the leased messages, and when to claim next
+	 * @return the leased messages, and the delay to the next due time or lease deadline
 	 */
-	public Claim claim(String topic, int start, int prefetch, long leaseMillis, int maxAttempts) {
-		List<?> reply = run(CLAIM, ReturnType.MULTI, key(topic), bytes(Integer.toString(start)),
-				bytes(Integer.toString(prefetch)), bytes(Long.toString(leaseMillis)),
-				bytes(Integer.toString(maxAttempts)), this.deadMaxCount, this.deadMaxAge);
-		List<ClaimedMessage> messages = new ArrayList<>((reply.size() - 3) / 5);
-		for (int i = 3; i + 4 < reply.size(); i += 5) {
-			Lease lease = new Lease(text(reply.get(i)), number(reply.get(i + 1)));
-			messages.add(new ClaimedMessage(lease, instantOf(reply.get(i + 2)),
-					(int) number(reply.get(i + 3)), StoredMessage.decode(nullableBytes(reply.get(i + 4)))));
-		}
-		return new Claim(Instant.EPOCH.plus(number(reply.get(0)), ChronoUnit.MICROS), messages, number(reply.get(1)), (int) number(reply.get(2)));
+	public Claim claim(String topic, int limit, long leaseMillis, int maxAttempts) {
+		return claimOf(run(CLAIM, ReturnType.MULTI, key(topic), bytes(Integer.toString(limit)),
+				bytes(Long.toString(leaseMillis)), bytes(Integer.toString(maxAttempts)), this.deadMaxCount,
+				this.deadMaxAge));
 	}
 
 	/**
-	 * Counts the start of leased messages whose handlers are about to run (messages that waited in the consumer).
-	 * @param topic the topic
-	 * @param leases the leases
-	 * @param maxAttempts the most attempts; a message whose attempts are used up goes to the dead letters
-	 * @return per lease, what happened
-	 */
-	public List<StartResult> start(String topic, List<Lease> leases, int maxAttempts) {
-		return start(topic, List.of(), leases, maxAttempts);
-	}
-
-	/**
-	 * Acknowledges delivered messages and counts the start of others in one script call: a handler that finished
-	 * one message and takes the next sends both together.
+	 * Acknowledges delivered messages and leases up to {@code limit} due messages in one script call, their start
+	 * counted: what handlers that finished a message and are free for the next send. Does none of the upkeep of
+	 * {@link #claim}.
 	 * @param topic the topic
 	 * @param acks the leases of delivered messages (a lease that is not current is ignored), at most
 	 * {@value #CHUNK_SIZE}
-	 * @param leases the leases of the messages to start
-	 * @param maxAttempts the most attempts; a message whose attempts are used up goes to the dead letters
-	 * @return per lease to start, what happened
+	 * @param limit how many messages to lease ({@code 0}: only acknowledge)
+	 * @param leaseMillis the lease, in milliseconds
+	 * @param maxAttempts the most attempts
+	 * @return the leased messages, and the delay to the next due time (not lease deadlines)
 	 */
-	public List<StartResult> start(String topic, List<Lease> acks, List<Lease> leases, int maxAttempts) {
+	public Claim ackAndClaim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts) {
 		Assert.isTrue(acks.size() <= CHUNK_SIZE, () -> "At most " + CHUNK_SIZE + " acks per call");
-		List<StartResult> results = new ArrayList<>(leases.size());
-		List<Lease> ackFirst = new ArrayList<>(acks);
-		chunked(leases, (chunk) -> {
-			List<Lease> all = new ArrayList<>(ackFirst.size() + chunk.size());
-			all.addAll(ackFirst);
-			all.addAll(chunk);
-			List<?> reply = run(START, ReturnType.MULTI, leaseArgs(key(topic), all,
-					bytes(Integer.toString(maxAttempts)), this.deadMaxCount, this.deadMaxAge,
-					bytes(Integer.toString(ackFirst.size()))));
-			ackFirst.clear();
-			for (int i = 0; i < chunk.size(); i++) {
-				long attempt = number(reply.get(i));
-				StartResult.Outcome outcome = (attempt > 0) ? StartResult.Outcome.STARTED
-						: (attempt < 0) ? StartResult.Outcome.BURIED : StartResult.Outcome.LOST;
-				results.add(new StartResult(chunk.get(i), outcome, (int) Math.max(0, attempt)));
-			}
-			return chunk.size();
-		});
-		return results;
+		return claimOf(run(ACK_CLAIM, ReturnType.MULTI, leaseArgs(key(topic), acks, bytes(Integer.toString(limit)),
+				bytes(Long.toString(leaseMillis)), bytes(Integer.toString(maxAttempts)), this.deadMaxCount,
+				this.deadMaxAge)));
+	}
+
+	private static Claim claimOf(List<?> reply) {
+		List<ClaimedMessage> messages = new ArrayList<>((reply.size() - 3) / 5);
+		for (int i = 3; i + 4 < reply.size(); i += 5) {
+			Lease lease = new Lease(text(reply.get(i)), number(reply.get(i + 1)));
+			messages.add(new ClaimedMessage(lease, instantOf(reply.get(i + 2)), (int) number(reply.get(i + 3)),
+					StoredMessage.decode(nullableBytes(reply.get(i + 4)))));
+		}
+		return new Claim(Instant.EPOCH.plus(number(reply.get(0)), ChronoUnit.MICROS), messages,
+				number(reply.get(1)), (int) number(reply.get(2)));
 	}
 
 	/**

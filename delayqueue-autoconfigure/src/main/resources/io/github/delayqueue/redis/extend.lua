@@ -4,12 +4,12 @@
 -- Returns how many leases were extended.
 local now = clock()
 local leaseUntil = int(now + tonumber(ARGV[1]))
-local n = 0
-for i = 2, #ARGV, 2 do
-  local id = ARGV[i]
-  if holds(id, ARGV[i + 1]) then
-    redis.call('ZADD', LEASED, 'XX', leaseUntil, id)
-    n = n + 1
-  end
+local scores = {}
+for _, lease in ipairs(currentLeases(2, #ARGV)) do
+  scores[#scores + 1] = leaseUntil
+  scores[#scores + 1] = lease[1]
 end
-return n
+for i = 1, #scores, 1000 do
+  redis.call('ZADD', LEASED, 'XX', unpack(scores, i, math.min(#scores, i + 999)))
+end
+return #scores / 2

@@ -75,6 +75,29 @@ local function count(raw)
   return n
 end
 
+-- Runs a command that takes a key and any number of arguments over a list of them, a thousand at a time (unpack is
+-- limited by Lua's stack): one call per batch of messages, not one per message. Lists of pairs stay whole.
+local function each(command, key, args)
+  for i = 1, #args, 1000 do
+    redis.call(command, key, unpack(args, i, math.min(#args, i + 999)))
+  end
+end
+
+-- HMGET over a list of fields (none: an empty list); absent fields are false.
+local function hmget(key, fields)
+  if #fields <= 1000 then
+    return (#fields > 0) and redis.call('HMGET', key, unpack(fields)) or {}
+  end
+  local values = {}
+  for i = 1, #fields, 1000 do
+    local part = redis.call('HMGET', key, unpack(fields, i, math.min(#fields, i + 999)))
+    for k = 1, #part do
+      values[#values + 1] = part[k]
+    end
+  end
+  return values
+end
+
 -- @section buckets -----------------------------------------------------------------------------------------------
 
 -- The bucket count, read before anything is written: if it is unreadable no envelope can be found, so the script
@@ -127,12 +150,6 @@ local function resizing()
     return redis.call('ZCARD', PENDING) + redis.call('ZCARD', BASE .. 'leased') + redis.call('ZCARD', BASE .. 'buried')
   end
 
-  local function hset(key, entries)
-    for i = 1, #entries, 1000 do
-      redis.call('HSET', key, unpack(entries, i, math.min(#entries, i + 999)))
-    end
-  end
-
   -- Moves the entries of the bucket at the split pointer whose hash has the next bit set to their new bucket.
   local function split()
     local low = bucketLow
@@ -152,13 +169,13 @@ local function resizing()
     end
     if #move > 0 then
       -- the target should not exist; if it does, its entries stay
-      hset(BASE .. 'body:' .. (from + low), move)
+      each('HSET', BASE .. 'body:' .. (from + low), move)
       if #entries > 256 then
         -- grown past listpack size: written anew, compact again
         redis.call('DEL', source)
-        hset(source, keep)
+        each('HSET', source, keep)
       else
-        redis.call('HDEL', source, unpack(gone))
+        each('HDEL', source, gone)
       end
     end
     setCount(bucketCount + 1)
@@ -171,7 +188,7 @@ local function resizing()
     local entries = redis.call('HGETALL', source)
     setCount(n - 1)
     if #entries > 0 then
-      hset(BASE .. 'body:' .. (n - 1 - bucketLow), entries)
+      each('HSET', BASE .. 'body:' .. (n - 1 - bucketLow), entries)
       redis.call('DEL', source)
     end
   end
@@ -202,9 +219,8 @@ end
 local LEASED = BASE .. 'leased'
 local LEASE = BASE .. 'lease'
 
--- The lease of an id: token, due score (text) and attempt (0: not started); nil if none or unreadable.
-local function leaseOf(id)
-  local raw = redis.call('HGET', LEASE, id)
+-- A lease record read from Redis: token, due score (text) and attempt (0: not started); nil if none or unreadable.
+local function parseLease(raw)
   if not raw then
     return nil
   end
@@ -215,10 +231,28 @@ local function leaseOf(id)
   return token, due, tonumber(attempt)
 end
 
--- Whether a lease is the current one of its id: the token presented must be the one last handed out for it.
-local function holds(id, token)
-  local current = leaseOf(id)
-  return current ~= nil and current == token
+-- The lease of an id (see parseLease).
+local function leaseOf(id)
+  return parseLease(redis.call('HGET', LEASE, id))
+end
+
+-- The ids in ARGV[from], ARGV[from + 2], ... ARGV[to - 1] whose token (the argument after each id) is their current
+-- lease's, each once, with their leases read in one call: a list of {id, token, due, attempt}.
+local function currentLeases(from, to)
+  local ids = {}
+  for i = from, to, 2 do
+    ids[#ids + 1] = ARGV[i]
+  end
+  local raw = hmget(LEASE, ids)
+  local current, seen = {}, {}
+  for k, id in ipairs(ids) do
+    local token, due, attempt = parseLease(raw[k])
+    if token ~= nil and token == ARGV[from + 2 * k - 1] and not seen[id] then
+      seen[id] = true
+      current[#current + 1] = { id, token, due, attempt }
+    end
+  end
+  return current
 end
 
 local function endLease(id)
@@ -240,21 +274,29 @@ local function forget(id)
   redis.call('HDEL', LEASE, id)
 end
 
--- Deletes a delivered message if the lease presented is its current one; returns whether it did.
-local function acknowledge(id, token)
-  local current, _, attempt = leaseOf(id)
-  if current == nil or current ~= token then
-    return false
+-- Deletes delivered messages whose lease presented is their current one: ids and tokens in ARGV[from..to] (id,
+-- token, ...). A few commands for the whole batch, one per message (its envelope's bucket). Returns how many.
+local function acknowledge(from, to)
+  local done = currentLeases(from, to)
+  if #done == 0 then
+    return 0
   end
-  redis.call('ZREM', LEASED, id)
-  redis.call('HDEL', LEASE, id)
-  redis.call('HDEL', bodyOf(id), id)
-  if attempt > 1 then
-    -- only a message tried before has a count or an error stored
-    redis.call('HDEL', TRIES, id)
-    redis.call('HDEL', ERROR, id)
+  local ids, tried = {}, {}
+  for k, lease in ipairs(done) do
+    ids[k] = lease[1]
+    if lease[4] > 1 then
+      -- only a message tried before has a count or an error stored
+      tried[#tried + 1] = lease[1]
+    end
+    redis.call('HDEL', (bodyOf(lease[1])), lease[1])
   end
-  return true
+  each('ZREM', LEASED, ids)
+  each('HDEL', LEASE, ids)
+  if #tried > 0 then
+    each('HDEL', TRIES, tried)
+    each('HDEL', ERROR, tried)
+  end
+  return #done
 end
 
 -- Deletes dead letters older than maxAge or beyond maxCount, oldest first, at most a hundred of each per call.
@@ -283,14 +325,14 @@ local function bury(id, now, reason, keepError)
   end
 end
 
--- The attempt number of a handler about to start (the lease record keeps it), or nil and a reason to bury the
--- message instead.
-local function charge(id, maxAttempts)
-  local tries = count(redis.call('HGET', TRIES, id))
-  if tries == false then
-    return nil, 'Corrupt attempt count ' .. tostring(redis.call('HGET', TRIES, id)) .. ' stored for this message'
+-- The attempt number of a handler about to start, from the count of starts stored for the message (absent:
+-- none), or nil and a reason to bury the message instead.
+local function charge(tries, maxAttempts)
+  local n = count(tries)
+  if n == false then
+    return nil, 'Corrupt attempt count ' .. tostring(tries) .. ' stored for this message'
   end
-  local attempt = (tries or 0) + 1
+  local attempt = (n or 0) + 1
   if attempt > maxAttempts then
     return nil, 'Lease expired: the consumer stopped without finishing attempt ' .. (attempt - 1)
   end
@@ -303,6 +345,68 @@ local function wakeIfHead(id, due, nowUs)
   if head[1] == id then
     redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
   end
+end
+
+-- @section claims -----------------------------------------------------------------------------------------------
+
+-- Leases up to 'limit' due messages, earliest first, and counts their start: a consumer leases a message only when
+-- a handler is free to run it, so no message waits in a consumer with its attempt counted. A message whose
+-- attempts are used up, or that has no stored envelope, goes to the dead letters instead. Per message one command
+-- (its envelope's bucket); the rest once for the whole claim.
+-- Appends id, token, due score, attempt and envelope per leased message to 'out'; returns how many it buried.
+local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, out)
+  local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', nowScore, 'WITHSCORES', 'LIMIT', 0, limit)
+  if #due == 0 then
+    return 0
+  end
+  local ids = {}
+  for i = 1, #due, 2 do
+    ids[#ids + 1] = due[i]
+  end
+  local tries = hmget(TRIES, ids)
+  local token = count(redis.call('HGET', META, 'token'))
+  if token == false then
+    -- unreadable: continue above any token a counter could have handed out
+    token = now * 1000
+  end
+  token = token or 0
+  local leaseUntil = int(now + leaseMillis)
+  local leased, scores, records = {}, {}, {}
+  local buried = 0
+  for k, id in ipairs(ids) do
+    local envelope = redis.call('HGET', bodyOf(id), id)
+    local attempt, reason = nil, 'No stored envelope for this message'
+    if envelope then
+      attempt, reason = charge(tries[k], maxAttempts)
+    end
+    if reason then
+      -- shown in the dead letters with the reason, never dropped silently
+      bury(id, now, reason, envelope ~= false)
+      buried = buried + 1
+    else
+      token = token + 1
+      leased[#leased + 1] = id
+      scores[#scores + 1] = leaseUntil
+      scores[#scores + 1] = id
+      records[#records + 1] = id
+      records[#records + 1] = int(token) .. ':' .. due[2 * k] .. ':' .. attempt
+      out[#out + 1] = id
+      out[#out + 1] = int(token)
+      out[#out + 1] = due[2 * k]
+      out[#out + 1] = attempt
+      out[#out + 1] = envelope
+    end
+  end
+  each('ZREM', PENDING, leased)
+  each('ZADD', LEASED, scores)
+  each('HSET', LEASE, records)
+  if #leased > 0 then
+    redis.call('HSET', META, 'token', int(token))
+  end
+  if buried > 0 then
+    trimDead(now, deadMaxCount, deadMaxAge)
+  end
+  return buried
 end
 
 -- @section v1 ----------------------------------------------------------------------------------------------------

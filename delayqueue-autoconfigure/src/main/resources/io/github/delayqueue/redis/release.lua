@@ -3,17 +3,16 @@
 -- an attempt that had started is not counted (the count stored for the message was not changed by the lease).
 -- ARGV: id, token, id, token, ...
 -- Returns how many were handed back.
-local n = 0
-for i = 1, #ARGV, 2 do
-  local id = ARGV[i]
-  local token, due = leaseOf(id)
-  if token ~= nil and token == ARGV[i + 1] then
-    endLease(id)
-    redis.call('ZADD', PENDING, due, id)
-    n = n + 1
-  end
+local ids, scores = {}, {}
+for _, lease in ipairs(currentLeases(1, #ARGV)) do
+  ids[#ids + 1] = lease[1]
+  scores[#scores + 1] = lease[3]
+  scores[#scores + 1] = lease[1]
 end
-if n > 0 then
+if #ids > 0 then
+  each('ZREM', LEASED, ids)
+  each('HDEL', LEASE, ids)
+  each('ZADD', PENDING, scores)
   redis.call('PUBLISH', WAKE, '0')
 end
-return n
+return #ids

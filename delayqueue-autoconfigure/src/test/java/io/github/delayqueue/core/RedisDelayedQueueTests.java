@@ -100,7 +100,7 @@ class RedisDelayedQueueTests {
 	@Test
 	void aDueTimeBefore1970IsDueAtOnceAndItsLeaseWorks() {
 		String id = this.queue.scheduleAt("orders", "x", Instant.ofEpochMilli(-1000));
-		ClaimedMessage claimed = this.store.claim("orders", 1, 0, 30_000, 5).messages().get(0);
+		ClaimedMessage claimed = this.store.claim("orders", 1, 30_000, 5).messages().get(0);
 		assertThat(claimed.id()).isEqualTo(id);
 		assertThat(claimed.dueAt()).isEqualTo(Instant.EPOCH);
 		assertThat(this.store.extend("orders", List.of(claimed.lease()), 30_000)).isEqualTo(1);
@@ -293,7 +293,7 @@ class RedisDelayedQueueTests {
 		for (int i = 0; i < 3; i++) {
 			this.queue.schedule("t", "d-" + i, "payload-" + i, Duration.ZERO);
 		}
-		Claim claim = this.store.claim("t", 10, 0, 30_000, 5);
+		Claim claim = this.store.claim("t", 10, 30_000, 5);
 		assertThat(claim.messages()).hasSize(3);
 		for (ClaimedMessage message : claim.messages()) {
 			assertThat(this.store.bury("t", message.lease(), "java.lang.IllegalStateException: boom")).isTrue();
@@ -327,7 +327,7 @@ class RedisDelayedQueueTests {
 		for (int i = 0; i < 5; i++) {
 			this.queue.schedule("t", "d-" + i, "p", Duration.ZERO);
 		}
-		for (ClaimedMessage message : bounded.claim("t", 10, 0, 30_000, 5).messages()) {
+		for (ClaimedMessage message : bounded.claim("t", 10, 30_000, 5).messages()) {
 			bounded.bury("t", message.lease(), "boom");
 		}
 		assertThat(this.queue.stats("t").dead()).isEqualTo(2);
@@ -375,7 +375,7 @@ class RedisDelayedQueueTests {
 	/** Makes a waiting message due and claims it, to read what is stored for it. */
 	private StoredMessage claimNow(String topic, String id) {
 		assertThat(this.queue.reschedule(topic, id, Duration.ZERO)).isTrue();
-		return this.store.claim(topic, 1, 0, 30_000, 5)
+		return this.store.claim(topic, 1, 30_000, 5)
 			.messages()
 			.stream()
 			.filter((message) -> message.id().equals(id))

@@ -53,15 +53,15 @@ class RedisMessageStoreTests {
 	@Test
 	void aStaleLeaseNeverTouchesALaterClaimOfAReusedId() {
 		schedule("m1", "first");
-		ClaimedMessage a = claimOne(1, 200);
+		ClaimedMessage a = claimOne(200);
 		assertThat(a.attempt()).isEqualTo(1);
 		// A stalls past its lease: B takes the message over and acknowledges it
-		ClaimedMessage b = awaitClaim(1, LEASE);
+		ClaimedMessage b = awaitClaim(LEASE);
 		assertThat(b.lease().token()).isNotEqualTo(a.lease().token());
 		assertThat(this.store.ack(TOPIC, List.of(b.lease()))).isEqualTo(1);
 		// the id is used again, and C claims the new message
 		schedule("m1", "second");
-		ClaimedMessage c = claimOne(1, LEASE);
+		ClaimedMessage c = claimOne(LEASE);
 		assertThat(c.attempt()).as("a new message starts at attempt 1").isEqualTo(1);
 
 		// A wakes up: none of its calls may touch C's claim
@@ -70,31 +70,31 @@ class RedisMessageStoreTests {
 		assertThat(this.store.retry(TOPIC, a.lease(), 0, "boom")).isFalse();
 		assertThat(this.store.bury(TOPIC, a.lease(), "boom")).isFalse();
 		assertThat(this.store.release(TOPIC, List.of(a.lease()))).isZero();
-		assertThat(this.store.start(TOPIC, List.of(a.lease()), 10)).extracting(StartResult::outcome)
-			.containsExactly(StartResult.Outcome.LOST);
+		assertThat(this.store.ackAndClaim(TOPIC, List.of(a.lease()), 0, LEASE, 10).messages()).isEmpty();
 		assertThat(this.store.stats(TOPIC).leased()).isEqualTo(1);
 
 		// C's lease is intact and C's failure is recorded
 		assertThat(this.store.retry(TOPIC, c.lease(), 0, "java.lang.IllegalStateException: C failed")).isTrue();
-		ClaimedMessage retried = awaitClaim(1, LEASE);
+		ClaimedMessage retried = awaitClaim(LEASE);
 		assertThat(retried.attempt()).isEqualTo(2);
 		assertThat(retried.message().payload()).isEqualTo(bytes("second"));
 	}
 
 	@Test
-	void messagesThatOnlyWaitedInACrashedConsumerAreNotCharged() {
+	void messagesWhoseHandlerNeverStartedAreNotChargedWhenAConsumerDies() {
 		for (int i = 0; i < 5; i++) {
 			schedule("m" + i, "p" + i);
 		}
-		// a consumer starts one handler and prefetches four more, then dies (its leases expire)
-		Claim first = this.store.claim(TOPIC, 1, 4, 100, 1);
-		assertThat(first.messages()).hasSize(5);
-		assertThat(first.messages()).filteredOn(ClaimedMessage::isStarted).hasSize(1);
-		String poison = first.messages().stream().filter(ClaimedMessage::isStarted).findFirst().orElseThrow().id();
+		// a consumer with one free handler leases one message (its start counted), then dies: the others were
+		// never leased, so nothing of theirs changes
+		Claim first = this.store.claim(TOPIC, 1, 100, 1);
+		assertThat(first.messages()).singleElement().satisfies((message) -> assertThat(message.attempt()).isEqualTo(1));
+		String poison = first.messages().get(0).id();
+		assertThat(this.store.stats(TOPIC).leased()).isEqualTo(1);
 
-		// the next consumer starts all of them: the neighbours start their first attempt, the one whose handler
+		// the next consumer claims all of them: the neighbours start their first attempt, the one whose handler
 		// started (and killed its consumer) has used its only attempt and goes to the dead letters
-		Claim second = awaitClaim(5, 0, 1);
+		Claim second = awaitClaim(5, LEASE, 1);
 		assertThat(second.buried()).isEqualTo(1);
 		assertThat(second.messages()).hasSize(4).allSatisfy((message) -> assertThat(message.attempt()).isEqualTo(1));
 		assertThat(second.messages()).extracting(ClaimedMessage::id).doesNotContain(poison);
@@ -107,21 +107,32 @@ class RedisMessageStoreTests {
 	}
 
 	@Test
-	void aPrefetchedMessageIsChargedWhenItsHandlerStarts() {
-		schedule("m1", "p");
-		ClaimedMessage waiting = claimOne(0, LEASE);
-		assertThat(waiting.isStarted()).isFalse();
-		List<StartResult> started = this.store.start(TOPIC, List.of(waiting.lease()), 3);
-		assertThat(started).singleElement().satisfies((result) -> {
-			assertThat(result.outcome()).isEqualTo(StartResult.Outcome.STARTED);
-			assertThat(result.attempt()).isEqualTo(1);
+	void ackAndClaimAcknowledgesThenLeasesTheNextDueMessagesWithTheirStartCounted() {
+		schedule("m1", "p1");
+		schedule("m2", "p2");
+		schedule("m3", "p3");
+		ClaimedMessage first = claimOne(LEASE);
+		// the same lease twice deletes the message once
+		Claim next = this.store.ackAndClaim(TOPIC, List.of(first.lease(), first.lease()), 1, LEASE, 10);
+		assertThat(next.messages()).singleElement().satisfies((message) -> {
+			assertThat(message.id()).isNotEqualTo(first.id());
+			assertThat(message.attempt()).isEqualTo(1);
 		});
-		// asking again changes nothing
-		assertThat(this.store.start(TOPIC, List.of(waiting.lease()), 3)).extracting(StartResult::attempt)
-			.containsExactly(1);
+		assertThat(next.nextWakeDelayMillis()).as("one more is due").isZero();
+		TopicCounts counts = this.store.stats(TOPIC);
+		assertThat(counts.waiting() + counts.ready()).isEqualTo(1);
+		assertThat(counts.leased()).isEqualTo(1);
+
+		// acknowledging only (no handler free): nothing more is leased
+		ClaimedMessage second = next.messages().get(0);
+		assertThat(this.store.ackAndClaim(TOPIC, List.of(second.lease()), 0, LEASE, 10).messages()).isEmpty();
+		assertThat(this.store.stats(TOPIC).leased()).isZero();
+
 		// a graceful hand-back does not count the attempt
-		assertThat(this.store.release(TOPIC, List.of(waiting.lease()))).isEqualTo(1);
-		assertThat(claimOne(1, LEASE).attempt()).isEqualTo(1);
+		ClaimedMessage third = this.store.ackAndClaim(TOPIC, List.of(), 5, LEASE, 10).messages().get(0);
+		assertThat(this.store.release(TOPIC, List.of(third.lease()))).isEqualTo(1);
+		assertThat(claimOne(LEASE).attempt()).isEqualTo(1);
+		assertThat(this.store.ackAndClaim(TOPIC, List.of(), 5, LEASE, 10).nextWakeDelayMillis()).isEqualTo(-1);
 	}
 
 	@Test
@@ -132,7 +143,7 @@ class RedisMessageStoreTests {
 			this.store.schedule(TOPIC, List.of(message(id, DueTime.in(1000), "x")));
 			Claim claim;
 			do {
-				claim = this.store.claim(TOPIC, 1, 0, LEASE, 10);
+				claim = this.store.claim(TOPIC, 1, LEASE, 10);
 			}
 			while (claim.messages().isEmpty());
 			ClaimedMessage claimed = claim.messages().get(0);
@@ -146,7 +157,7 @@ class RedisMessageStoreTests {
 	@Test
 	void aZeroDelayMessageIsDueAtOnce() {
 		this.store.schedule(TOPIC, List.of(message("now", DueTime.in(0), "x")));
-		assertThat(this.store.claim(TOPIC, 1, 0, LEASE, 10).messages()).hasSize(1);
+		assertThat(this.store.claim(TOPIC, 1, LEASE, 10).messages()).hasSize(1);
 	}
 
 	@Test
@@ -156,7 +167,7 @@ class RedisMessageStoreTests {
 				(byte) 0xD7, 0x2F }).array();
 		schedule("bad", "x");
 		hset(key("body:0"), "bad", corrupt);
-		ClaimedMessage claimed = claimOne(1, LEASE);
+		ClaimedMessage claimed = claimOne(LEASE);
 		assertThat(claimed.message().isReadable()).isFalse();
 		assertThat(claimed.message().malformation()).contains("header count");
 		assertThat(this.store.bury(TOPIC, claimed.lease(), "unreadable")).isTrue();
@@ -169,7 +180,7 @@ class RedisMessageStoreTests {
 		schedule("good", "g");
 		schedule("bad", "b");
 		redis.get().call("HSET", key("tries"), "bad", "not-a-number");
-		Claim claim = this.store.claim(TOPIC, 2, 0, LEASE, 10);
+		Claim claim = this.store.claim(TOPIC, 2, LEASE, 10);
 		assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly("good");
 		assertThat(claim.buried()).isEqualTo(1);
 		TopicCounts counts = this.store.stats(TOPIC);
@@ -186,10 +197,10 @@ class RedisMessageStoreTests {
 	@Test
 	void aCorruptLeaseRecordReturnsTheMessageWhenTheLeaseEnds() {
 		schedule("m1", "p");
-		ClaimedMessage claimed = claimOne(1, 100);
+		ClaimedMessage claimed = claimOne(100);
 		redis.get().call("HSET", key("lease"), "m1", "garbage");
 		assertThat(this.store.ack(TOPIC, List.of(claimed.lease()))).isZero();
-		ClaimedMessage again = awaitClaim(1, LEASE);
+		ClaimedMessage again = awaitClaim(LEASE);
 		assertThat(again.id()).isEqualTo("m1");
 		assertThat(again.attempt()).isEqualTo(2);
 	}
@@ -200,7 +211,7 @@ class RedisMessageStoreTests {
 		redis.get().call("HSET", key("meta"), "buckets", "inf");
 		assertThatThrownBy(() -> this.store.schedule(TOPIC, List.of(message("m2", DueTime.in(0), "p"))))
 			.hasStackTraceContaining("corrupt bucket count inf");
-		assertThatThrownBy(() -> this.store.claim(TOPIC, 1, 0, LEASE, 10))
+		assertThatThrownBy(() -> this.store.claim(TOPIC, 1, LEASE, 10))
 			.hasStackTraceContaining("corrupt bucket count inf");
 		assertThatThrownBy(() -> this.store.cancel(TOPIC, "m1")).hasStackTraceContaining("corrupt bucket count inf");
 		TopicCounts counts = this.store.stats(TOPIC);
@@ -212,7 +223,7 @@ class RedisMessageStoreTests {
 	void aWaitingIdWithoutAnEnvelopeGoesToTheDeadLettersWithTheReason() {
 		schedule("m1", "p");
 		redis.get().call("HDEL", key("body:0"), "m1");
-		Claim claim = this.store.claim(TOPIC, 1, 0, LEASE, 10);
+		Claim claim = this.store.claim(TOPIC, 1, LEASE, 10);
 		assertThat(claim.messages()).isEmpty();
 		assertThat(claim.buried()).isEqualTo(1);
 		assertThat(this.store.deadLetters(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
@@ -227,10 +238,10 @@ class RedisMessageStoreTests {
 		schedule("both", "new");
 		hset(key("msgs"), "both", format1("\"old\""));
 		redis.get().call("ZADD", key("due"), "0", "both");
-		Claim claim = this.store.claim(TOPIC, 10, 0, LEASE, 10);
+		Claim claim = this.store.claim(TOPIC, 10, LEASE, 10);
 		assertThat(claim.messages()).singleElement()
 			.satisfies((message) -> assertThat(message.message().payload()).isEqualTo(bytes("new")));
-		assertThat(this.store.claim(TOPIC, 10, 0, LEASE, 10).messages()).isEmpty();
+		assertThat(this.store.claim(TOPIC, 10, LEASE, 10).messages()).isEmpty();
 		assertThat(redis.get().call("HEXISTS", key("format1-conflicts"), "both")).isEqualTo("1");
 		assertThat(redis.get().call("EXISTS", key("msgs"), key("due"))).isEqualTo("0");
 	}
@@ -238,8 +249,8 @@ class RedisMessageStoreTests {
 	@Test
 	void aRedeliveryKeepsTheOriginalDueTime() {
 		this.store.schedule(TOPIC, List.of(message("m1", DueTime.at(System.currentTimeMillis() - 60_000), "x")));
-		ClaimedMessage first = claimOne(1, 100);
-		ClaimedMessage second = awaitClaim(1, LEASE);
+		ClaimedMessage first = claimOne(100);
+		ClaimedMessage second = awaitClaim(LEASE);
 		assertThat(second.dueAt()).isEqualTo(first.dueAt());
 		assertThat(second.attempt()).isEqualTo(2);
 	}
@@ -247,9 +258,9 @@ class RedisMessageStoreTests {
 	@Test
 	void theNextWakeUpIncludesLeaseDeadlines() {
 		schedule("m1", "p");
-		Claim claim = this.store.claim(TOPIC, 1, 0, 5_000, 10);
+		Claim claim = this.store.claim(TOPIC, 1, 5_000, 10);
 		assertThat(claim.messages()).hasSize(1);
-		Claim next = this.store.claim(TOPIC, 1, 0, 5_000, 10);
+		Claim next = this.store.claim(TOPIC, 1, 5_000, 10);
 		assertThat(next.messages()).isEmpty();
 		assertThat(next.nextWakeDelayMillis()).isBetween(1L, 5_000L);
 	}
@@ -259,11 +270,11 @@ class RedisMessageStoreTests {
 		RedisMessageStore shortLived = new RedisMessageStore(this.fixture.connectionFactory(), RedisFixture.PREFIX,
 				new DeadLetterPolicy(100, Duration.ofMillis(50)));
 		schedule("m1", "p");
-		ClaimedMessage claimed = claimOne(1, LEASE);
+		ClaimedMessage claimed = claimOne(LEASE);
 		assertThat(shortLived.bury(TOPIC, claimed.lease(), "boom")).isTrue();
 		assertThat(shortLived.stats(TOPIC).dead()).isEqualTo(1);
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-			shortLived.claim(TOPIC, 0, 0, LEASE, 10);
+			shortLived.claim(TOPIC, 0, LEASE, 10);
 			assertThat(shortLived.stats(TOPIC).dead()).isZero();
 		});
 		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
@@ -288,7 +299,7 @@ class RedisMessageStoreTests {
 		List<Lease> leases = new ArrayList<>();
 		Claim claim;
 		do {
-			claim = this.store.claim(TOPIC, 100, 0, LEASE, 10);
+			claim = this.store.claim(TOPIC, 100, LEASE, 10);
 			claim.messages().forEach((message) -> {
 				assertThat(message.message().payload()).isEqualTo(bytes("p" + message.id().substring(2)));
 				leases.add(message.lease());
@@ -298,7 +309,7 @@ class RedisMessageStoreTests {
 		assertThat(leases).hasSize(1000);
 		assertThat(this.store.ack(TOPIC, leases)).isEqualTo(1000);
 		for (int i = 0; i < 10; i++) {
-			this.store.claim(TOPIC, 0, 0, LEASE, 10);
+			this.store.claim(TOPIC, 0, LEASE, 10);
 		}
 		assertThat(redis.get().call("HGET", key("meta"), "buckets")).isNull();
 		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
@@ -318,7 +329,7 @@ class RedisMessageStoreTests {
 		assertThat(stored.get(10)).isFalse();
 		assertThat(stored.get(20)).isFalse();
 		assertThat(stored.stream().filter((flag) -> flag)).hasSize(28);
-		Claim claim = this.store.claim(TOPIC, 100, 0, LEASE, 10);
+		Claim claim = this.store.claim(TOPIC, 100, LEASE, 10);
 		assertThat(claim.messages()).hasSize(29);
 		assertThat(claim.messages()).filteredOn((message) -> message.id().equals("n-5")).singleElement()
 			.satisfies((message) -> assertThat(message.message().payload()).isEqualTo(bytes("p5")));
@@ -347,7 +358,7 @@ class RedisMessageStoreTests {
 		assertThat(counts.dead()).isEqualTo(1);
 		assertThat(counts.waiting() + counts.ready() + counts.leased()).isEqualTo(3);
 
-		Claim claim = this.store.claim(TOPIC, 10, 0, LEASE, 10);
+		Claim claim = this.store.claim(TOPIC, 10, LEASE, 10);
 		assertThat(claim.messages()).extracting(ClaimedMessage::id)
 			.containsExactlyInAnyOrder("old-due", "old-leased");
 		ClaimedMessage due = claim.messages().stream().filter((m) -> m.id().equals("old-due")).findFirst().get();
@@ -393,25 +404,21 @@ class RedisMessageStoreTests {
 		return new NewMessage(id, due, Instant.now(), Map.of(), bytes(payload));
 	}
 
-	private ClaimedMessage claimOne(int start, long leaseMillis) {
-		Claim claim = this.store.claim(TOPIC, start, 1 - start, leaseMillis, 10);
+	private ClaimedMessage claimOne(long leaseMillis) {
+		Claim claim = this.store.claim(TOPIC, 1, leaseMillis, 10);
 		assertThat(claim.messages()).hasSize(1);
 		return claim.messages().get(0);
 	}
 
-	private ClaimedMessage awaitClaim(int start, long leaseMillis) {
-		return awaitClaim(start, 1 - start, leaseMillis, 10).messages().get(0);
-	}
-
-	private Claim awaitClaim(int start, int prefetch, int maxAttempts) {
-		return awaitClaim(start, prefetch, LEASE, maxAttempts);
+	private ClaimedMessage awaitClaim(long leaseMillis) {
+		return awaitClaim(1, leaseMillis, 10).messages().get(0);
 	}
 
 	/** Claims until something comes back or is buried: leases end on the Redis clock. */
-	private Claim awaitClaim(int start, int prefetch, long leaseMillis, int maxAttempts) {
+	private Claim awaitClaim(int limit, long leaseMillis, int maxAttempts) {
 		Claim[] result = new Claim[1];
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			result[0] = this.store.claim(TOPIC, start, prefetch, leaseMillis, maxAttempts);
+			result[0] = this.store.claim(TOPIC, limit, leaseMillis, maxAttempts);
 			return !result[0].messages().isEmpty() || result[0].buried() > 0;
 		});
 		return result[0];

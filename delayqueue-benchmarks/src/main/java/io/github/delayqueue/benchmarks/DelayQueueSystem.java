@@ -112,7 +112,7 @@ final class DelayQueueSystem implements QueueUnderTest {
 	long claimOneNanos(String id) {
 		this.queue.schedule(TOPIC, id, id + "|0", Duration.ZERO);
 		long start = System.nanoTime();
-		Claim claimed = this.store.claim(TOPIC, 1, 0, 30_000, 10);
+		Claim claimed = this.store.claim(TOPIC, 1, 30_000, 10);
 		long elapsed = System.nanoTime() - start;
 		if (claimed.messages().size() != 1) {
 			throw new IllegalStateException("Expected to claim one message, claimed " + claimed.messages().size());

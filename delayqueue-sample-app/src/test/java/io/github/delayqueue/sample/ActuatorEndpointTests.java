@@ -55,7 +55,7 @@ class ActuatorEndpointTests {
 		this.queue.schedule("reports", "r-1", "first", Duration.ZERO);
 		this.queue.schedule("reports", "r-2", "second", Duration.ZERO);
 		this.queue.schedule("reports", "r-3", "later", Duration.ofHours(1));
-		for (ClaimedMessage message : this.store.claim("reports", 10, 0, 60_000, 5).messages()) {
+		for (ClaimedMessage message : this.store.claim("reports", 10, 60_000, 5).messages()) {
 			this.store.bury("reports", message.lease(), "java.lang.IllegalStateException: printer on fire");
 		}
 
