@@ -303,13 +303,13 @@ final class TopicConsumer {
 			return;
 		}
 		dispatchAll(claim);
-		long next = claim.nextWakeDelayMillis();
+		long next = claim.nextWakeDelayMicros();
 		if (next == 0 && this.busy.get() < this.options.concurrency()) {
 			// more are due than this claim took (or some were buried), and handlers are free for them
 			this.claimWanted = true;
 		}
 		else if (next > 0 && this.trigger != null) {
-			this.trigger.armIn(next);
+			this.trigger.armIn(next, TimeUnit.MICROSECONDS);
 		}
 	}
 
@@ -425,13 +425,13 @@ final class TopicConsumer {
 		if (claim.buried() > 0) {
 			this.monitor.expired(this.topic, claim.buried());
 		}
-		long delay = claim.nextWakeDelayMillis();
+		long delay = claim.nextWakeDelayMicros();
 		if (delay == 0 && claim.messages().size() < limit) {
 			// some were buried instead: the handlers left without a message claim the rest
 			this.claimWanted = true;
 		}
 		else if (delay > 0 && this.trigger != null) {
-			this.trigger.armIn(delay);
+			this.trigger.armIn(delay, TimeUnit.MICROSECONDS);
 		}
 		return next;
 	}

@@ -274,7 +274,7 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 			catch (NumberFormatException ex) {
 				delay = 0;
 			}
-			trigger.armIn(delay);
+			trigger.armIn(delay, TimeUnit.MILLISECONDS);
 		}
 
 		@Override
@@ -308,21 +308,22 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 		}
 
 		@Override
-		public void armIn(long delayMillis) {
+		public void armIn(long delay, TimeUnit unit) {
 			if (this.closed) {
 				return;
 			}
-			if (delayMillis <= 0) {
+			if (delay <= 0) {
 				fire();
 				return;
 			}
+			long delayNanos = unit.toNanos(delay);
 			HashedWheelTimer wheel = DelayedMessageScheduler.this.timer;
 			ScheduledExecutorService precise = DelayedMessageScheduler.this.poller;
 			if (wheel == null || precise == null) {
 				return;
 			}
-			long tickMillis = DelayedMessageScheduler.this.tick.toMillis();
-			long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+			long tickNanos = DelayedMessageScheduler.this.tick.toNanos();
+			long deadline = System.nanoTime() + delayNanos;
 			synchronized (this) {
 				// armed no later than asked, for a time still ahead (one that has come may be firing right now)
 				if (isArmed() && this.deadlineNanos - deadline <= 0 && this.deadlineNanos - System.nanoTime() > 0) {
@@ -331,15 +332,15 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 				disarm();
 				this.deadlineNanos = deadline;
 				try {
-					if (delayMillis <= 2 * tickMillis) {
+					if (delayNanos <= 2 * tickNanos) {
 						// the final approach: a wheel fires on a tick boundary, up to a tick late; this fires on time
-						this.finalApproach = precise.schedule(this::fire, delayMillis, TimeUnit.MILLISECONDS);
+						this.finalApproach = precise.schedule(this::fire, delayNanos, TimeUnit.NANOSECONDS);
 					}
 					else {
 						// one tick early: the claim it triggers finds the message not yet due and re-arms for the
 						// remaining time, which takes the final approach
-						this.timeout = wheel.newTimeout((expired) -> fire(), delayMillis - tickMillis,
-								TimeUnit.MILLISECONDS);
+						this.timeout = wheel.newTimeout((expired) -> fire(), delayNanos - tickNanos,
+								TimeUnit.NANOSECONDS);
 					}
 				}
 				catch (IllegalStateException | RejectedExecutionException ex) {

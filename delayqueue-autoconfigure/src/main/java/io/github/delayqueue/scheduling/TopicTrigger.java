@@ -1,5 +1,7 @@
 package io.github.delayqueue.scheduling;
 
+import java.util.concurrent.TimeUnit;
+
 /**
  * A topic's wake-up: armed for the next due time, fired by the timer, the wake channel, a (re)subscription or
  * the fallback poll. Firing runs the topic's callback, which must only hand work to another thread.
@@ -8,9 +10,10 @@ public interface TopicTrigger {
 
 	/**
 	 * Arms the trigger to fire after a delay, unless it is already armed to fire no later than that.
-	 * @param delayMillis the delay; zero or less fires at once
+	 * @param delay the delay; zero or less fires at once
+	 * @param unit the delay's unit
 	 */
-	void armIn(long delayMillis);
+	void armIn(long delay, TimeUnit unit);
 
 	/**
 	 * Fires the trigger now.

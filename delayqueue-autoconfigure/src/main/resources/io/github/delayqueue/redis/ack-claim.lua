@@ -15,7 +15,7 @@ if limit > 0 then
       tonumber(ARGV[5]), out)
   local head = redis.call('ZRANGE', PENDING, 0, 0, 'WITHSCORES')
   if head[2] then
-    out[2] = delayTo(head[2], nowUs)
+    out[2] = delayUs(head[2], nowUs)
   end
 end
 return out

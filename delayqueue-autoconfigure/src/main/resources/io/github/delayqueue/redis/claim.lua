@@ -4,7 +4,7 @@
 -- age and resizes the buckets; then it leases up to ARGV[1] due messages and counts their start (see leaseDue).
 -- ARGV[1] messages to lease (0: only the upkeep), ARGV[2] lease ms, ARGV[3] max attempts,
 -- ARGV[4] dead letter max count, ARGV[5] dead letter max age ms
--- Returns {now (microseconds), delay in ms to the next due time or lease deadline (-1: none), buried count, then
+-- Returns {now (microseconds), delay in microseconds to the next due time or lease deadline (-1: none), buried count, then
 -- per message: id, token, due score (ms, to the microsecond), attempt, envelope}.
 local now, nowUs = clock()
 local nowScore = score(nowUs)
@@ -66,6 +66,6 @@ if lease[2] and (next == nil or tonumber(lease[2]) < next) then
   next = tonumber(lease[2])
 end
 if next ~= nil then
-  out[2] = delayTo(next, nowUs)
+  out[2] = delayUs(next, nowUs)
 end
 return out

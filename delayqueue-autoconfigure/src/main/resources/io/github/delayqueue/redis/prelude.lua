@@ -62,6 +62,11 @@ local function delayTo(due, nowUs)
   return int(math.max(0, math.ceil(tonumber(due) - nowUs / 1000)))
 end
 
+-- The delay from now in microseconds to a score, rounded up: what claims return, for a precise wake-up.
+local function delayUs(due, nowUs)
+  return int(math.max(0, math.ceil(tonumber(due) * 1000 - nowUs)))
+end
+
 -- A non-negative integer read from Redis (below 2^53, so exact), or nil if absent; false if present but not such an
 -- integer ('inf', a fraction, text...).
 local function count(raw)

@@ -118,7 +118,7 @@ class RedisMessageStoreTests {
 			assertThat(message.id()).isNotEqualTo(first.id());
 			assertThat(message.attempt()).isEqualTo(1);
 		});
-		assertThat(next.nextWakeDelayMillis()).as("one more is due").isZero();
+		assertThat(next.nextWakeDelayMicros()).as("one more is due").isZero();
 		TopicCounts counts = this.store.stats(TOPIC);
 		assertThat(counts.waiting() + counts.ready()).isEqualTo(1);
 		assertThat(counts.leased()).isEqualTo(1);
@@ -132,7 +132,7 @@ class RedisMessageStoreTests {
 		ClaimedMessage third = this.store.ackAndClaim(TOPIC, List.of(), 5, LEASE, 10).messages().get(0);
 		assertThat(this.store.release(TOPIC, List.of(third.lease()))).isEqualTo(1);
 		assertThat(claimOne(LEASE).attempt()).isEqualTo(1);
-		assertThat(this.store.ackAndClaim(TOPIC, List.of(), 5, LEASE, 10).nextWakeDelayMillis()).isEqualTo(-1);
+		assertThat(this.store.ackAndClaim(TOPIC, List.of(), 5, LEASE, 10).nextWakeDelayMicros()).isEqualTo(-1);
 	}
 
 	@Test
@@ -262,7 +262,7 @@ class RedisMessageStoreTests {
 		assertThat(claim.messages()).hasSize(1);
 		Claim next = this.store.claim(TOPIC, 1, 5_000, 10);
 		assertThat(next.messages()).isEmpty();
-		assertThat(next.nextWakeDelayMillis()).isBetween(1L, 5_000L);
+		assertThat(next.nextWakeDelayMicros()).isBetween(1L, 5_000_000L);
 	}
 
 	@Test
