@@ -29,6 +29,7 @@ import io.github.delayqueue.redis.StoredDeadLetter;
 import io.github.delayqueue.redis.StoredMessage;
 import io.github.delayqueue.redis.TopicCounts;
 import io.github.delayqueue.support.DelayQueueMonitor;
+import io.github.delayqueue.support.GroupCommit;
 import io.github.delayqueue.support.micrometer.DefaultDelayQueueScheduleObservationConvention;
 import io.github.delayqueue.support.micrometer.DelayQueueObservation;
 import io.github.delayqueue.support.micrometer.DelayQueueScheduleObservationConvention;
@@ -51,6 +52,9 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 
 	private static final int MAX_DEAD_LETTER_PAGE = 1000;
 
+	/** Calls storing fewer messages of one topic than this share script calls with concurrent ones. */
+	private static final int SHARED_CALL_LIMIT = 16;
+
 	private final RedisMessageStore store;
 
 	private final PayloadConverter converter;
@@ -60,6 +64,12 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	private final Clock clock;
 
 	private final Set<String> registeredTopics = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * Per topic: small schedule calls that threads make at the same time go to Redis together, as one script call
+	 * (a lone call goes at once).
+	 */
+	private final Map<String, GroupCommit<NewMessage, Boolean>> sharedCalls = new ConcurrentHashMap<>();
 
 	private DelayQueueMonitor monitor = DelayQueueMonitor.NONE;
 
@@ -183,7 +193,8 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 				chunk.forEach((position) -> batch.add(messages.get(position)));
 				List<Boolean> stored;
 				try {
-					stored = this.store.schedule(topic, batch);
+					stored = (batch.size() < SHARED_CALL_LIMIT) ? sharedCall(topic).submit(batch)
+							: this.store.schedule(topic, batch);
 				}
 				catch (RuntimeException ex) {
 					chunk.forEach((position) -> outcomes[position] = PartialScheduleException.Outcome.UNKNOWN);
@@ -211,6 +222,15 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 					outcomes[i] == PartialScheduleException.Outcome.STORED));
 		}
 		return results;
+	}
+
+	private GroupCommit<NewMessage, Boolean> sharedCall(String topic) {
+		GroupCommit<NewMessage, Boolean> call = this.sharedCalls.get(topic);
+		if (call == null) {
+			call = this.sharedCalls.computeIfAbsent(topic, (key) -> new GroupCommit<>(
+					(messages) -> this.store.schedule(key, messages), RedisMessageStore.CHUNK_SIZE, 2));
+		}
+		return call;
 	}
 
 	private void registerTopic(String topic) {

@@ -1,10 +1,16 @@
 package io.github.delayqueue.core;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.InvalidTopicException;
@@ -65,6 +71,48 @@ class RedisDelayedQueueTests {
 			.ignoringFields("nextDueAt")
 			.isEqualTo(new TopicStats("orders", 1, 0, 0, 0, null));
 		assertThat(redis.get().call("HEXISTS", "dqtest:{orders}:body:0", id)).isEqualTo("1");
+	}
+
+	@Test
+	void concurrentSchedulesThatShareScriptCallsEachGetTheirOwnAnswer() throws Exception {
+		int threads = 8;
+		int perThread = 300;
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		CyclicBarrier start = new CyclicBarrier(threads);
+		List<Future<List<Boolean>>> answers = new ArrayList<>();
+		try {
+			for (int t = 0; t < threads; t++) {
+				int thread = t;
+				answers.add(pool.submit(() -> {
+					start.await();
+					List<Boolean> mine = new ArrayList<>();
+					for (int i = 0; i < perThread; i++) {
+						// every id is scheduled by two threads, each with its own payload
+						String id = "c-" + ((thread / 2) * perThread + i);
+						mine.add(this.queue.schedule("shared", id, "from-" + thread, Duration.ofMinutes(5)));
+					}
+					return mine;
+				}));
+			}
+			int stored = 0;
+			for (int t = 0; t < threads; t += 2) {
+				List<Boolean> first = answers.get(t).get(30, TimeUnit.SECONDS);
+				List<Boolean> second = answers.get(t + 1).get(30, TimeUnit.SECONDS);
+				for (int i = 0; i < perThread; i++) {
+					assertThat(first.get(i) ^ second.get(i)).as("exactly one of the two stored id %s", i).isTrue();
+					String id = "c-" + ((t / 2) * perThread + i);
+					String expected = "\"from-" + (first.get(i) ? t : t + 1) + "\"";
+					assertThat(new String(claimNow("shared", id).payload(), StandardCharsets.UTF_8))
+						.as("the payload of the one that said it stored %s", id)
+						.isEqualTo(expected);
+					stored++;
+				}
+			}
+			assertThat(stored).isEqualTo(threads / 2 * perThread);
+		}
+		finally {
+			pool.shutdownNow();
+		}
 	}
 
 	@Test
