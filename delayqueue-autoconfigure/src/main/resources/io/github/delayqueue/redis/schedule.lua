@@ -56,25 +56,36 @@ else
   local seen = {}
   for _, body in ipairs(order) do
     local group = groups[body]
-    local ids = {}
-    for k, i in ipairs(group) do
-      ids[k] = ARGV[i]
-    end
-    local existing = redis.call('HMGET', body, unpack(ids))
-    local existingV1 = format1 and redis.call('HMGET', V1_MSGS, unpack(ids)) or {}
-    local entries = {}
-    for k, i in ipairs(group) do
-      local id = ids[k]
+    if #group == 1 then
+      -- most groups hold one message (a batch spreads over many buckets): one command, not two (an id that
+      -- comes twice in the batch is in a group of two)
+      local i = group[1]
       out[(i + 3) / 4] = 0
-      if not existing[k] and not existingV1[k] and not seen[id] then
-        seen[id] = true
-        entries[#entries + 1] = id
-        entries[#entries + 1] = ARGV[i + 3]
+      if not (format1 and redis.call('HEXISTS', V1_MSGS, ARGV[i]) == 1)
+          and redis.call('HSETNX', body, ARGV[i], ARGV[i + 3]) == 1 then
         stored(i, tonumber(dueScore(ARGV[i + 1], ARGV[i + 2], nowUs)))
       end
-    end
-    if #entries > 0 then
-      redis.call('HSET', body, unpack(entries))
+    else
+      local ids = {}
+      for k, i in ipairs(group) do
+        ids[k] = ARGV[i]
+      end
+      local existing = redis.call('HMGET', body, unpack(ids))
+      local existingV1 = format1 and redis.call('HMGET', V1_MSGS, unpack(ids)) or {}
+      local entries = {}
+      for k, i in ipairs(group) do
+        local id = ids[k]
+        out[(i + 3) / 4] = 0
+        if not existing[k] and not existingV1[k] and not seen[id] then
+          seen[id] = true
+          entries[#entries + 1] = id
+          entries[#entries + 1] = ARGV[i + 3]
+          stored(i, tonumber(dueScore(ARGV[i + 1], ARGV[i + 2], nowUs)))
+        end
+      end
+      if #entries > 0 then
+        redis.call('HSET', body, unpack(entries))
+      end
     end
   end
 end

@@ -2,6 +2,7 @@ package io.github.delayqueue.redis;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -15,6 +16,8 @@ import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,6 +51,43 @@ class RedisMessageStoreTests {
 	@AfterEach
 	void tearDown() {
 		this.fixture.close();
+	}
+
+	@ParameterizedTest
+	@ValueSource(ints = { 0, 3000 })
+	void aBatchStoresEachNewIdOnceAndLeavesExistingOnesAlone(int alreadyWaiting) {
+		List<NewMessage> earlier = new ArrayList<>();
+		for (int i = 0; i < alreadyWaiting; i++) {
+			earlier.add(message("w-" + i, DueTime.in(60_000_000), "w"));
+		}
+		for (int from = 0; from < earlier.size(); from += RedisMessageStore.CHUNK_SIZE) {
+			this.store.schedule(TOPIC, earlier.subList(from, Math.min(earlier.size(), from + RedisMessageStore.CHUNK_SIZE)));
+		}
+		schedule("old-1", "first");
+		schedule("old-2", "first");
+		// 40 messages (a batch, not one command each): two ids that exist, one id three times, the rest new
+		List<NewMessage> batch = new ArrayList<>();
+		List<Boolean> expected = new ArrayList<>();
+		for (int i = 0; i < 40; i++) {
+			String id = switch (i) {
+				case 5 -> "old-1";
+				case 17 -> "old-2";
+				case 8, 9, 30 -> "again";
+				default -> "new-" + i;
+			};
+			batch.add(message(id, DueTime.in(0), "second-" + i));
+			expected.add(!id.startsWith("old") && !(id.equals("again") && i != 8));
+		}
+		assertThat(this.store.schedule(TOPIC, batch)).containsExactlyElementsOf(expected);
+		Claim claim = this.store.claim(TOPIC, 100, LEASE, 10);
+		Map<String, String> payloads = new HashMap<>();
+		claim.messages().forEach((claimed) -> payloads.put(claimed.id(), new String(claimed.message().payload(),
+				StandardCharsets.UTF_8)));
+		assertThat(payloads).hasSize(2 + 38 - 2)
+			.containsEntry("old-1", "first")
+			.containsEntry("old-2", "first")
+			.containsEntry("again", "second-8")
+			.containsEntry("new-0", "second-0");
 	}
 
 	@Test
