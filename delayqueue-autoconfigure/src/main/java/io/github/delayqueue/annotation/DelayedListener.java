@@ -78,4 +78,12 @@ public @interface DelayedListener {
 	 */
 	Class<? extends Throwable>[] notRetryable() default {};
 
+	/**
+	 * The name of the {@link io.github.delayqueue.listener.DeliveryErrorHandler} bean that decides what becomes of
+	 * a message whose handler threw (may be a placeholder); default: the application's single
+	 * {@code DeliveryErrorHandler} bean with Spring Boot, else retry with backoff, then dead letters.
+	 * @return the bean name
+	 */
+	String errorHandler() default "";
+
 }

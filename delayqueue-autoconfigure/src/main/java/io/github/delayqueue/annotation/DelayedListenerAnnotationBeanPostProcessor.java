@@ -14,6 +14,7 @@ import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.InvalidTopicException;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.listener.adapter.MethodDelayedMessageHandler;
@@ -44,6 +45,7 @@ import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.messaging.support.MessageHeaderAccessor;
+import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
 /**
@@ -204,6 +206,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 				options::visibilityTimeout);
 		apply(endpoint, "batchSize", annotation.batchSize(), Integer::parseInt, options::batchSize);
 		options.notRetryable(annotation.notRetryable());
+		apply(endpoint, "errorHandler", annotation.errorHandler(), this::errorHandler, options::errorHandler);
 		MethodDelayedMessageHandler handler = new MethodDelayedMessageHandler(
 				handlerMethodFactory().createInvocableHandlerMethod(endpoint.bean(), endpoint.method()),
 				endpoint.description());
@@ -229,6 +232,11 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			throw failure(endpoint.description(),
 					"has an invalid " + attribute + " '" + resolved + "': " + ex.getMessage());
 		}
+	}
+
+	private DeliveryErrorHandler errorHandler(String beanName) {
+		Assert.state(this.beanFactory != null, "No bean factory to look the error handler up in");
+		return this.beanFactory.getBean(beanName, DeliveryErrorHandler.class);
 	}
 
 	private String resolve(String value) {

@@ -5,6 +5,7 @@ import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcesso
 import io.github.delayqueue.annotation.EnableDelayedListeners;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
@@ -89,7 +90,8 @@ public final class DelayQueueAutoConfiguration {
 	DelayedListenerContainer delayedListenerContainer(RedisMessageStore store, PayloadConverter converter,
 			DelayedMessageScheduler scheduler, DelayQueueProperties properties,
 			ObjectProvider<DelayQueueMonitor> monitor, ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention) {
+			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
+			ObjectProvider<DeliveryErrorHandler> errorHandler) {
 		DelayedListenerContainer container = new DelayedListenerContainer(store, converter, scheduler);
 		monitor.ifUnique(container::setMonitor);
 		if (properties.getObservation().isEnabled()) {
@@ -97,7 +99,10 @@ public final class DelayQueueAutoConfiguration {
 			container.setObservationConvention(observationConvention.getIfUnique());
 		}
 		DelayQueueProperties.Listener listener = properties.getListener();
-		container.setDefaultOptions(defaultListenerOptions(properties));
+		ListenerOptions defaults = defaultListenerOptions(properties);
+		DeliveryErrorHandler uniqueErrorHandler = errorHandler.getIfUnique();
+		container.setDefaultOptions((uniqueErrorHandler != null)
+				? defaults.toBuilder().errorHandler(uniqueErrorHandler).build() : defaults);
 		container.setShutdownTimeout(listener.getShutdownTimeout());
 		container.setAutoStartup(listener.isAutoStartup());
 		return container;

@@ -105,10 +105,11 @@ public class DelayedListenerContainer implements SmartLifecycle {
 							+ this.consumers.get(registration.topic()).registration().handler());
 			TopicConsumer consumer = new TopicConsumer(registration, this.store, this.converter, this.scheduler,
 					this.monitor, this.observationRegistry, this.observationConvention);
-			this.consumers.put(registration.topic(), consumer);
 			if (this.running) {
+				// if it cannot start, it is not registered
 				consumer.start(this.ioExecutor, this.maintenance);
 			}
+			this.consumers.put(registration.topic(), consumer);
 		}
 	}
 
@@ -232,18 +233,35 @@ public class DelayedListenerContainer implements SmartLifecycle {
 				return;
 			}
 			AtomicInteger count = new AtomicInteger();
-			this.ioExecutor = Executors.newCachedThreadPool((runnable) -> {
+			ExecutorService io = Executors.newCachedThreadPool((runnable) -> {
 				Thread thread = new Thread(runnable, "delayqueue-io-" + count.incrementAndGet());
 				thread.setDaemon(true);
 				return thread;
 			});
-			this.maintenance = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+			ScheduledExecutorService leases = Executors.newSingleThreadScheduledExecutor((runnable) -> {
 				Thread thread = new Thread(runnable, "delayqueue-leases");
 				thread.setDaemon(true);
 				return thread;
 			});
+			this.ioExecutor = io;
+			this.maintenance = leases;
+			List<TopicConsumer> started = new ArrayList<>();
+			try {
+				for (TopicConsumer consumer : this.consumers.values()) {
+					consumer.start(io, leases);
+					started.add(consumer);
+				}
+			}
+			catch (RuntimeException ex) {
+				// nothing stays half-started: the topics started so far are stopped again
+				started.forEach((consumer) -> consumer.stop(this.shutdownTimeout));
+				leases.shutdownNow();
+				io.shutdownNow();
+				this.maintenance = null;
+				this.ioExecutor = null;
+				throw ex;
+			}
 			this.running = true;
-			this.consumers.values().forEach((consumer) -> consumer.start(this.ioExecutor, this.maintenance));
 		}
 	}
 

@@ -41,6 +41,8 @@ public final class ListenerOptions {
 
 	private final List<Class<? extends Throwable>> notRetryable;
 
+	private final DeliveryErrorHandler errorHandler;
+
 	private ListenerOptions(Builder builder) {
 		this.concurrency = builder.concurrency;
 		this.visibilityTimeout = builder.visibilityTimeout;
@@ -48,6 +50,7 @@ public final class ListenerOptions {
 		this.backOff = builder.backOff;
 		this.batchSize = builder.batchSize;
 		this.notRetryable = List.copyOf(builder.notRetryable);
+		this.errorHandler = builder.errorHandler;
 	}
 
 	/**
@@ -139,6 +142,14 @@ public final class ListenerOptions {
 	}
 
 	/**
+	 * What decides the fate of a message whose handler threw.
+	 * @return the error handler; {@link DefaultDeliveryErrorHandler#INSTANCE} unless set
+	 */
+	public DeliveryErrorHandler errorHandler() {
+		return this.errorHandler;
+	}
+
+	/**
 	 * A builder starting from these options.
 	 * @return a builder
 	 */
@@ -150,6 +161,7 @@ public final class ListenerOptions {
 		builder.backOff = this.backOff;
 		builder.batchSize = this.batchSize;
 		builder.notRetryable.addAll(this.notRetryable);
+		builder.errorHandler = this.errorHandler;
 		return builder;
 	}
 
@@ -157,7 +169,7 @@ public final class ListenerOptions {
 	public String toString() {
 		return "ListenerOptions[concurrency=" + this.concurrency + ", visibilityTimeout=" + this.visibilityTimeout
 				+ ", maxAttempts=" + this.maxAttempts + ", backOff=" + this.backOff + ", batchSize=" + this.batchSize
-				+ "]";
+				+ ", errorHandler=" + this.errorHandler + "]";
 	}
 
 	/** Builds {@link ListenerOptions}; each setter validates its value. */
@@ -174,6 +186,8 @@ public final class ListenerOptions {
 		private int batchSize = DEFAULT_BATCH_SIZE;
 
 		private final Set<Class<? extends Throwable>> notRetryable = new LinkedHashSet<>();
+
+		private DeliveryErrorHandler errorHandler = DefaultDeliveryErrorHandler.INSTANCE;
 
 		private Builder() {
 		}
@@ -247,6 +261,17 @@ public final class ListenerOptions {
 				Assert.notNull(type, "Exception type must not be null");
 				this.notRetryable.add(type);
 			}
+			return this;
+		}
+
+		/**
+		 * Sets what decides the fate of a message whose handler threw.
+		 * @param errorHandler the error handler, such as {@link DefaultDeliveryErrorHandler#INSTANCE}
+		 * @return this builder
+		 */
+		public Builder errorHandler(DeliveryErrorHandler errorHandler) {
+			Assert.notNull(errorHandler, "DeliveryErrorHandler must not be null");
+			this.errorHandler = errorHandler;
 			return this;
 		}
 

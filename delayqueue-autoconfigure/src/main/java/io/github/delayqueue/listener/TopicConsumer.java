@@ -1,60 +1,41 @@
 package io.github.delayqueue.listener;
 
-import java.lang.reflect.InvocationTargetException;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
-import java.util.Queue;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.delayqueue.DeliveredMessage;
-import io.github.delayqueue.payload.PayloadConversionException;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.StoredMessage;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.scheduling.TopicTrigger;
 import io.github.delayqueue.support.DelayQueueMonitor;
-import io.github.delayqueue.support.GroupCommit;
-import io.github.delayqueue.support.micrometer.DefaultDelayQueueListenerObservationConvention;
 import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
-import io.github.delayqueue.support.micrometer.DelayQueueObservation;
-import io.github.delayqueue.support.micrometer.DelayedMessageReceiverContext;
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.util.backoff.BackOffExecution;
-
 /**
- * Consumes one topic: leases due messages only for handlers free to run them (their attempt counted by the lease,
- * so no message waits here charged), runs them on its own handler threads, extends the leases it holds, retries
- * failures with backoff and buries what cannot succeed. A handler that finishes a message acknowledges it and
- * leases its next one in the same call, shared by the handlers that do so at the same time.
+ * Consumes one topic: claims due messages only for handler threads free to run them (a lease counts the attempt, so
+ * no message waits here charged) and runs them. A handler that finishes acknowledges its message and leases its next
+ * one in the same call ({@link Acknowledger}); the leases held are extended by a {@link LeaseKeeper}; a handler's
+ * call is made by a {@link ListenerInvoker}; failures go to the listener's {@link DeliveryErrorHandler}
+ * ({@link FailedDeliveries}).
  */
 final class TopicConsumer {
 
 	private static final Logger logger = LoggerFactory.getLogger(TopicConsumer.class);
-
-	private static final int MAX_ERROR_LENGTH = 2000;
 
 	private final ListenerRegistration<Object> registration;
 
@@ -64,30 +45,20 @@ final class TopicConsumer {
 
 	private final RedisMessageStore store;
 
-	private final PayloadConverter converter;
-
 	private final DelayedMessageScheduler scheduler;
 
-	private volatile Executor ioExecutor = Runnable::run;
+	private final DelayQueueMonitor monitor;
+
+	private final ListenerInvoker invoker;
+
+	private final LeaseKeeper leases;
+
+	private final Acknowledger acknowledger;
+
+	private final FailedDeliveries failures;
 
 	/** Handler slots taken: handlers running, or reserved for the messages of a claim in flight. */
 	private final AtomicInteger busy = new AtomicInteger();
-
-	/**
-	 * The leases this consumer holds: messages whose handler runs or is about to. Removing a lease from this set
-	 * decides who ends it (the handler's outcome, or the hand-back on stop), so it ends once.
-	 */
-	private final Set<Lease> held = ConcurrentHashMap.newKeySet();
-
-	/**
-	 * Acknowledges what handlers finished and leases their next messages: handler threads that do so at the same
-	 * time share one script call.
-	 */
-	private final GroupCommit<Handover, @Nullable Claimed> handovers;
-
-	private final Queue<Lease> pendingAcks = new ConcurrentLinkedQueue<>();
-
-	private final AtomicBoolean flushing = new AtomicBoolean();
 
 	private final AtomicBoolean pumping = new AtomicBoolean();
 
@@ -101,32 +72,27 @@ final class TopicConsumer {
 
 	private volatile boolean claimFailing;
 
+	private volatile Executor io = Runnable::run;
+
 	private @Nullable ThreadPoolExecutor handlers;
 
-	private @Nullable TopicTrigger trigger;
-
-	private @Nullable ScheduledFuture<?> leaseExtension;
-
-	private final DelayQueueMonitor monitor;
-
-	private final ObservationRegistry observationRegistry;
-
-	private final @Nullable DelayQueueListenerObservationConvention observationConvention;
+	private volatile @Nullable TopicTrigger trigger;
 
 	@SuppressWarnings("unchecked")
 	TopicConsumer(ListenerRegistration<?> registration, RedisMessageStore store, PayloadConverter converter,
 			DelayedMessageScheduler scheduler, DelayQueueMonitor monitor, ObservationRegistry observationRegistry,
 			@Nullable DelayQueueListenerObservationConvention observationConvention) {
-		this.monitor = monitor;
-		this.observationRegistry = observationRegistry;
-		this.observationConvention = observationConvention;
 		this.registration = (ListenerRegistration<Object>) registration;
 		this.topic = registration.topic();
 		this.options = registration.options();
 		this.store = store;
-		this.converter = converter;
 		this.scheduler = scheduler;
-		this.handovers = new GroupCommit<>(this::handOver, RedisMessageStore.CHUNK_SIZE, 2);
+		this.monitor = monitor;
+		this.invoker = new ListenerInvoker(this.registration, converter, monitor, observationRegistry,
+				observationConvention);
+		this.leases = new LeaseKeeper(this.topic, store, this.options.visibilityTimeout());
+		this.acknowledger = new Acknowledger(this.topic, store, this.options, this::accept);
+		this.failures = new FailedDeliveries(this.topic, store, this.options, this.acknowledger);
 	}
 
 	String topic() {
@@ -150,34 +116,46 @@ final class TopicConsumer {
 	}
 
 	/**
-	 * Starts consuming.
-	 * @param io runs claims, starts, ack flushes and lease extensions (short Redis calls)
-	 * @param maintenance schedules the lease extensions
+	 * Starts consuming; if a step fails, what was started is undone and the exception thrown.
+	 * @param io runs claims, acknowledgement flushes and lease extensions (short Redis calls)
+	 * @param maintenance times lease extensions and acknowledgement retries
 	 */
 	synchronized void start(Executor io, ScheduledExecutorService maintenance) {
 		if (this.active) {
 			return;
 		}
-		this.ioExecutor = io;
+		this.io = io;
+		this.acknowledger.start(io, maintenance);
 		AtomicInteger count = new AtomicInteger();
-		this.handlers = new ThreadPoolExecutor(this.options.concurrency(), this.options.concurrency(), 60,
+		ThreadPoolExecutor pool = new ThreadPoolExecutor(this.options.concurrency(), this.options.concurrency(), 60,
 				TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (runnable) -> {
 					Thread thread = new Thread(runnable, "delayqueue-" + this.topic + "-" + count.incrementAndGet());
 					thread.setDaemon(true);
 					return thread;
 				});
-		this.handlers.allowCoreThreadTimeOut(true);
+		pool.allowCoreThreadTimeOut(true);
+		TopicTrigger registered = null;
+		try {
+			registered = this.scheduler.register(this.store.wakeChannel(this.topic), this::requestClaim);
+			this.leases.startExtending(maintenance, io);
+		}
+		catch (RuntimeException ex) {
+			if (registered != null) {
+				registered.close();
+			}
+			this.leases.stopExtending();
+			pool.shutdownNow();
+			throw ex;
+		}
+		this.handlers = pool;
+		this.trigger = registered;
 		this.active = true;
-		this.trigger = this.scheduler.register(this.store.wakeChannel(this.topic), this::requestClaim);
 		try {
 			this.store.registerTopics(List.of(this.topic));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Topic '{}': could not add it to the known topics", this.topic, ex);
 		}
-		long period = Math.max(50, this.options.visibilityTimeout().toMillis() / 3);
-		this.leaseExtension = maintenance.scheduleWithFixedDelay(
-				() -> this.ioExecutor.execute(this::extendLeases), period, period, TimeUnit.MILLISECONDS);
 		requestClaim();
 	}
 
@@ -190,8 +168,10 @@ final class TopicConsumer {
 			return;
 		}
 		this.active = false;
-		if (this.trigger != null) {
-			this.trigger.close();
+		TopicTrigger current = this.trigger;
+		if (current != null) {
+			current.close();
+			this.trigger = null;
 		}
 		ThreadPoolExecutor pool = this.handlers;
 		if (pool != null) {
@@ -206,34 +186,12 @@ final class TopicConsumer {
 				Thread.currentThread().interrupt();
 			}
 		}
-		if (this.leaseExtension != null) {
-			this.leaseExtension.cancel(false);
-		}
-		handBack(new ArrayList<>(this.held));
+		this.leases.stopExtending();
+		this.leases.handBackAll();
 		if (pool != null) {
 			pool.shutdownNow();
 		}
-		flushAcks();
-	}
-
-	/** Hands leases back to the queue, each unless its outcome was decided meanwhile. */
-	private void handBack(List<Lease> leases) {
-		List<Lease> unfinished = new ArrayList<>(leases.size());
-		for (Lease lease : leases) {
-			if (this.held.remove(lease)) {
-				unfinished.add(lease);
-			}
-		}
-		if (unfinished.isEmpty()) {
-			return;
-		}
-		try {
-			this.store.release(this.topic, unfinished);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Topic '{}': could not hand back {} unfinished message(s); they are redelivered when "
-					+ "their lease ends", this.topic, unfinished.size(), ex);
-		}
+		this.acknowledger.flush();
 	}
 
 	/** Asks for a claim: messages may be due in Redis, or leases may have ended. */
@@ -244,9 +202,9 @@ final class TopicConsumer {
 		}
 		if (this.pumping.compareAndSet(false, true)) {
 			try {
-				this.ioExecutor.execute(this::pump);
+				this.io.execute(this::pump);
 			}
-			catch (RuntimeException ex) {
+			catch (RejectedExecutionException ex) {
 				this.pumping.set(false);
 				logger.debug("Topic '{}': claim not started", this.topic, ex);
 			}
@@ -278,7 +236,7 @@ final class TopicConsumer {
 		}
 	}
 
-	/** Claims due messages for the free handlers and runs them; asks to claim again if more are due for them. */
+	/** Claims due messages for the free handlers and runs them. */
 	private void claim() {
 		int limit = Math.max(0, Math.min(this.options.batchSize(), this.options.concurrency() - this.busy.get()));
 		this.busy.addAndGet(limit);
@@ -296,71 +254,73 @@ final class TopicConsumer {
 			this.claimFailing = false;
 			logger.info("Topic '{}': claiming works again", this.topic);
 		}
-		this.busy.addAndGet(claim.messages().size() - limit);
-		if (!this.active) {
-			// stopped while claiming: handed back unstarted (their attempt is not counted)
-			handBackUnstarted(claim);
-			return;
-		}
-		dispatchAll(claim);
-		long next = claim.nextWakeDelayMicros();
-		if (next == 0 && this.busy.get() < this.options.concurrency()) {
+		List<Delivery> deliveries = accept(claim);
+		this.busy.addAndGet(deliveries.size() - limit);
+		deliveries.forEach(this::dispatch);
+		if (claim.nextWakeDelayMicros() == 0 && this.busy.get() < this.options.concurrency()) {
 			// more are due than this claim took (or some were buried), and handlers are free for them
 			this.claimWanted = true;
-		}
-		else if (next > 0 && this.trigger != null) {
-			this.trigger.armIn(next, TimeUnit.MICROSECONDS);
-		}
-	}
-
-	private void handBackUnstarted(Claim claim) {
-		List<Lease> leases = new ArrayList<>(claim.messages().size());
-		for (ClaimedMessage message : claim.messages()) {
-			this.held.add(message.lease());
-			leases.add(message.lease());
-		}
-		handBack(leases);
-	}
-
-	/** Runs each message of a claim on a handler thread, their handler slots taken already. */
-	private void dispatchAll(Claim claim) {
-		long claimedNanos = System.nanoTime();
-		for (ClaimedMessage message : claim.messages()) {
-			this.held.add(message.lease());
-			dispatch(new Claimed(message, claim.serverTime(), claimedNanos));
-		}
-		if (claim.buried() > 0) {
-			this.monitor.expired(this.topic, claim.buried());
-		}
-	}
-
-	/** Runs a started message on a handler thread; its handler slot is taken already. */
-	private void dispatch(Claimed claimed) {
-		ThreadPoolExecutor pool = this.handlers;
-		try {
-			if (pool == null) {
-				throw new IllegalStateException("not started");
-			}
-			pool.execute(() -> runHandler(claimed));
-		}
-		catch (RuntimeException ex) {
-			// stopping: the message is handed back by stop()
-			this.busy.decrementAndGet();
-			if (!this.active) {
-				handBack(List.of(claimed.message().lease()));
-			}
 		}
 	}
 
 	/**
-	 * Runs on a handler thread: handles a started message, then, while messages are due, the next one leased in
-	 * the call that acknowledges the previous; then frees the handler slot.
+	 * Takes what a claim or a handover leased: holds the leases (hands them back at once, unstarted, if stopped
+	 * meanwhile), reports burials, and arms the trigger for the next due time.
+	 * @return the deliveries to run
 	 */
-	private void runHandler(Claimed first) {
+	private List<Delivery> accept(Claim claim) {
+		long claimedNanos = System.nanoTime();
+		List<Delivery> deliveries = new ArrayList<>(claim.messages().size());
+		for (ClaimedMessage message : claim.messages()) {
+			this.leases.hold(message.lease());
+			deliveries.add(new Delivery(message, claim.serverTime(), claimedNanos));
+		}
+		if (claim.buried() > 0) {
+			this.monitor.expired(this.topic, claim.buried());
+		}
+		if (!this.active) {
+			// stopped meanwhile: handed back unstarted (their attempt is not counted)
+			this.leases.handBack(deliveries.stream().map((delivery) -> delivery.message().lease()).toList());
+			return List.of();
+		}
+		long next = claim.nextWakeDelayMicros();
+		TopicTrigger current = this.trigger;
+		if (next > 0 && current != null) {
+			current.armIn(next, TimeUnit.MICROSECONDS);
+		}
+		return deliveries;
+	}
+
+	/** Runs a delivery on a handler thread; its handler slot is taken already. */
+	private void dispatch(Delivery delivery) {
+		ThreadPoolExecutor pool = this.handlers;
 		try {
-			Claimed current = first;
+			if (pool == null) {
+				throw new RejectedExecutionException("not started");
+			}
+			pool.execute(() -> runHandler(delivery));
+		}
+		catch (RejectedExecutionException ex) {
+			// stopping: handed back unstarted
+			this.busy.decrementAndGet();
+			this.leases.handBack(List.of(delivery.message().lease()));
+		}
+	}
+
+	/**
+	 * Runs on a handler thread: handles a delivery, then, while messages are due, the next one leased in the call
+	 * that acknowledges the previous; then frees the handler slot.
+	 */
+	private void runHandler(Delivery first) {
+		try {
+			Delivery current = first;
 			while (current != null) {
-				current = takeNext(handle(current));
+				Lease delivered = handle(current);
+				current = this.acknowledger.handOver(delivered, this.active);
+				if (current == null && this.active && this.claimWanted) {
+					// a handover that found fewer due than asked leaves the rest to a claim
+					requestClaim();
+				}
 			}
 		}
 		finally {
@@ -372,270 +332,37 @@ final class TopicConsumer {
 	}
 
 	/**
-	 * Acknowledges the message just delivered (if any) and leases this handler's next due message in one call
-	 * shared with the handlers that do so at the same time; {@code null} if none is due, the consumer stops, or
-	 * Redis fails (the acknowledgement then goes to the batched ones).
+	 * Handles one delivery; returns its lease to acknowledge if the handler returned (and the lease is still this
+	 * consumer's to end), else {@code null}.
 	 */
-	private @Nullable Claimed takeNext(@Nullable Lease delivered) {
-		if (!this.active) {
-			if (delivered != null) {
-				this.pendingAcks.add(delivered);
-				scheduleAckFlush();
-			}
-			return null;
-		}
-		try {
-			return this.handovers.submit(List.of(new Handover(delivered))).get(0);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Topic '{}': acknowledging and leasing the next message failed", this.topic, ex);
-			if (delivered != null) {
-				this.pendingAcks.add(delivered);
-				scheduleAckFlush();
-			}
-			return null;
-		}
-	}
-
-	/** Sends handovers in one call: their acknowledgements, and one due message leased for each handler. */
-	private List<@Nullable Claimed> handOver(List<Handover> handovers) {
-		List<Lease> acks = new ArrayList<>(handovers.size());
-		for (Handover handover : handovers) {
-			if (handover.ack() != null) {
-				acks.add(handover.ack());
-			}
-		}
-		int limit = this.active ? handovers.size() : 0;
-		Claim claim = this.store.ackAndClaim(this.topic, acks, limit, this.options.visibilityTimeout().toMillis(),
-				this.options.maxAttempts());
-		List<@Nullable Claimed> next = new ArrayList<>(handovers.size());
-		if (!this.active) {
-			// stopped meanwhile: handed back unstarted (their attempt is not counted)
-			handBackUnstarted(claim);
-			claim = new Claim(claim.serverTime(), List.of(), -1, claim.buried());
-		}
-		long claimedNanos = System.nanoTime();
-		for (ClaimedMessage message : claim.messages()) {
-			this.held.add(message.lease());
-			next.add(new Claimed(message, claim.serverTime(), claimedNanos));
-		}
-		while (next.size() < handovers.size()) {
-			next.add(null);
-		}
-		if (claim.buried() > 0) {
-			this.monitor.expired(this.topic, claim.buried());
-		}
-		long delay = claim.nextWakeDelayMicros();
-		if (delay == 0 && claim.messages().size() < limit) {
-			// some were buried instead: the handlers left without a message claim the rest
-			this.claimWanted = true;
-		}
-		else if (delay > 0 && this.trigger != null) {
-			this.trigger.armIn(delay, TimeUnit.MICROSECONDS);
-		}
-		return next;
-	}
-
-	/** Handles one started message; returns its lease to acknowledge if the handler returned, else {@code null}. */
-	private @Nullable Lease handle(Claimed claimed) {
-		ClaimedMessage message = claimed.message();
-		Lease lease = message.lease();
+	private @Nullable Lease handle(Delivery delivery) {
+		Lease lease = delivery.message().lease();
 		long start = System.nanoTime();
+		Throwable failure = this.invoker.invoke(delivery);
+		long duration = System.nanoTime() - start;
+		if (failure == null) {
+			boolean mine = this.leases.take(lease);
+			report(DelayQueueMonitor.Outcome.SUCCESS, duration, null);
+			return mine ? lease : null;
+		}
+		if (this.leases.take(lease)) {
+			DelayQueueMonitor.Outcome outcome = this.failures.handle(this.invoker.deliveredMessage(delivery), lease,
+					failure);
+			report(outcome, duration, failure);
+		}
+		if (failure instanceof Error error && !(failure instanceof AssertionError)) {
+			throw error;
+		}
+		return null;
+	}
+
+	private void report(DelayQueueMonitor.Outcome outcome, long durationNanos, @Nullable Throwable failure) {
 		try {
-			this.monitor.dispatched(this.topic, Duration.between(message.dueAt(), claimed.claimServerTime())
-				.plusNanos(start - claimed.claimedNanos())
-				.toMillis());
-			StoredMessage stored = message.message();
-			if (!stored.isReadable()) {
-				throw new UnreadableMessageException(stored.malformation());
-			}
-			Object payload = this.converter.read(stored.payload(), this.registration.payloadType());
-			DeliveredMessage delivered = new DeliveredMessage(message.id(), this.topic, message.dueAt(),
-					stored.createdAt(), message.attempt(), stored.headers());
-			invoke(payload, delivered);
-			this.monitor.handled(this.topic, DelayQueueMonitor.Outcome.SUCCESS, System.nanoTime() - start, null);
-			return this.held.remove(lease) ? lease : null;
-		}
-		catch (Throwable ex) {
-			Throwable cause = unwrap(ex);
-			if (this.held.remove(lease)) {
-				DelayQueueMonitor.Outcome outcome = onFailure(message, cause);
-				this.monitor.handled(this.topic, outcome, System.nanoTime() - start, cause);
-			}
-			if (ex instanceof Error error && !(ex instanceof AssertionError)) {
-				throw error;
-			}
-			return null;
-		}
-	}
-
-	private void invoke(Object payload, DeliveredMessage delivered) throws Exception {
-		if (this.observationRegistry.isNoop()) {
-			this.registration.handler().handle(payload, delivered);
-			return;
-		}
-		DelayedMessageReceiverContext context = new DelayedMessageReceiverContext(delivered.headers(), this.topic,
-				delivered.id(), delivered.attempt());
-		Observation observation = DelayQueueObservation.LISTENER
-			.observation(this.observationConvention, DefaultDelayQueueListenerObservationConvention.INSTANCE,
-					() -> context, this.observationRegistry)
-			.start();
-		try (Observation.Scope scope = observation.openScope()) {
-			this.registration.handler().handle(payload, delivered);
-		}
-		catch (Exception | Error ex) {
-			observation.error(ex);
-			throw ex;
-		}
-		finally {
-			observation.stop();
-		}
-	}
-
-	private DelayQueueMonitor.Outcome onFailure(ClaimedMessage delivery, Throwable ex) {
-		String error = describe(ex);
-		try {
-			if (isNotRetryable(ex)) {
-				logger.warn("Topic '{}': message {} cannot be handled and goes to the dead letters: {}", this.topic,
-						delivery.id(), error);
-				this.store.bury(this.topic, delivery.lease(), error);
-				return DelayQueueMonitor.Outcome.DEAD;
-			}
-			long delay = (delivery.attempt() < this.options.maxAttempts()) ? backOff(delivery.attempt())
-					: BackOffExecution.STOP;
-			if (delay == BackOffExecution.STOP) {
-				logger.warn("Topic '{}': message {} failed attempt {} of {} and goes to the dead letters: {}",
-						this.topic, delivery.id(), delivery.attempt(), this.options.maxAttempts(), error, ex);
-				this.store.bury(this.topic, delivery.lease(), error);
-				return DelayQueueMonitor.Outcome.DEAD;
-			}
-			logger.info("Topic '{}': message {} failed attempt {} of {}, retrying in {} ms: {}", this.topic,
-					delivery.id(), delivery.attempt(), this.options.maxAttempts(), delay, error);
-			this.store.retry(this.topic, delivery.lease(), delay, error);
-		}
-		catch (RuntimeException storeFailure) {
-			logger.warn("Topic '{}': could not record the failure of message {}; it is redelivered when its lease "
-					+ "ends", this.topic, delivery.id(), storeFailure);
-		}
-		return DelayQueueMonitor.Outcome.RETRY;
-	}
-
-	private long backOff(int attempt) {
-		BackOffExecution execution = this.options.backOff().start();
-		long delay = 0;
-		for (int i = 0; i < attempt; i++) {
-			delay = execution.nextBackOff();
-			if (delay == BackOffExecution.STOP) {
-				break;
-			}
-		}
-		return delay;
-	}
-
-	private boolean isNotRetryable(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof PayloadConversionException || cause instanceof UnreadableMessageException
-					|| cause instanceof NonRetryableException) {
-				return true;
-			}
-			for (Class<? extends Throwable> type : this.options.notRetryable()) {
-				if (type.isInstance(cause)) {
-					return true;
-				}
-			}
-			if (cause.getCause() == cause) {
-				break;
-			}
-		}
-		return false;
-	}
-
-	private static Throwable unwrap(Throwable ex) {
-		Throwable current = ex;
-		while (current instanceof InvocationTargetException && current.getCause() != null) {
-			current = current.getCause();
-		}
-		return current;
-	}
-
-	static String describe(Throwable ex) {
-		String text = ex.getClass().getName() + ((ex.getMessage() != null) ? ": " + ex.getMessage() : "");
-		return (text.length() > MAX_ERROR_LENGTH) ? text.substring(0, MAX_ERROR_LENGTH) : text;
-	}
-
-	private void scheduleAckFlush() {
-		if (this.flushing.compareAndSet(false, true)) {
-			try {
-				this.ioExecutor.execute(this::flushAcksLoop);
-			}
-			catch (RuntimeException ex) {
-				this.flushing.set(false);
-				flushAcks();
-			}
-		}
-	}
-
-	private void flushAcksLoop() {
-		try {
-			flushAcks();
-		}
-		finally {
-			this.flushing.set(false);
-		}
-		if (!this.pendingAcks.isEmpty()) {
-			scheduleAckFlush();
-		}
-	}
-
-	private void flushAcks() {
-		List<Lease> batch = new ArrayList<>();
-		Lease delivery;
-		while ((delivery = this.pendingAcks.poll()) != null) {
-			batch.add(delivery);
-		}
-		if (batch.isEmpty()) {
-			return;
-		}
-		try {
-			this.store.ack(this.topic, batch);
+			this.monitor.handled(this.topic, outcome, durationNanos, failure);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Topic '{}': could not acknowledge {} message(s); they are redelivered when their lease ends",
-					this.topic, batch.size(), ex);
+			logger.warn("Topic '{}': the monitor failed", this.topic, ex);
 		}
-	}
-
-	private void extendLeases() {
-		if (this.held.isEmpty()) {
-			return;
-		}
-		List<Lease> current = new ArrayList<>(this.held);
-		try {
-			this.store.extend(this.topic, current, this.options.visibilityTimeout().toMillis());
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Topic '{}': could not extend the leases of {} message(s)", this.topic,
-					current.size(), ex);
-		}
-	}
-
-	/** What a handler thread sends when it is free for its next message: the lease it delivered, if any. */
-	private record Handover(@Nullable Lease ack) {
-	}
-
-	/** A leased message with the Redis and local time of its claim, for the lateness at handler start. */
-	private record Claimed(ClaimedMessage message, Instant claimServerTime, long claimedNanos) {
-	}
-
-	/** A stored message that cannot be read: it goes to the dead letters with the reason. */
-	static final class UnreadableMessageException extends RuntimeException {
-
-		private static final long serialVersionUID = 1L;
-
-		UnreadableMessageException(@Nullable String reason) {
-			super("Unreadable stored message: " + reason);
-		}
-
 	}
 
 }

@@ -63,6 +63,9 @@ public interface DelayQueueMonitor {
 		/** The handler threw; the message is retried after a backoff. */
 		RETRY,
 
+		/** The handler threw; the listener's error handler dealt with it, and the message is acknowledged. */
+		RECOVERED,
+
 		/** The handler threw for the last time, or the message could not be read: it is dead. */
 		DEAD
 

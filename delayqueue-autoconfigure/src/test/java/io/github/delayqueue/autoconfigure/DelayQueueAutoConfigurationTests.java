@@ -9,7 +9,10 @@ import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.PayloadTooLargeException;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcessor;
+import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.DeliveryErrorHandler;
+import io.github.delayqueue.listener.FailureAction;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
@@ -141,6 +144,21 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(context).hasNotFailed();
 			assertThat(context).doesNotHaveBean(DelayedQueue.class);
 		});
+	}
+
+	@Test
+	void aSingleErrorHandlerBeanBecomesTheListenersDefault() {
+		DeliveryErrorHandler handler = (message, failure, options) -> FailureAction.acknowledge();
+		this.runner.withBean(DeliveryErrorHandler.class, () -> handler).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(DelayedListenerContainer.class).getDefaultOptions().errorHandler())
+				.isSameAs(handler);
+		});
+		this.runner.withBean("one", DeliveryErrorHandler.class, () -> handler)
+			.withBean("two", DeliveryErrorHandler.class, () -> handler)
+			.run((context) -> assertThat(
+					context.getBean(DelayedListenerContainer.class).getDefaultOptions().errorHandler())
+				.isSameAs(DefaultDeliveryErrorHandler.INSTANCE));
 	}
 
 	@Test

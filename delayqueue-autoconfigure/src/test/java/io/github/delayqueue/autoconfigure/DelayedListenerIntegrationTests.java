@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.listener.DeliveryErrorHandler;
+import io.github.delayqueue.listener.FailureAction;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.listener.adapter.DelayQueueHeaders;
@@ -112,6 +114,17 @@ class DelayedListenerIntegrationTests {
 		assertThat(this.listeners.timeouts).isEmpty();
 	}
 
+	@Test
+	void aListenerNamesTheErrorHandlerThatDecidesItsFailures() {
+		this.queue.schedule("declined", "d-1", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> this.listeners.handledByErrorHandler.size() == 1);
+		assertThat(this.listeners.handledByErrorHandler).containsExactly("d-1: card declined");
+		await().atMost(WAIT).until(() -> this.queue.stats("declined").inflight() == 0);
+		assertThat(this.queue.stats("declined").dead()).isZero();
+		assertThat(this.queue.stats("declined").waiting() + this.queue.stats("declined").ready()).isZero();
+		assertThat(this.listeners.failures.get()).as("not retried").isEqualTo(1);
+	}
+
 	record OrderTimeout(String orderId, int amount) {
 	}
 
@@ -123,6 +136,20 @@ class DelayedListenerIntegrationTests {
 		@Bean
 		RedisServerLifecycle redisServerLifecycle() {
 			return new RedisServerLifecycle(redis);
+		}
+
+		@Bean
+		DeliveryErrorHandler declinedPayments(Listeners listeners) {
+			return (message, failure, options) -> {
+				listeners.handledByErrorHandler.add(message.id() + ": " + failure.getMessage());
+				return FailureAction.acknowledge();
+			};
+		}
+
+		@Bean
+		DeliveryErrorHandler unusedErrorHandler() {
+			// a second one: no default error handler for the other listeners
+			return (message, failure, options) -> FailureAction.deadLetter();
 		}
 
 	}
@@ -142,7 +169,10 @@ class DelayedListenerIntegrationTests {
 
 		final AtomicInteger failures = new AtomicInteger();
 
+		final List<String> handledByErrorHandler = new CopyOnWriteArrayList<>();
+
 		void clear() {
+			this.handledByErrorHandler.clear();
 			this.timeouts.clear();
 			this.timeoutMessages.clear();
 			this.tenants.clear();
@@ -166,6 +196,12 @@ class DelayedListenerIntegrationTests {
 		@DelayedListener(topic = "${app.topics.reminder}", concurrency = "2")
 		void onReminder(String reminder, @Header(DelayQueueHeaders.ATTEMPT) int attempt) {
 			this.reminders.add(reminder + "#" + attempt);
+		}
+
+		@DelayedListener(topic = "declined", errorHandler = "declinedPayments")
+		void onDeclined(String payload) {
+			this.failures.incrementAndGet();
+			throw new IllegalStateException("card declined");
 		}
 
 		@DelayedListener(topic = "failing", maxAttempts = "3")

@@ -65,6 +65,13 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 				failureCounter("delayqueue.messages.retried", "Messages whose handler failed and that wait for a retry",
 						topic, tagOf(exception)).increment();
 			}
+			case RECOVERED -> {
+				topicMeters.handledRecovered.record(durationNanos, TimeUnit.NANOSECONDS);
+				failureCounter("delayqueue.messages.recovered",
+						"Messages whose handler failed and whose error handler dealt with them (acknowledged)", topic,
+						tagOf(exception))
+					.increment();
+			}
 			case DEAD -> {
 				topicMeters.handledDead.record(durationNanos, TimeUnit.NANOSECONDS);
 				failureCounter("delayqueue.messages.dead", "Messages moved to the dead letters", topic, tagOf(exception))
@@ -110,6 +117,8 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 
 		final Timer handledRetry;
 
+		final Timer handledRecovered;
+
 		final Timer handledDead;
 
 		TopicMeters(MeterRegistry registry, String topic) {
@@ -127,6 +136,7 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 				.register(registry);
 			this.handledSuccess = handleTimer(registry, topic, "success");
 			this.handledRetry = handleTimer(registry, topic, "retry");
+			this.handledRecovered = handleTimer(registry, topic, "recovered");
 			this.handledDead = handleTimer(registry, topic, "dead");
 		}
 

@@ -1,0 +1,41 @@
+package io.github.delayqueue.listener;
+
+import io.github.delayqueue.DeliveredMessage;
+
+/**
+ * Decides what becomes of a message whose handler threw: retry it after a delay, move it to the dead letters, or
+ * treat it as dealt with. It runs on the handler thread, after the handler, and may do work of its own first (send
+ * the message to another topic, call a fallback, alert). The default, {@link DefaultDeliveryErrorHandler}, retries
+ * with the listener's backoff until its attempts are used up, then dead-letters; failures that cannot succeed
+ * (unreadable payloads, {@link NonRetryableException}, the listener's not-retryable types) go to the dead letters at
+ * once.
+ * <p>
+ * Set one per listener with {@link ListenerOptions.Builder#errorHandler(DeliveryErrorHandler)}; with Spring Boot, a
+ * single {@code DeliveryErrorHandler} bean becomes every listener's default. If the handler itself throws, the
+ * message is retried as the default handler would decide.
+ *
+ * <pre class="code">
+ * ListenerOptions.builder()
+ *     .errorHandler((message, failure, options) -&gt; {
+ *         if (failure instanceof PaymentDeclinedException) {
+ *             notifications.paymentDeclined(message.id());
+ *             return FailureAction.acknowledge();
+ *         }
+ *         return DefaultDeliveryErrorHandler.INSTANCE.handle(message, failure, options);
+ *     })
+ *     .build();
+ * </pre>
+ */
+@FunctionalInterface
+public interface DeliveryErrorHandler {
+
+	/**
+	 * Decides what becomes of a failed delivery.
+	 * @param message the message, with its attempt number (1 for the first)
+	 * @param failure what the handler threw (unwrapped from reflection), or why the message could not be read
+	 * @param options the listener's options (max attempts, backoff, not-retryable types)
+	 * @return the action; never {@code null}
+	 */
+	FailureAction handle(DeliveredMessage message, Throwable failure, ListenerOptions options);
+
+}

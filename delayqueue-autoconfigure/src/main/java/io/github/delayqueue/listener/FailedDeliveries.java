@@ -1,0 +1,95 @@
+package io.github.delayqueue.listener;
+
+import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.redis.Lease;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.support.DelayQueueMonitor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out what a listener's {@link DeliveryErrorHandler} decides for a failed delivery: a retry after a delay,
+ * the dead letters, or an acknowledgement; records the error text and tells the monitor.
+ */
+final class FailedDeliveries {
+
+	private static final Logger logger = LoggerFactory.getLogger(FailedDeliveries.class);
+
+	private static final int MAX_ERROR_LENGTH = 2000;
+
+	private final String topic;
+
+	private final RedisMessageStore store;
+
+	private final ListenerOptions options;
+
+	private final Acknowledger acknowledger;
+
+	FailedDeliveries(String topic, RedisMessageStore store, ListenerOptions options, Acknowledger acknowledger) {
+		this.topic = topic;
+		this.store = store;
+		this.options = options;
+		this.acknowledger = acknowledger;
+	}
+
+	/**
+	 * Decides and records what becomes of a failed delivery whose lease the caller took.
+	 * @return what became of it, for the monitor
+	 */
+	DelayQueueMonitor.Outcome handle(DeliveredMessage message, Lease lease, Throwable failure) {
+		FailureAction action = decide(message, failure);
+		String error = describe(failure);
+		try {
+			switch (action.kind()) {
+				case ACKNOWLEDGE -> {
+					logger.info("Topic '{}': message {} failed attempt {}; its error handler dealt with it: {}",
+							this.topic, message.id(), message.attempt(), error);
+					this.acknowledger.acknowledgeLater(lease);
+					return DelayQueueMonitor.Outcome.RECOVERED;
+				}
+				case DEAD_LETTER -> {
+					logger.warn("Topic '{}': message {} failed attempt {} of {} and goes to the dead letters: {}",
+							this.topic, message.id(), message.attempt(), this.options.maxAttempts(), error, failure);
+					this.store.bury(this.topic, lease, error);
+					return DelayQueueMonitor.Outcome.DEAD;
+				}
+				default -> {
+					logger.info("Topic '{}': message {} failed attempt {} of {}, retrying in {} ms: {}", this.topic,
+							message.id(), message.attempt(), this.options.maxAttempts(), action.delay().toMillis(),
+							error);
+					this.store.retry(this.topic, lease, action.delay().toMillis(), error);
+					return DelayQueueMonitor.Outcome.RETRY;
+				}
+			}
+		}
+		catch (RuntimeException storeFailure) {
+			logger.warn("Topic '{}': could not record the failure of message {}; it is redelivered when its lease "
+					+ "ends", this.topic, message.id(), storeFailure);
+			return DelayQueueMonitor.Outcome.RETRY;
+		}
+	}
+
+	/** The error handler's action; if it throws or answers nothing, the default handler's. */
+	private FailureAction decide(DeliveredMessage message, Throwable failure) {
+		DeliveryErrorHandler handler = this.options.errorHandler();
+		try {
+			FailureAction action = handler.handle(message, failure, this.options);
+			if (action != null) {
+				return action;
+			}
+			logger.warn("Topic '{}': error handler {} returned no action for message {}; using the default",
+					this.topic, handler, message.id());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Topic '{}': error handler {} failed for message {}; using the default", this.topic,
+					handler, message.id(), ex);
+		}
+		return DefaultDeliveryErrorHandler.INSTANCE.handle(message, failure, this.options);
+	}
+
+	static String describe(Throwable ex) {
+		String text = ex.getClass().getName() + ((ex.getMessage() != null) ? ": " + ex.getMessage() : "");
+		return (text.length() > MAX_ERROR_LENGTH) ? text.substring(0, MAX_ERROR_LENGTH) : text;
+	}
+
+}

@@ -1,0 +1,123 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.redis.Lease;
+import io.github.delayqueue.redis.RedisMessageStore;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leases one topic's consumer holds: it extends them every third of the visibility timeout while they are
+ * held, and lets each end once. Whoever takes a lease out ({@link #take}) decides how it ends: the handler's outcome
+ * (ack, retry, dead letter) or the hand-back on stop, never both.
+ */
+final class LeaseKeeper {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaseKeeper.class);
+
+	private final String topic;
+
+	private final RedisMessageStore store;
+
+	private final Duration visibilityTimeout;
+
+	private final Set<Lease> held = ConcurrentHashMap.newKeySet();
+
+	private @Nullable ScheduledFuture<?> extension;
+
+	LeaseKeeper(String topic, RedisMessageStore store, Duration visibilityTimeout) {
+		this.topic = topic;
+		this.store = store;
+		this.visibilityTimeout = visibilityTimeout;
+	}
+
+	/** Holds a new lease: extended until taken. */
+	void hold(Lease lease) {
+		this.held.add(lease);
+	}
+
+	/**
+	 * Takes a lease out of the held ones.
+	 * @return {@code true} if the caller decides how it ends, {@code false} if someone else took it already
+	 */
+	boolean take(Lease lease) {
+		return this.held.remove(lease);
+	}
+
+	int size() {
+		return this.held.size();
+	}
+
+	/**
+	 * Extends the held leases every third of the visibility timeout, on the I/O executor.
+	 * @param maintenance schedules the extensions
+	 * @param io runs them
+	 */
+	synchronized void startExtending(ScheduledExecutorService maintenance, Executor io) {
+		stopExtending();
+		long period = Math.max(50, this.visibilityTimeout.toMillis() / 3);
+		this.extension = maintenance.scheduleWithFixedDelay(() -> io.execute(this::extendAll), period, period,
+				TimeUnit.MILLISECONDS);
+	}
+
+	synchronized void stopExtending() {
+		if (this.extension != null) {
+			this.extension.cancel(false);
+			this.extension = null;
+		}
+	}
+
+	/** Extends every lease held now; a failure is logged (the next period tries again). */
+	void extendAll() {
+		if (this.held.isEmpty()) {
+			return;
+		}
+		List<Lease> current = new ArrayList<>(this.held);
+		try {
+			this.store.extend(this.topic, current, this.visibilityTimeout.toMillis());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Topic '{}': could not extend the leases of {} message(s)", this.topic, current.size(), ex);
+		}
+	}
+
+	/**
+	 * Hands leases back to the queue at once (pending at their due time again, the attempt not counted), each
+	 * unless someone took it meanwhile.
+	 */
+	void handBack(Collection<Lease> leases) {
+		List<Lease> unfinished = new ArrayList<>(leases.size());
+		for (Lease lease : leases) {
+			if (take(lease)) {
+				unfinished.add(lease);
+			}
+		}
+		if (unfinished.isEmpty()) {
+			return;
+		}
+		try {
+			this.store.release(this.topic, unfinished);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Topic '{}': could not hand back {} unfinished message(s); they are redelivered when "
+					+ "their lease ends", this.topic, unfinished.size(), ex);
+		}
+	}
+
+	/** Hands back every lease still held. */
+	void handBackAll() {
+		handBack(new ArrayList<>(this.held));
+	}
+
+}

@@ -1,0 +1,125 @@
+package io.github.delayqueue.listener;
+
+import java.lang.reflect.InvocationTargetException;
+import java.time.Duration;
+import java.time.Instant;
+
+import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.redis.ClaimedMessage;
+import io.github.delayqueue.redis.StoredMessage;
+import io.github.delayqueue.support.DelayQueueMonitor;
+import io.github.delayqueue.support.micrometer.DefaultDelayQueueListenerObservationConvention;
+import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
+import io.github.delayqueue.support.micrometer.DelayQueueObservation;
+import io.github.delayqueue.support.micrometer.DelayedMessageReceiverContext;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a topic's handler for one delivery: reads the payload as the listener's type, builds the
+ * {@link DeliveredMessage}, observes the call, and tells the monitor when the handler starts. A failing monitor is
+ * logged, never allowed to change what becomes of the message.
+ */
+final class ListenerInvoker {
+
+	private static final Logger logger = LoggerFactory.getLogger(ListenerInvoker.class);
+
+	private final ListenerRegistration<Object> registration;
+
+	private final PayloadConverter converter;
+
+	private final DelayQueueMonitor monitor;
+
+	private final ObservationRegistry observationRegistry;
+
+	private final @Nullable DelayQueueListenerObservationConvention observationConvention;
+
+	ListenerInvoker(ListenerRegistration<Object> registration, PayloadConverter converter, DelayQueueMonitor monitor,
+			ObservationRegistry observationRegistry,
+			@Nullable DelayQueueListenerObservationConvention observationConvention) {
+		this.registration = registration;
+		this.converter = converter;
+		this.monitor = monitor;
+		this.observationRegistry = observationRegistry;
+		this.observationConvention = observationConvention;
+	}
+
+	/**
+	 * Runs the handler.
+	 * @param delivery the delivery
+	 * @return what it threw (unwrapped from reflection), or why the message could not be read; {@code null} if it
+	 * returned
+	 */
+	@Nullable Throwable invoke(Delivery delivery) {
+		ClaimedMessage message = delivery.message();
+		String topic = this.registration.topic();
+		try {
+			this.monitor.dispatched(topic, Duration.between(message.dueAt(), delivery.claimServerTime())
+				.plusNanos(System.nanoTime() - delivery.claimedNanos())
+				.toMillis());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Topic '{}': the monitor failed; the message is handled regardless", topic, ex);
+		}
+		try {
+			StoredMessage stored = message.message();
+			if (!stored.isReadable()) {
+				throw new UnreadableMessageException(stored.malformation());
+			}
+			Object payload = this.converter.read(stored.payload(), this.registration.payloadType());
+			invoke(payload, deliveredMessage(delivery));
+			return null;
+		}
+		catch (Throwable ex) {
+			return unwrap(ex);
+		}
+	}
+
+	/**
+	 * The message as its handler sees it; for a stored message that cannot be read, the creation time is the epoch
+	 * and the headers are empty.
+	 */
+	DeliveredMessage deliveredMessage(Delivery delivery) {
+		ClaimedMessage message = delivery.message();
+		StoredMessage stored = message.message();
+		Instant createdAt = stored.createdAt();
+		return new DeliveredMessage(message.id(), this.registration.topic(), message.dueAt(),
+				(createdAt != null) ? createdAt : Instant.EPOCH, message.attempt(), stored.headers());
+	}
+
+	private void invoke(Object payload, DeliveredMessage delivered) throws Exception {
+		if (this.observationRegistry.isNoop()) {
+			this.registration.handler().handle(payload, delivered);
+			return;
+		}
+		DelayedMessageReceiverContext context = new DelayedMessageReceiverContext(delivered.headers(),
+				delivered.topic(), delivered.id(), delivered.attempt());
+		Observation observation = DelayQueueObservation.LISTENER
+			.observation(this.observationConvention, DefaultDelayQueueListenerObservationConvention.INSTANCE,
+					() -> context, this.observationRegistry)
+			.start();
+		try (Observation.Scope scope = observation.openScope()) {
+			this.registration.handler().handle(payload, delivered);
+		}
+		catch (Exception | Error ex) {
+			observation.error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	private static Throwable unwrap(Throwable ex) {
+		Throwable current = ex;
+		while (current instanceof InvocationTargetException && current.getCause() != null) {
+			current = current.getCause();
+		}
+		return current;
+	}
+
+}

@@ -1,0 +1,178 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.DeadLetter;
+import io.github.delayqueue.Recorder;
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.support.DelayQueueMonitor;
+import io.github.delayqueue.test.TestRedisExtension;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A listener's error handler decides what becomes of a failed delivery, and neither it nor a failing monitor can
+ * lose a message or a handler thread.
+ */
+class ErrorHandlingTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	private RedisFixture fixture;
+
+	private RedisDelayedQueue queue;
+
+	private final List<DelayQueueMonitor.Outcome> outcomes = new CopyOnWriteArrayList<>();
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.fixture.close();
+	}
+
+	@Test
+	void anErrorHandlerThatDealsWithAFailureHasTheMessageAcknowledged() {
+		AtomicInteger calls = new AtomicInteger();
+		List<String> sentElsewhere = new CopyOnWriteArrayList<>();
+		DelayedListenerContainer container = container();
+		container.register(ListenerRegistration.of("recovered", String.class, (payload, message) -> {
+			calls.incrementAndGet();
+			throw new IllegalStateException("payment service down");
+		}, ListenerOptions.builder().errorHandler((message, failure, options) -> {
+			sentElsewhere.add(message.id() + ": " + failure.getMessage());
+			return FailureAction.acknowledge();
+		}).build()));
+		this.queue.schedule("recovered", "r-1", "x", Duration.ZERO);
+
+		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "recovered").isEmpty());
+		assertThat(calls.get()).as("not retried").isEqualTo(1);
+		assertThat(sentElsewhere).containsExactly("r-1: payment service down");
+		assertThat(this.queue.deadLetters("recovered", 0, 10)).isEmpty();
+		await().atMost(WAIT).until(() -> this.outcomes.contains(DelayQueueMonitor.Outcome.RECOVERED));
+	}
+
+	@Test
+	void anErrorHandlerCanSendAMessageToTheDeadLettersOnItsFirstFailure() {
+		DelayedListenerContainer container = container();
+		container.register(ListenerRegistration.of("strict", String.class, (payload, message) -> {
+			throw new IllegalStateException("no second chance");
+		}, ListenerOptions.builder().maxAttempts(5).errorHandler((message, failure, options) -> FailureAction.deadLetter()).build()));
+		this.queue.schedule("strict", "s-1", "x", Duration.ZERO);
+
+		await().atMost(WAIT).until(() -> !this.queue.deadLetters("strict", 0, 10).isEmpty());
+		DeadLetter letter = this.queue.deadLetters("strict", 0, 10).get(0);
+		assertThat(letter.attempts()).isEqualTo(1);
+		assertThat(letter.error()).isEqualTo("java.lang.IllegalStateException: no second chance");
+	}
+
+	@Test
+	void anErrorHandlerThatThrowsFallsBackToTheDefaultRetry() {
+		Recorder<String> recorder = new Recorder<>();
+		AtomicInteger failures = new AtomicInteger();
+		DelayedListenerContainer container = container();
+		container.register(ListenerRegistration.of("fallback", String.class, (payload, message) -> {
+			if (failures.incrementAndGet() == 1) {
+				throw new IllegalStateException("first attempt fails");
+			}
+			recorder.handle(payload, message);
+		}, ListenerOptions.builder()
+			.backOff(ListenerOptions.exponentialBackOff(Duration.ofMillis(10), 1.0, Duration.ofMillis(10)))
+			.errorHandler((message, failure, options) -> {
+				throw new IllegalArgumentException("broken error handler");
+			})
+			.build()));
+		this.queue.schedule("fallback", "f-1", "x", Duration.ZERO);
+
+		await().atMost(WAIT).until(() -> recorder.count("f-1") == 1);
+		assertThat(recorder.received.get(0).message().attempt()).isEqualTo(2);
+	}
+
+	@Test
+	void aMonitorThatThrowsNeitherLosesTheMessageNorAHandlerThread() {
+		DelayQueueMonitor throwing = new DelayQueueMonitor() {
+
+			@Override
+			public void dispatched(String topic, long latenessMillis) {
+				throw new IllegalStateException("monitor down");
+			}
+
+			@Override
+			public void handled(String topic, Outcome outcome, long durationNanos, @Nullable Throwable exception) {
+				throw new IllegalStateException("monitor down");
+			}
+
+		};
+		DelayedListenerContainer container = this.fixture
+			.consumer(this.fixture.connectionFactory(), (c) -> c.setMonitor(throwing))
+			.container();
+		Recorder<String> recorder = new Recorder<>();
+		container.register(ListenerRegistration.of("monitored", String.class, recorder,
+				ListenerOptions.builder().concurrency(1).build()));
+		for (int i = 0; i < 3; i++) {
+			this.queue.schedule("monitored", "m-" + i, "x", Duration.ZERO);
+		}
+
+		await().atMost(WAIT).until(() -> recorder.received.size() == 3
+				&& RedisFixture.keysOf(redis.get(), "monitored").isEmpty());
+		assertThat(recorder.received).allSatisfy((received) -> assertThat(received.message().attempt()).isEqualTo(1));
+		await().atMost(WAIT).until(() -> container.getInFlight("monitored") == 0);
+	}
+
+	@Test
+	void aContainerThatCannotStartATopicStartsNothing() {
+		RedisFixture.Consumer first = this.fixture.consumer();
+		first.container().register(ListenerRegistration.of("taken", String.class, new Recorder<>()));
+		// a second container on the same scheduler cannot take the same topic's wake channel
+		DelayedListenerContainer second = new DelayedListenerContainer(first.store(), this.fixture.converter(),
+				first.scheduler());
+		Recorder<String> other = new Recorder<>();
+		second.register(ListenerRegistration.of("other", String.class, other));
+		second.register(ListenerRegistration.of("taken", String.class, new Recorder<>()));
+		assertThatIllegalStateException().isThrownBy(second::start).withMessageContaining("registered already");
+		assertThat(second.isRunning()).isFalse();
+		assertThat(second.getListenerStates()).noneMatch(ListenerState::running);
+
+		// nothing of it consumes: once the first gives the topic up, the second starts whole
+		this.queue.schedule("other", "o-1", "x", Duration.ZERO);
+		assertThat(first.container().unregister("taken")).isTrue();
+		second.start();
+		try {
+			await().atMost(WAIT).until(() -> other.count("o-1") == 1);
+		}
+		finally {
+			second.stop();
+		}
+	}
+
+	private DelayedListenerContainer container() {
+		DelayQueueMonitor recording = new DelayQueueMonitor() {
+
+			@Override
+			public void handled(String topic, Outcome outcome, long durationNanos, @Nullable Throwable exception) {
+				ErrorHandlingTests.this.outcomes.add(outcome);
+			}
+
+		};
+		return this.fixture.consumer(this.fixture.connectionFactory(), (c) -> c.setMonitor(recording)).container();
+	}
+
+}

@@ -1,0 +1,109 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.redis.ClaimedMessage;
+import io.github.delayqueue.redis.DueTime;
+import io.github.delayqueue.redis.NewMessage;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.test.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class LeaseKeeperTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private static final String TOPIC = "keeper";
+
+	private RedisFixture fixture;
+
+	private RedisMessageStore store;
+
+	private ScheduledExecutorService maintenance;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.store = this.fixture.store(this.fixture.connectionFactory());
+		this.maintenance = Executors.newSingleThreadScheduledExecutor();
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.maintenance.shutdownNow();
+		this.fixture.close();
+	}
+
+	@Test
+	void aHeldLeaseIsExtendedPastItsFirstDeadlineAndATakenOneIsNot() {
+		ClaimedMessage kept = claim("kept", 300);
+		ClaimedMessage taken = claim("taken", 300);
+		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofMillis(300));
+		keeper.hold(kept.lease());
+		keeper.hold(taken.lease());
+		assertThat(keeper.take(taken.lease())).isTrue();
+		assertThat(keeper.take(taken.lease())).as("a lease is taken once").isFalse();
+		keeper.startExtending(this.maintenance, Runnable::run);
+		try {
+			// the taken lease ends and its message is claimable again; the kept one is not
+			ClaimedMessage again = awaitClaim();
+			assertThat(again.id()).isEqualTo("taken");
+			// five times its lease, the kept message is still not claimable
+			await().during(Duration.ofMillis(1500))
+				.atMost(Duration.ofSeconds(5))
+				.until(() -> this.store.claim(TOPIC, 1, 30_000, 10).messages().isEmpty());
+		}
+		finally {
+			keeper.stopExtending();
+		}
+	}
+
+	@Test
+	void handingBackSkipsWhatWasTakenAndReturnsTheRestUncharged() {
+		ClaimedMessage running = claim("running", 30_000);
+		ClaimedMessage finished = claim("finished", 30_000);
+		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofSeconds(30));
+		keeper.hold(running.lease());
+		keeper.hold(finished.lease());
+		// the handler of 'finished' returned first: its outcome decides, the hand-back must not touch it
+		assertThat(keeper.take(finished.lease())).isTrue();
+		keeper.handBackAll();
+		assertThat(keeper.size()).isZero();
+		List<ClaimedMessage> claimed = this.store.claim(TOPIC, 10, 30_000, 10).messages();
+		assertThat(claimed).singleElement().satisfies((message) -> {
+			assertThat(message.id()).isEqualTo("running");
+			assertThat(message.attempt()).as("a handed-back attempt is not counted").isEqualTo(1);
+		});
+	}
+
+	private ClaimedMessage claim(String id, long leaseMillis) {
+		this.store.schedule(TOPIC, List.of(new NewMessage(id, DueTime.in(0), Instant.now(), Map.of(), new byte[] { '1' })));
+		List<ClaimedMessage> messages = this.store.claim(TOPIC, 1, leaseMillis, 10).messages();
+		assertThat(messages).hasSize(1);
+		return messages.get(0);
+	}
+
+	private ClaimedMessage awaitClaim() {
+		ClaimedMessage[] claimed = new ClaimedMessage[1];
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			List<ClaimedMessage> messages = this.store.claim(TOPIC, 1, 30_000, 10).messages();
+			claimed[0] = messages.isEmpty() ? null : messages.get(0);
+			return claimed[0] != null;
+		});
+		return claimed[0];
+	}
+
+}
