@@ -25,8 +25,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.core.task.TaskDecorator;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 
@@ -91,8 +95,15 @@ public final class DelayQueueAutoConfiguration {
 			DelayedMessageScheduler scheduler, DelayQueueProperties properties,
 			ObjectProvider<DelayQueueMonitor> monitor, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
-			ObjectProvider<DeliveryErrorHandler> errorHandler) {
+			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator,
+			Environment environment) {
 		DelayedListenerContainer container = new DelayedListenerContainer(store, converter, scheduler);
+		if (Threading.VIRTUAL.isActive(environment)) {
+			SimpleAsyncTaskExecutor virtualThreads = new SimpleAsyncTaskExecutor("delayqueue-");
+			virtualThreads.setVirtualThreads(true);
+			container.setTaskExecutor(virtualThreads);
+		}
+		container.setTaskDecorator(taskDecorator.getIfUnique());
 		monitor.ifUnique(container::setMonitor);
 		if (properties.getObservation().isEnabled()) {
 			observationRegistry.ifUnique(container::setObservationRegistry);

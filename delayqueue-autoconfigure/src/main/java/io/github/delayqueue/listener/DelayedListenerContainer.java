@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,6 +22,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.task.TaskDecorator;
 import org.springframework.util.Assert;
 
 /**
@@ -66,6 +68,10 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	private @Nullable DelayQueueListenerObservationConvention observationConvention;
 
+	private @Nullable Executor taskExecutor;
+
+	private @Nullable TaskDecorator taskDecorator;
+
 	private int phase = DEFAULT_PHASE;
 
 	private boolean autoStartup = true;
@@ -104,7 +110,8 @@ public class DelayedListenerContainer implements SmartLifecycle {
 					() -> "Topic '" + registration.topic() + "' already has a listener in this container: "
 							+ this.consumers.get(registration.topic()).registration().handler());
 			TopicConsumer consumer = new TopicConsumer(registration, this.store, this.converter, this.scheduler,
-					this.monitor, this.observationRegistry, this.observationConvention);
+					this.monitor, this.observationRegistry, this.observationConvention, this.taskExecutor,
+					this.taskDecorator);
 			if (this.running) {
 				// if it cannot start, it is not registered
 				consumer.start(this.ioExecutor, this.maintenance);
@@ -184,6 +191,25 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 */
 	public void setObservationConvention(@Nullable DelayQueueListenerObservationConvention observationConvention) {
 		this.observationConvention = observationConvention;
+	}
+
+	/**
+	 * Sets the executor that runs handlers (a {@code TaskExecutor}, such as a {@code SimpleAsyncTaskExecutor} with
+	 * virtual threads); applies to topics registered afterwards. Each topic still runs at most its concurrency at
+	 * once. By default each topic has a pool of its own daemon threads named after it.
+	 * @param taskExecutor the executor, or {@code null} for the default
+	 */
+	public void setTaskExecutor(@Nullable Executor taskExecutor) {
+		this.taskExecutor = taskExecutor;
+	}
+
+	/**
+	 * Sets a decorator applied to every handler run (to carry MDC or security context, for instance); applies to
+	 * topics registered afterwards.
+	 * @param taskDecorator the decorator, or {@code null} for none
+	 */
+	public void setTaskDecorator(@Nullable TaskDecorator taskDecorator) {
+		this.taskDecorator = taskDecorator;
 	}
 
 	/**

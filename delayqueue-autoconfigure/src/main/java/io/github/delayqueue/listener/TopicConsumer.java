@@ -4,13 +4,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.Claim;
@@ -25,6 +22,8 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import org.springframework.core.task.TaskDecorator;
 
 /**
  * Consumes one topic: claims due messages only for handler threads free to run them (a lease counts the attempt, so
@@ -57,8 +56,7 @@ final class TopicConsumer {
 
 	private final FailedDeliveries failures;
 
-	/** Handler slots taken: handlers running, or reserved for the messages of a claim in flight. */
-	private final AtomicInteger busy = new AtomicInteger();
+	private final HandlerThreads handlers;
 
 	private final AtomicBoolean pumping = new AtomicBoolean();
 
@@ -74,14 +72,13 @@ final class TopicConsumer {
 
 	private volatile Executor io = Runnable::run;
 
-	private @Nullable ThreadPoolExecutor handlers;
-
 	private volatile @Nullable TopicTrigger trigger;
 
 	@SuppressWarnings("unchecked")
 	TopicConsumer(ListenerRegistration<?> registration, RedisMessageStore store, PayloadConverter converter,
 			DelayedMessageScheduler scheduler, DelayQueueMonitor monitor, ObservationRegistry observationRegistry,
-			@Nullable DelayQueueListenerObservationConvention observationConvention) {
+			@Nullable DelayQueueListenerObservationConvention observationConvention, @Nullable Executor taskExecutor,
+			@Nullable TaskDecorator taskDecorator) {
 		this.registration = (ListenerRegistration<Object>) registration;
 		this.topic = registration.topic();
 		this.options = registration.options();
@@ -93,6 +90,11 @@ final class TopicConsumer {
 		this.leases = new LeaseKeeper(this.topic, store, this.options.visibilityTimeout());
 		this.acknowledger = new Acknowledger(this.topic, store, this.options, this::accept);
 		this.failures = new FailedDeliveries(this.topic, store, this.options, this.acknowledger);
+		this.handlers = new HandlerThreads(this.topic, this.options.concurrency(), taskExecutor, taskDecorator, () -> {
+			if (this.claimWanted) {
+				requestClaim();
+			}
+		});
 	}
 
 	String topic() {
@@ -108,7 +110,7 @@ final class TopicConsumer {
 	}
 
 	int inFlight() {
-		return this.busy.get();
+		return this.handlers.busy();
 	}
 
 	boolean isClaimFailing() {
@@ -126,14 +128,7 @@ final class TopicConsumer {
 		}
 		this.io = io;
 		this.acknowledger.start(io, maintenance);
-		AtomicInteger count = new AtomicInteger();
-		ThreadPoolExecutor pool = new ThreadPoolExecutor(this.options.concurrency(), this.options.concurrency(), 60,
-				TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (runnable) -> {
-					Thread thread = new Thread(runnable, "delayqueue-" + this.topic + "-" + count.incrementAndGet());
-					thread.setDaemon(true);
-					return thread;
-				});
-		pool.allowCoreThreadTimeOut(true);
+		this.handlers.open();
 		TopicTrigger registered = null;
 		try {
 			registered = this.scheduler.register(this.store.wakeChannel(this.topic), this::requestClaim);
@@ -144,10 +139,10 @@ final class TopicConsumer {
 				registered.close();
 			}
 			this.leases.stopExtending();
-			pool.shutdownNow();
+			this.handlers.close();
+			this.handlers.interruptAndRelease();
 			throw ex;
 		}
-		this.handlers = pool;
 		this.trigger = registered;
 		this.active = true;
 		try {
@@ -173,24 +168,19 @@ final class TopicConsumer {
 			current.close();
 			this.trigger = null;
 		}
-		ThreadPoolExecutor pool = this.handlers;
-		if (pool != null) {
-			pool.shutdown();
-			try {
-				if (!pool.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-					logger.warn("Topic '{}': {} handler(s) still running after the shutdown timeout of {}; "
-							+ "handing their messages back", this.topic, this.busy.get(), timeout);
-				}
+		this.handlers.close();
+		try {
+			if (!this.handlers.awaitIdle(timeout)) {
+				logger.warn("Topic '{}': {} handler(s) still running after the shutdown timeout of {}; "
+						+ "handing their messages back", this.topic, this.handlers.busy(), timeout);
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 		this.leases.stopExtending();
 		this.leases.handBackAll();
-		if (pool != null) {
-			pool.shutdownNow();
-		}
+		this.handlers.interruptAndRelease();
 		this.acknowledger.flush();
 	}
 
@@ -238,16 +228,15 @@ final class TopicConsumer {
 
 	/** Claims due messages for the free handlers and runs them. */
 	private void claim() {
-		int limit = Math.max(0, Math.min(this.options.batchSize(), this.options.concurrency() - this.busy.get()));
-		this.busy.addAndGet(limit);
+		int limit = this.handlers.reserve(this.options.batchSize());
 		Claim claim;
 		try {
 			claim = this.store.claim(this.topic, limit, this.options.visibilityTimeout().toMillis(),
 					this.options.maxAttempts());
 		}
 		catch (RuntimeException ex) {
-			this.busy.addAndGet(-limit);
 			this.claimWanted = true;
+			this.handlers.release(limit);
 			throw ex;
 		}
 		if (this.claimFailing) {
@@ -255,9 +244,9 @@ final class TopicConsumer {
 			logger.info("Topic '{}': claiming works again", this.topic);
 		}
 		List<Delivery> deliveries = accept(claim);
-		this.busy.addAndGet(deliveries.size() - limit);
+		this.handlers.release(limit - deliveries.size());
 		deliveries.forEach(this::dispatch);
-		if (claim.nextWakeDelayMicros() == 0 && this.busy.get() < this.options.concurrency()) {
+		if (claim.nextWakeDelayMicros() == 0 && this.handlers.hasFreeSlot()) {
 			// more are due than this claim took (or some were buried), and handlers are free for them
 			this.claimWanted = true;
 		}
@@ -293,41 +282,21 @@ final class TopicConsumer {
 
 	/** Runs a delivery on a handler thread; its handler slot is taken already. */
 	private void dispatch(Delivery delivery) {
-		ThreadPoolExecutor pool = this.handlers;
-		try {
-			if (pool == null) {
-				throw new RejectedExecutionException("not started");
-			}
-			pool.execute(() -> runHandler(delivery));
-		}
-		catch (RejectedExecutionException ex) {
-			// stopping: handed back unstarted
-			this.busy.decrementAndGet();
+		if (!this.handlers.execute(() -> runHandler(delivery))) {
+			// stopping: handed back unstarted (the slot is freed)
 			this.leases.handBack(List.of(delivery.message().lease()));
 		}
 	}
 
 	/**
 	 * Runs on a handler thread: handles a delivery, then, while messages are due, the next one leased in the call
-	 * that acknowledges the previous; then frees the handler slot.
+	 * that acknowledges the previous. Its slot is freed when it returns (and a wanted claim then asked for).
 	 */
 	private void runHandler(Delivery first) {
-		try {
-			Delivery current = first;
-			while (current != null) {
-				Lease delivered = handle(current);
-				current = this.acknowledger.handOver(delivered, this.active);
-				if (current == null && this.active && this.claimWanted) {
-					// a handover that found fewer due than asked leaves the rest to a claim
-					requestClaim();
-				}
-			}
-		}
-		finally {
-			this.busy.decrementAndGet();
-			if (this.claimWanted) {
-				requestClaim();
-			}
+		Delivery current = first;
+		while (current != null) {
+			Lease delivered = handle(current);
+			current = this.acknowledger.handOver(delivered, this.active);
 		}
 	}
 

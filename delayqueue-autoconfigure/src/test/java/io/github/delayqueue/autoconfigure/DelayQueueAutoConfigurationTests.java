@@ -3,6 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DeliveredMessage;
@@ -25,6 +26,8 @@ import io.github.delayqueue.support.micrometer.MicrometerDelayQueueMonitor;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -34,10 +37,12 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.TaskDecorator;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 class DelayQueueAutoConfigurationTests {
 
@@ -159,6 +164,44 @@ class DelayQueueAutoConfigurationTests {
 			.run((context) -> assertThat(
 					context.getBean(DelayedListenerContainer.class).getDefaultOptions().errorHandler())
 				.isSameAs(DefaultDeliveryErrorHandler.INSTANCE));
+	}
+
+	@Test
+	@EnabledForJreRange(min = JRE.JAVA_21, disabledReason = "virtual threads need Java 21")
+	void withVirtualThreadsEnabledHandlersRunOnVirtualThreads() {
+		this.runner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
+			assertThat(context).hasNotFailed();
+			DelayedListenerContainer container = context.getBean(DelayedListenerContainer.class);
+			List<Boolean> virtual = new CopyOnWriteArrayList<>();
+			container.register(ListenerRegistration.of("vt", String.class, (payload, message) -> virtual
+				.add((Boolean) Thread.class.getMethod("isVirtual").invoke(Thread.currentThread()))));
+			context.getBean(DelayedQueue.class).schedule("vt", "x", Duration.ZERO);
+			await().atMost(Duration.ofSeconds(20)).until(() -> virtual.size() == 1);
+			assertThat(virtual).containsExactly(true);
+		});
+	}
+
+	@Test
+	void aTaskDecoratorBeanWrapsEveryHandlerRun() {
+		ThreadLocal<String> context = new ThreadLocal<>();
+		TaskDecorator decorator = (runnable) -> () -> {
+			context.set("from-decorator");
+			try {
+				runnable.run();
+			}
+			finally {
+				context.remove();
+			}
+		};
+		this.runner.withBean(TaskDecorator.class, () -> decorator).run((app) -> {
+			assertThat(app).hasNotFailed();
+			List<String> seen = new CopyOnWriteArrayList<>();
+			app.getBean(DelayedListenerContainer.class)
+				.register(ListenerRegistration.of("decorated", String.class, (payload, message) -> seen.add(context.get())));
+			app.getBean(DelayedQueue.class).schedule("decorated", "x", Duration.ZERO);
+			await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() == 1);
+			assertThat(seen).containsExactly("from-decorator");
+		});
 	}
 
 	@Test
