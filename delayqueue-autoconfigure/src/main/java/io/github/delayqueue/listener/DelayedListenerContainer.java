@@ -334,6 +334,25 @@ public class DelayedListenerContainer implements SmartLifecycle {
 		}
 	}
 
+	/**
+	 * Stops as {@link #stop()} does, on a thread of its own, then runs the callback: the application context stops
+	 * this container alongside the other beans of its phase, within {@code spring.lifecycle.timeout-per-shutdown-phase}.
+	 * @param callback run once stopped
+	 */
+	@Override
+	public void stop(Runnable callback) {
+		Thread stopper = new Thread(() -> {
+			try {
+				stop();
+			}
+			finally {
+				callback.run();
+			}
+		}, "delayqueue-stop");
+		stopper.setDaemon(true);
+		stopper.start();
+	}
+
 	@Override
 	public boolean isRunning() {
 		return this.running;

@@ -174,4 +174,26 @@ class LeaseTests {
 		assertThat(RedisFixture.keysOf(redis.get(), "drain")).as("acked before stop returned").isEmpty();
 	}
 
+
+	@Test
+	void anAsynchronousStopReturnsAtOnceAndCallsBackOnceTheHandlersAreDone() throws Exception {
+		RedisFixture.Consumer consumer = this.fixture.consumer();
+		consumer.container().setShutdownTimeout(Duration.ofSeconds(10));
+		AtomicInteger started = new AtomicInteger();
+		consumer.container().register(ListenerRegistration.of("async-stop", String.class, (payload, message) -> {
+			started.incrementAndGet();
+			this.release.await();
+		}));
+		this.queue.schedule("async-stop", "a-1", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> started.get() == 1);
+
+		CountDownLatch stopped = new CountDownLatch(1);
+		consumer.container().stop(stopped::countDown);
+		assertThat(stopped.getCount()).as("the handler still runs: not stopped yet").isEqualTo(1);
+		this.release.countDown();
+		assertThat(stopped.await(20, TimeUnit.SECONDS)).isTrue();
+		assertThat(consumer.container().isRunning()).isFalse();
+		assertThat(RedisFixture.keysOf(redis.get(), "async-stop")).as("acked before the callback").isEmpty();
+	}
+
 }
