@@ -2,6 +2,8 @@ package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.delayqueue.redis.RedisMessageStore;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.Assert;
 import org.springframework.util.unit.DataSize;
@@ -51,9 +53,12 @@ public class DelayQueueProperties {
 	}
 
 	public void setKeyPrefix(String keyPrefix) {
-		Assert.isTrue(keyPrefix != null && !keyPrefix.isBlank() && !keyPrefix.contains("{")
-				&& !keyPrefix.contains("}") && !keyPrefix.contains(" "),
-				"delayqueue.key-prefix must not be blank or contain braces or spaces");
+		try {
+			RedisMessageStore.validateKeyPrefix(keyPrefix);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("delayqueue.key-prefix: " + ex.getMessage(), ex);
+		}
 		this.keyPrefix = keyPrefix;
 	}
 

@@ -83,6 +83,20 @@ public class RedisMessageStore {
 	private final byte[] deadMaxAge;
 
 	/**
+	 * Checks a key prefix: not blank, no braces (they would change the hash tag that keeps a topic's keys in one
+	 * cluster slot), no white space or control characters.
+	 * @param keyPrefix the prefix
+	 * @throws IllegalArgumentException if it breaks a rule
+	 */
+	public static void validateKeyPrefix(@Nullable String keyPrefix) {
+		Assert.isTrue(keyPrefix != null && !keyPrefix.isBlank()
+				&& keyPrefix.chars().noneMatch((c) -> c == '{' || c == '}' || Character.isWhitespace(c)
+						|| Character.isISOControl(c)),
+				() -> "Key prefix must not be blank or contain braces, white space or control characters, but was '"
+						+ keyPrefix + "'");
+	}
+
+	/**
 	 * Creates a store.
 	 * @param connectionFactory the Redis connection factory
 	 * @param keyPrefix the prefix of every key, such as {@code dq}
@@ -91,8 +105,7 @@ public class RedisMessageStore {
 	public RedisMessageStore(RedisConnectionFactory connectionFactory, String keyPrefix,
 			DeadLetterPolicy deadLetterPolicy) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
-		Assert.isTrue(keyPrefix != null && !keyPrefix.isBlank() && !keyPrefix.contains("{")
-				&& !keyPrefix.contains("}"), () -> "Key prefix must not be blank or contain braces: " + keyPrefix);
+		validateKeyPrefix(keyPrefix);
 		Assert.notNull(deadLetterPolicy, "DeadLetterPolicy must not be null");
 		this.template = new RedisTemplate<>();
 		this.template.setConnectionFactory(connectionFactory);

@@ -237,6 +237,7 @@ class DelayQueueAutoConfigurationTests {
 		assertStartupFailsNaming("delayqueue.scheduler.poll-interval=0s", "delayqueue.scheduler.poll-interval");
 		assertStartupFailsNaming("delayqueue.scheduler.tick=-5ms", "delayqueue.scheduler.tick");
 		assertStartupFailsNaming("delayqueue.key-prefix=a{b}", "delayqueue.key-prefix");
+		assertStartupFailsNaming("delayqueue.key-prefix=a\tb", "delayqueue.key-prefix");
 		assertStartupFailsNaming("delayqueue.max-payload-size=0B", "delayqueue.max-payload-size");
 		assertStartupFailsNaming("delayqueue.listener.backoff.max=10ms", "delayqueue.listener.backoff.max");
 	}

@@ -21,6 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
@@ -51,6 +52,14 @@ class RedisMessageStoreTests {
 	@AfterEach
 	void tearDown() {
 		this.fixture.close();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "", " ", "a{b", "a}b", "a b", "a\tb", "a\u0001b" })
+	void aKeyPrefixThatCouldBreakTheKeyLayoutIsRejected(String prefix) {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new RedisMessageStore(this.fixture.connectionFactory(), prefix, DeadLetterPolicy.DEFAULT))
+			.withMessageContaining("Key prefix");
 	}
 
 	@ParameterizedTest
