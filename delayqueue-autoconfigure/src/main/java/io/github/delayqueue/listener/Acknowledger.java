@@ -43,6 +43,8 @@ final class Acknowledger {
 
 	private final Function<Claim, List<Delivery>> onClaim;
 
+	private final Runnable onHandOverFailure;
+
 	private final GroupCommit<Handover, @Nullable Delivery> handovers;
 
 	private final Queue<PendingAck> pending = new ConcurrentLinkedQueue<>();
@@ -59,13 +61,15 @@ final class Acknowledger {
 	 * Creates an acknowledger.
 	 * @param onClaim takes what a handover call leased (holds the leases, arms the topic's trigger) and returns the
 	 * deliveries to hand out, in order: one per handler that asked, as far as they go
+	 * @param onHandOverFailure runs when a handover call failed (its handlers get no next message)
 	 */
 	Acknowledger(String topic, RedisMessageStore store, ListenerOptions options,
-			Function<Claim, List<Delivery>> onClaim) {
+			Function<Claim, List<Delivery>> onClaim, Runnable onHandOverFailure) {
 		this.topic = topic;
 		this.store = store;
 		this.options = options;
 		this.onClaim = onClaim;
+		this.onHandOverFailure = onHandOverFailure;
 		this.handovers = new GroupCommit<>(this::send, RedisMessageStore.CHUNK_SIZE, 2);
 	}
 
@@ -99,6 +103,7 @@ final class Acknowledger {
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Topic '{}': acknowledging and leasing the next message failed", this.topic, ex);
+			this.onHandOverFailure.run();
 			if (delivered != null) {
 				acknowledgeLater(delivered);
 			}

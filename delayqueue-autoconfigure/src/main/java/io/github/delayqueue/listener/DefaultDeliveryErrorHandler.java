@@ -1,6 +1,9 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.payload.PayloadConversionException;
@@ -46,18 +49,15 @@ public final class DefaultDeliveryErrorHandler implements DeliveryErrorHandler {
 	}
 
 	private static boolean isNotRetryable(Throwable failure, ListenerOptions options) {
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof PayloadConversionException || cause instanceof UnreadableMessageException
-					|| cause instanceof NonRetryableException) {
+		Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+		for (Throwable cause = failure; cause != null && seen.add(cause); cause = cause.getCause()) {
+			if (cause instanceof PayloadConversionException || cause instanceof NonRetryableException) {
 				return true;
 			}
 			for (Class<? extends Throwable> type : options.notRetryable()) {
 				if (type.isInstance(cause)) {
 					return true;
 				}
-			}
-			if (cause.getCause() == cause) {
-				break;
 			}
 		}
 		return false;

@@ -11,8 +11,10 @@ import io.github.delayqueue.DeliveredMessage;
  * once.
  * <p>
  * Set one per listener with {@link ListenerOptions.Builder#errorHandler(DeliveryErrorHandler)}; with Spring Boot, a
- * single {@code DeliveryErrorHandler} bean becomes every listener's default. If the handler itself throws, the
- * message is retried as the default handler would decide.
+ * single {@code DeliveryErrorHandler} bean becomes every listener's default. If the error handler throws (or returns
+ * {@code null}), the message is handled as the default handler decides. The message's lease is extended while the
+ * error handler runs, so it may take its time; what it decides is carried out only if the lease is still this
+ * consumer's (not handed back on shutdown meanwhile).
  *
  * <pre class="code">
  * ListenerOptions.builder()
@@ -34,7 +36,7 @@ public interface DeliveryErrorHandler {
 	 * @param message the message, with its attempt number (1 for the first)
 	 * @param failure what the handler threw (unwrapped from reflection), or why the message could not be read
 	 * @param options the listener's options (max attempts, backoff, not-retryable types)
-	 * @return the action; never {@code null}
+	 * @return the action
 	 */
 	FailureAction handle(DeliveredMessage message, Throwable failure, ListenerOptions options);
 

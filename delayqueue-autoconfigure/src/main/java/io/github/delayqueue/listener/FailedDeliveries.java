@@ -33,11 +33,10 @@ final class FailedDeliveries {
 	}
 
 	/**
-	 * Decides and records what becomes of a failed delivery whose lease the caller took.
+	 * Records what the error handler decided for a failed delivery whose lease the caller took.
 	 * @return what became of it, for the monitor
 	 */
-	DelayQueueMonitor.Outcome handle(DeliveredMessage message, Lease lease, Throwable failure) {
-		FailureAction action = decide(message, failure);
+	DelayQueueMonitor.Outcome apply(DeliveredMessage message, Lease lease, Throwable failure, FailureAction action) {
 		String error = describe(failure);
 		try {
 			switch (action.kind()) {
@@ -69,8 +68,11 @@ final class FailedDeliveries {
 		}
 	}
 
-	/** The error handler's action; if it throws or answers nothing, the default handler's. */
-	private FailureAction decide(DeliveredMessage message, Throwable failure) {
+	/**
+	 * Asks the listener's error handler what becomes of a failed delivery (while the lease is still held and
+	 * extended); if it throws or answers nothing, the default handler decides.
+	 */
+	FailureAction decide(DeliveredMessage message, Throwable failure) {
 		DeliveryErrorHandler handler = this.options.errorHandler();
 		try {
 			FailureAction action = handler.handle(message, failure, this.options);
@@ -80,7 +82,7 @@ final class FailedDeliveries {
 			logger.warn("Topic '{}': error handler {} returned no action for message {}; using the default",
 					this.topic, handler, message.id());
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			logger.warn("Topic '{}': error handler {} failed for message {}; using the default", this.topic,
 					handler, message.id(), ex);
 		}

@@ -1,8 +1,10 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
 
-import org.springframework.util.Assert;
+import io.github.delayqueue.ScheduleRequest;
 
 /**
  * What becomes of a message whose handler threw, as a {@link DeliveryErrorHandler} decides.
@@ -27,11 +29,11 @@ public final class FailureAction {
 	/**
 	 * Handle the message again after a delay (the failure is recorded as its last error). The store still buries
 	 * a message once it has started {@code max-attempts} times.
-	 * @param delay the delay, zero or more
+	 * @param delay the delay, zero or more, at most what a schedule call accepts
 	 * @return the action
 	 */
 	public static FailureAction retryIn(Duration delay) {
-		Assert.isTrue(delay != null && !delay.isNegative(), () -> "Retry delay must not be negative, but was " + delay);
+		ScheduleRequest.validateDelay(delay);
 		return new FailureAction(Kind.RETRY, delay);
 	}
 
@@ -61,7 +63,7 @@ public final class FailureAction {
 	}
 
 	/**
-	 * The delay before the next attempt, for {@link Kind#RETRY}; zero otherwise.
+	 * The delay before the next attempt, for {@link Kind#RETRY}; zero for the other kinds (which have none).
 	 * @return the delay
 	 */
 	public Duration delay() {
@@ -69,8 +71,19 @@ public final class FailureAction {
 	}
 
 	@Override
+	public boolean equals(Object other) {
+		return this == other || (other instanceof FailureAction action && this.kind == action.kind
+				&& this.delay.equals(action.delay));
+	}
+
+	@Override
+	public int hashCode() {
+		return Objects.hash(this.kind, this.delay);
+	}
+
+	@Override
 	public String toString() {
-		return (this.kind == Kind.RETRY) ? "retry in " + this.delay : this.kind.name().toLowerCase();
+		return (this.kind == Kind.RETRY) ? "retry in " + this.delay : this.kind.name().toLowerCase(Locale.ROOT);
 	}
 
 	/** The kinds of action. */

@@ -166,7 +166,8 @@ final class HandlerThreads {
 	synchronized void interruptAndRelease() {
 		this.running.forEach(Thread::interrupt);
 		if (this.ownPool != null) {
-			this.ownPool.shutdownNow();
+			// a task still queued never runs: its slot is freed here (its lease was handed back already)
+			release(this.ownPool.shutdownNow().size());
 			this.ownPool = null;
 		}
 	}

@@ -68,7 +68,8 @@ final class ListenerInvoker {
 		try {
 			StoredMessage stored = message.message();
 			if (!stored.isReadable()) {
-				throw new UnreadableMessageException(stored.malformation());
+				String reason = stored.malformation();
+				throw new UnreadableMessageException((reason != null) ? reason : "unknown format");
 			}
 			Object payload = this.converter.read(stored.payload(), this.registration.payloadType());
 			invoke(payload, deliveredMessage(delivery));

@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.ClaimedMessage;
@@ -88,7 +89,10 @@ final class TopicConsumer {
 		this.invoker = new ListenerInvoker(this.registration, converter, monitor, observationRegistry,
 				observationConvention);
 		this.leases = new LeaseKeeper(this.topic, store, this.options.visibilityTimeout());
-		this.acknowledger = new Acknowledger(this.topic, store, this.options, this::accept);
+		this.acknowledger = new Acknowledger(this.topic, store, this.options, this::accept, () -> {
+			// a handover failed: the handlers leave, and a claim (retried on the poll while Redis fails) takes over
+			this.claimWanted = true;
+		});
 		this.failures = new FailedDeliveries(this.topic, store, this.options, this.acknowledger);
 		this.handlers = new HandlerThreads(this.topic, this.options.concurrency(), taskExecutor, taskDecorator, () -> {
 			if (this.claimWanted) {
@@ -246,9 +250,9 @@ final class TopicConsumer {
 		List<Delivery> deliveries = accept(claim);
 		this.handlers.release(limit - deliveries.size());
 		deliveries.forEach(this::dispatch);
-		if (claim.nextWakeDelayMicros() == 0 && this.handlers.hasFreeSlot()) {
-			// more are due than this claim took (or some were buried), and handlers are free for them
-			this.claimWanted = true;
+		if (this.claimWanted && !this.handlers.hasFreeSlot()) {
+			// more are due, but every handler is busy: as they finish, each leases the next due message itself
+			this.claimWanted = false;
 		}
 	}
 
@@ -265,7 +269,12 @@ final class TopicConsumer {
 			deliveries.add(new Delivery(message, claim.serverTime(), claimedNanos));
 		}
 		if (claim.buried() > 0) {
-			this.monitor.expired(this.topic, claim.buried());
+			try {
+				this.monitor.expired(this.topic, claim.buried());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Topic '{}': the monitor failed", this.topic, ex);
+			}
 		}
 		if (!this.active) {
 			// stopped meanwhile: handed back unstarted (their attempt is not counted)
@@ -274,7 +283,11 @@ final class TopicConsumer {
 		}
 		long next = claim.nextWakeDelayMicros();
 		TopicTrigger current = this.trigger;
-		if (next > 0 && current != null) {
+		if (next == 0) {
+			// more are due than this call leased (or some were buried): claimed once a handler is free
+			this.claimWanted = true;
+		}
+		else if (next > 0 && current != null) {
 			current.armIn(next, TimeUnit.MICROSECONDS);
 		}
 		return deliveries;
@@ -314,10 +327,10 @@ final class TopicConsumer {
 			report(DelayQueueMonitor.Outcome.SUCCESS, duration, null);
 			return mine ? lease : null;
 		}
+		DeliveredMessage message = this.invoker.deliveredMessage(delivery);
+		FailureAction action = this.failures.decide(message, failure);
 		if (this.leases.take(lease)) {
-			DelayQueueMonitor.Outcome outcome = this.failures.handle(this.invoker.deliveredMessage(delivery), lease,
-					failure);
-			report(outcome, duration, failure);
+			report(this.failures.apply(message, lease, failure, action), duration, failure);
 		}
 		if (failure instanceof Error error && !(failure instanceof AssertionError)) {
 			throw error;

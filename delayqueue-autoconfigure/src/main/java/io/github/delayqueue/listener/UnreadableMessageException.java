@@ -1,20 +1,14 @@
 package io.github.delayqueue.listener;
 
-import org.jspecify.annotations.Nullable;
-
 /**
- * A stored message that cannot be decoded (a corrupt or unknown envelope): the default error handler sends it to
- * the dead letters with the reason.
+ * A stored message that cannot be decoded (a corrupt or unknown envelope). It is a {@link NonRetryableException}:
+ * trying again cannot help, so the default error handler sends it to the dead letters at once, with the reason.
  */
-public class UnreadableMessageException extends RuntimeException {
+public class UnreadableMessageException extends NonRetryableException {
 
 	private static final long serialVersionUID = 1L;
 
-	/**
-	 * Creates the exception.
-	 * @param reason why the stored bytes cannot be read
-	 */
-	public UnreadableMessageException(@Nullable String reason) {
+	UnreadableMessageException(String reason) {
 		super("Unreadable stored message: " + reason);
 	}
 

@@ -113,6 +113,10 @@ public final class GroupCommit<T, R> {
 		List<R> results;
 		try {
 			results = this.call.apply(items);
+			if (results.size() != items.size()) {
+				throw new IllegalStateException(
+						"Group commit call returned " + results.size() + " results for " + items.size() + " items");
+			}
 		}
 		catch (RuntimeException | Error ex) {
 			batch.forEach((submission) -> submission.result.completeExceptionally(ex));

@@ -41,10 +41,10 @@ if #expired > 0 then
     scores[#scores + 1] = due or nowScore
     scores[#scores + 1] = id
   end
+  each('ZADD', PENDING, scores)
+  each('HSET', TRIES, tries)
   each('ZREM', LEASED, expired)
   each('HDEL', LEASE, expired)
-  each('HSET', TRIES, tries)
-  each('ZADD', PENDING, scores)
 end
 trimDead(now, deadMaxCount, deadMaxAge)
 if bucketCount > 1 then

@@ -230,7 +230,9 @@ local function parseLease(raw)
     return nil
   end
   local token, due, attempt = string.match(raw, '^(%d+):([%-%d%.e+]+):(%d+)$')
-  if not token or not tonumber(due) then
+  local d = tonumber(due)
+  if not token or not d or d ~= d or d == math.huge or d == -math.huge then
+    -- a due time Redis could not take as a score is unreadable too
     return nil
   end
   return token, due, tonumber(attempt)
@@ -402,9 +404,10 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
       out[#out + 1] = envelope
     end
   end
-  each('ZREM', PENDING, leased)
+  -- added where they go before they leave where they were: a failure part way leaves a copy, never a loss
   each('ZADD', LEASED, scores)
   each('HSET', LEASE, records)
+  each('ZREM', PENDING, leased)
   if #leased > 0 then
     redis.call('HSET', META, 'token', int(token))
   end

@@ -10,9 +10,9 @@ for _, lease in ipairs(currentLeases(1, #ARGV)) do
   scores[#scores + 1] = lease[1]
 end
 if #ids > 0 then
+  each('ZADD', PENDING, scores)
   each('ZREM', LEASED, ids)
   each('HDEL', LEASE, ids)
-  each('ZADD', PENDING, scores)
   redis.call('PUBLISH', WAKE, '0')
 end
 return #ids

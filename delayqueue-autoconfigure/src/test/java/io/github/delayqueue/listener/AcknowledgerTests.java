@@ -94,6 +94,7 @@ class AcknowledgerTests {
 			this.claims.add(claim);
 			long now = System.nanoTime();
 			return claim.messages().stream().map((message) -> new Delivery(message, claim.serverTime(), now)).toList();
+		}, () -> {
 		});
 		acknowledger.start(Runnable::run, this.maintenance);
 		return acknowledger;

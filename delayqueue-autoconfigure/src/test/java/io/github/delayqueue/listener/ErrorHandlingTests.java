@@ -9,6 +9,7 @@ import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.Recorder;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import io.github.delayqueue.test.TestRedisExtension;
 import org.jspecify.annotations.Nullable;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -160,6 +163,62 @@ class ErrorHandlingTests {
 		}
 		finally {
 			second.stop();
+		}
+	}
+
+	@Test
+	void theLeaseIsExtendedWhileASlowErrorHandlerDecides() {
+		AtomicInteger calls = new AtomicInteger();
+		DelayedListenerContainer container = container();
+		container.register(ListenerRegistration.of("slow-decision", String.class, (payload, message) -> {
+			calls.incrementAndGet();
+			throw new IllegalStateException("fails");
+		}, ListenerOptions.builder()
+			.concurrency(2)
+			.visibilityTimeout(Duration.ofMillis(300))
+			.errorHandler((message, failure, options) -> {
+				// five leases long: the message must not be redelivered meanwhile
+				long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+				while (System.nanoTime() < until) {
+					java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+				}
+				return FailureAction.acknowledge();
+			})
+			.build()));
+		this.queue.schedule("slow-decision", "s-1", "x", Duration.ZERO);
+
+		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "slow-decision").isEmpty());
+		assertThat(calls.get()).as("handled once").isEqualTo(1);
+	}
+
+	@Test
+	void aHandlerWhoseNextMessageWasBuriedLeavesTheRestToAClaimAtOnce() {
+		// a poll far longer than the test: only a claim asked for by the consumer itself can deliver b and c
+		LettuceConnectionFactory factory = this.fixture.connectionFactory();
+		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(factory, Duration.ofMillis(5),
+				Duration.ofMinutes(5));
+		DelayedListenerContainer container = new DelayedListenerContainer(this.fixture.store(factory),
+				this.fixture.converter(), scheduler);
+		for (String id : List.of("m0", "a", "b", "c")) {
+			this.queue.schedule("buried-next", id, id, Duration.ZERO);
+		}
+		// 'a' has used its only attempt: the handover after m0 buries it and leases nothing
+		redis.get().call("HSET", RedisFixture.PREFIX + ":{buried-next}:tries", "a", "1");
+		Recorder<String> recorder = new Recorder<>();
+		container.register(ListenerRegistration.of("buried-next", String.class, (payload, message) -> {
+			Thread.sleep(20);
+			recorder.handle(payload, message);
+		}, ListenerOptions.builder().concurrency(1).maxAttempts(1).build()));
+		scheduler.start();
+		container.start();
+		try {
+			await().atMost(Duration.ofSeconds(30)).until(() -> recorder.received.size() == 3);
+			assertThat(recorder.ids()).containsExactly("m0", "b", "c");
+			assertThat(this.queue.deadLetters("buried-next", 0, 10)).extracting(DeadLetter::id).containsExactly("a");
+		}
+		finally {
+			container.stop();
+			scheduler.stop();
 		}
 	}
 

@@ -54,6 +54,17 @@ class RedisMessageStoreTests {
 		this.fixture.close();
 	}
 
+	@Test
+	void anExpiredLeaseWhoseDueTimeIsNoScoreComesBackDueNowInsteadOfStoppingClaims() {
+		schedule("m1", "p");
+		ClaimedMessage claimed = claimOne(100);
+		// a due time that matches the record's pattern but that Redis cannot take as a score
+		redis.get().call("HSET", key("lease"), "m1", claimed.lease().token() + ":1e400:1");
+		ClaimedMessage again = awaitClaim(LEASE);
+		assertThat(again.id()).isEqualTo("m1");
+		assertThat(again.attempt()).isEqualTo(2);
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "", " ", "a{b", "a}b", "a b", "a\tb", "a\u0001b" })
 	void aKeyPrefixThatCouldBreakTheKeyLayoutIsRejected(String prefix) {
