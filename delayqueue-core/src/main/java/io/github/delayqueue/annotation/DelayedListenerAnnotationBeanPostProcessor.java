@@ -31,13 +31,13 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
@@ -202,7 +202,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		ListenerOptions.Builder options = container.getDefaultOptions().toBuilder();
 		apply(endpoint, "concurrency", annotation.concurrency(), Integer::parseInt, options::concurrency);
 		apply(endpoint, "maxAttempts", annotation.maxAttempts(), Integer::parseInt, options::maxAttempts);
-		apply(endpoint, "visibilityTimeout", annotation.visibilityTimeout(), DurationStyle::detectAndParse,
+		apply(endpoint, "visibilityTimeout", annotation.visibilityTimeout(), DurationFormatterUtils::detectAndParse,
 				options::visibilityTimeout);
 		apply(endpoint, "batchSize", annotation.batchSize(), Integer::parseInt, options::batchSize);
 		options.notRetryable(annotation.notRetryable());
