@@ -1,5 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.time.Duration;
+
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcessor;
 import io.github.delayqueue.annotation.EnableDelayedListeners;
@@ -122,16 +124,18 @@ public final class DelayQueueAutoConfiguration {
 	static ListenerOptions defaultListenerOptions(DelayQueueProperties properties) {
 		DelayQueueProperties.Listener listener = properties.getListener();
 		DelayQueueProperties.Backoff backoff = listener.getBackoff();
-		if (backoff.getMax().compareTo(backoff.getInitial()) < 0) {
-			throw new IllegalStateException("delayqueue.listener.backoff.max (" + backoff.getMax()
-					+ ") must not be less than delayqueue.listener.backoff.initial (" + backoff.getInitial() + ")");
+		if (backoff.getMaxDelay().compareTo(backoff.getDelay()) < 0) {
+			throw new IllegalStateException("delayqueue.listener.backoff.max-delay (" + backoff.getMaxDelay()
+					+ ") must not be less than delayqueue.listener.backoff.delay (" + backoff.getDelay() + ")");
 		}
+		Duration jitter = backoff.getJitter();
 		return ListenerOptions.builder()
 			.concurrency(listener.getConcurrency())
 			.visibilityTimeout(listener.getVisibilityTimeout())
 			.maxAttempts(listener.getMaxAttempts())
 			.batchSize(properties.getScheduler().getBatchSize())
-			.backOff(ListenerOptions.exponentialBackOff(backoff.getInitial(), backoff.getMultiplier(), backoff.getMax()))
+			.backOff(ListenerOptions.exponentialBackOff(backoff.getDelay(), backoff.getMultiplier(),
+					backoff.getMaxDelay(), (jitter != null) ? jitter : backoff.getDelay().dividedBy(4)))
 			.build();
 	}
 

@@ -3,8 +3,10 @@ package io.github.delayqueue.autoconfigure;
 import java.time.Duration;
 
 import io.github.delayqueue.redis.RedisMessageStore;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.util.Assert;
 import org.springframework.util.unit.DataSize;
 
@@ -235,9 +237,9 @@ public class DelayQueueProperties {
 	public static class Backoff {
 
 		/**
-		 * Delay before the second attempt.
+		 * Delay before the second attempt; each later delay is the previous one times the multiplier.
 		 */
-		private Duration initial = Duration.ofSeconds(1);
+		private Duration delay = Duration.ofSeconds(1);
 
 		/**
 		 * Factor by which the delay grows per attempt.
@@ -247,15 +249,21 @@ public class DelayQueueProperties {
 		/**
 		 * Longest delay between attempts.
 		 */
-		private Duration max = Duration.ofMinutes(5);
+		private Duration maxDelay = Duration.ofMinutes(5);
 
-		public Duration getInitial() {
-			return this.initial;
+		/**
+		 * Random amount added to or taken from each delay, so that messages that failed together are not all
+		 * retried at the same moment; default a quarter of the delay.
+		 */
+		private @Nullable Duration jitter;
+
+		public Duration getDelay() {
+			return this.delay;
 		}
 
-		public void setInitial(Duration initial) {
-			Assert.isTrue(initial != null && initial.toMillis() >= 1, "delayqueue.listener.backoff.initial must be at least 1ms");
-			this.initial = initial;
+		public void setDelay(Duration delay) {
+			Assert.isTrue(delay != null && delay.toMillis() >= 1, "delayqueue.listener.backoff.delay must be at least 1ms");
+			this.delay = delay;
 		}
 
 		public double getMultiplier() {
@@ -267,13 +275,65 @@ public class DelayQueueProperties {
 			this.multiplier = multiplier;
 		}
 
-		public Duration getMax() {
-			return this.max;
+		public Duration getMaxDelay() {
+			return this.maxDelay;
 		}
 
+		public void setMaxDelay(Duration maxDelay) {
+			Assert.isTrue(maxDelay != null && maxDelay.toMillis() >= 1,
+					"delayqueue.listener.backoff.max-delay must be at least 1ms");
+			this.maxDelay = maxDelay;
+		}
+
+		public @Nullable Duration getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(@Nullable Duration jitter) {
+			Assert.isTrue(jitter == null || !jitter.isNegative(), "delayqueue.listener.backoff.jitter must not be negative");
+			this.jitter = jitter;
+		}
+
+		/**
+		 * The delay before the second attempt.
+		 * @return the delay
+		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.delay}, the name Spring Boot uses
+		 */
+		@Deprecated(since = "0.2")
+		@DeprecatedConfigurationProperty(replacement = "delayqueue.listener.backoff.delay", since = "0.2")
+		public Duration getInitial() {
+			return getDelay();
+		}
+
+		/**
+		 * Sets the delay before the second attempt.
+		 * @param initial the delay
+		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.delay}
+		 */
+		@Deprecated(since = "0.2")
+		public void setInitial(Duration initial) {
+			setDelay(initial);
+		}
+
+		/**
+		 * The longest delay between attempts.
+		 * @return the delay
+		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.max-delay}, the name Spring Boot uses
+		 */
+		@Deprecated(since = "0.2")
+		@DeprecatedConfigurationProperty(replacement = "delayqueue.listener.backoff.max-delay", since = "0.2")
+		public Duration getMax() {
+			return getMaxDelay();
+		}
+
+		/**
+		 * Sets the longest delay between attempts.
+		 * @param max the delay
+		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.max-delay}
+		 */
+		@Deprecated(since = "0.2")
 		public void setMax(Duration max) {
-			Assert.isTrue(max != null && max.toMillis() >= 1, "delayqueue.listener.backoff.max must be at least 1ms");
-			this.max = max;
+			setMaxDelay(max);
 		}
 
 	}

@@ -39,6 +39,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.backoff.BackOffExecution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -205,12 +206,31 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void theBackoffNamesOf01StillBind() {
+		this.runner.withPropertyValues("delayqueue.listener.backoff.initial=3s", "delayqueue.listener.backoff.max=7s",
+				"delayqueue.listener.backoff.jitter=0s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				DelayQueueProperties.Backoff backoff = context.getBean(DelayQueueProperties.class).getListener().getBackoff();
+				assertThat(backoff.getDelay()).isEqualTo(Duration.ofSeconds(3));
+				assertThat(backoff.getMaxDelay()).isEqualTo(Duration.ofSeconds(7));
+				BackOffExecution execution = context.getBean(DelayedListenerContainer.class)
+					.getDefaultOptions()
+					.backOff()
+					.start();
+				assertThat(execution.nextBackOff()).isEqualTo(3000L);
+				assertThat(execution.nextBackOff()).isEqualTo(6000L);
+				assertThat(execution.nextBackOff()).isEqualTo(7000L);
+			});
+	}
+
+	@Test
 	void propertiesAreBound() {
 		this.runner
 			.withPropertyValues("delayqueue.key-prefix=myapp", "delayqueue.max-payload-size=10B",
 					"delayqueue.listener.concurrency=7", "delayqueue.listener.visibility-timeout=45s",
 					"delayqueue.listener.max-attempts=3", "delayqueue.scheduler.batch-size=20",
-					"delayqueue.listener.backoff.initial=2s", "delayqueue.listener.backoff.max=1m")
+					"delayqueue.listener.backoff.delay=2s", "delayqueue.listener.backoff.max-delay=1m")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context.getBean(RedisMessageStore.class).getKeyPrefix()).isEqualTo("myapp");
@@ -239,7 +259,8 @@ class DelayQueueAutoConfigurationTests {
 		assertStartupFailsNaming("delayqueue.key-prefix=a{b}", "delayqueue.key-prefix");
 		assertStartupFailsNaming("delayqueue.key-prefix=a\tb", "delayqueue.key-prefix");
 		assertStartupFailsNaming("delayqueue.max-payload-size=0B", "delayqueue.max-payload-size");
-		assertStartupFailsNaming("delayqueue.listener.backoff.max=10ms", "delayqueue.listener.backoff.max");
+		assertStartupFailsNaming("delayqueue.listener.backoff.max-delay=10ms", "delayqueue.listener.backoff.max-delay");
+		assertStartupFailsNaming("delayqueue.listener.backoff.jitter=-1s", "delayqueue.listener.backoff.jitter");
 	}
 
 	private void assertStartupFailsNaming(String property, String name) {

@@ -35,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 @DirtiesContext
-@SpringBootTest(properties = { "app.topics.reminder=reminders", "delayqueue.listener.backoff.initial=20ms",
-		"delayqueue.listener.backoff.max=100ms", "delayqueue.scheduler.poll-interval=200ms" })
+@SpringBootTest(properties = { "app.topics.reminder=reminders", "delayqueue.listener.backoff.delay=20ms",
+		"delayqueue.listener.backoff.max-delay=100ms", "delayqueue.scheduler.poll-interval=200ms" })
 class DelayedListenerIntegrationTests {
 
 	static final TestRedis redis = TestRedis.builder().build();

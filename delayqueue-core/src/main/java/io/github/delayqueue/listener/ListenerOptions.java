@@ -70,23 +70,35 @@ public final class ListenerOptions {
 	}
 
 	/**
-	 * The default backoff: exponential from {@code initial}, times {@code multiplier} per attempt, at most
-	 * {@code max}, each delay varied at random by up to a quarter of the initial delay (scaled like it) so
-	 * that failing consumers do not retry in step.
-	 * @param initial the first delay
+	 * An exponential backoff with a jitter of a quarter of the first delay.
+	 * @param delay the delay before the second attempt, at least 1 ms
 	 * @param multiplier the growth per attempt, at least 1
-	 * @param max the longest delay
+	 * @param maxDelay the longest delay, at least {@code delay}
 	 * @return the backoff
 	 */
-	public static BackOff exponentialBackOff(Duration initial, double multiplier, Duration max) {
-		Assert.isTrue(initial != null && initial.toMillis() >= 1,
-				() -> "Initial backoff must be at least 1ms, but was " + initial);
+	public static BackOff exponentialBackOff(Duration delay, double multiplier, Duration maxDelay) {
+		return exponentialBackOff(delay, multiplier, maxDelay, (delay != null) ? delay.dividedBy(4) : Duration.ZERO);
+	}
+
+	/**
+	 * An exponential backoff: {@code delay}, then each delay the previous one times {@code multiplier}, at most
+	 * {@code maxDelay}, each moved by a random amount of up to {@code jitter} either way (never below the first
+	 * delay nor above the longest).
+	 * @param delay the delay before the second attempt, at least 1 ms
+	 * @param multiplier the growth per attempt, at least 1
+	 * @param maxDelay the longest delay, at least {@code delay}
+	 * @param jitter the random spread, zero or more
+	 * @return the backoff
+	 */
+	public static BackOff exponentialBackOff(Duration delay, double multiplier, Duration maxDelay, Duration jitter) {
+		Assert.isTrue(delay != null && delay.toMillis() >= 1, () -> "Backoff delay must be at least 1ms, but was " + delay);
 		Assert.isTrue(multiplier >= 1, () -> "Backoff multiplier must be at least 1, but was " + multiplier);
-		Assert.isTrue(max != null && max.compareTo(initial) >= 0,
-				() -> "Max backoff must be at least the initial backoff (" + initial + "), but was " + max);
-		ExponentialBackOff backOff = new ExponentialBackOff(initial.toMillis(), multiplier);
-		backOff.setMaxInterval(max.toMillis());
-		backOff.setJitter(initial.toMillis() / 4);
+		Assert.isTrue(maxDelay != null && maxDelay.compareTo(delay) >= 0,
+				() -> "Max backoff delay must be at least the delay (" + delay + "), but was " + maxDelay);
+		Assert.isTrue(jitter != null && !jitter.isNegative(), () -> "Backoff jitter must not be negative, but was " + jitter);
+		ExponentialBackOff backOff = new ExponentialBackOff(delay.toMillis(), multiplier);
+		backOff.setMaxInterval(maxDelay.toMillis());
+		backOff.setJitter(jitter.toMillis());
 		return backOff;
 	}
 
