@@ -87,7 +87,7 @@ public final class DelayQueueAutoConfiguration {
 		DelayQueueProperties.Scheduler scheduler = properties.getScheduler();
 		DelayedMessageScheduler bean = new DelayedMessageScheduler(connectionFactory, scheduler.getTick(),
 				scheduler.getPollInterval());
-		bean.setAutoStartup(properties.getListener().isAutoStartup());
+		bean.setAutoStartup(scheduler.isAutoStartup());
 		return bean;
 	}
 
@@ -121,6 +121,16 @@ public final class DelayQueueAutoConfiguration {
 		return container;
 	}
 
+	/** The listener setting; else the one of 0.1's name (deprecated); else the default. */
+	@SuppressWarnings("deprecation")
+	private static int batchSize(DelayQueueProperties properties) {
+		Integer batchSize = properties.getListener().getBatchSize();
+		if (batchSize == null) {
+			batchSize = properties.getScheduler().getBatchSize();
+		}
+		return (batchSize != null) ? batchSize : ListenerOptions.DEFAULT_BATCH_SIZE;
+	}
+
 	static ListenerOptions defaultListenerOptions(DelayQueueProperties properties) {
 		DelayQueueProperties.Listener listener = properties.getListener();
 		DelayQueueProperties.Backoff backoff = listener.getBackoff();
@@ -133,7 +143,7 @@ public final class DelayQueueAutoConfiguration {
 			.concurrency(listener.getConcurrency())
 			.visibilityTimeout(listener.getVisibilityTimeout())
 			.maxAttempts(listener.getMaxAttempts())
-			.batchSize(properties.getScheduler().getBatchSize())
+			.batchSize(batchSize(properties))
 			.backOff(ListenerOptions.exponentialBackOff(backoff.getDelay(), backoff.getMultiplier(),
 					backoff.getMaxDelay(), (jitter != null) ? jitter : backoff.getDelay().dividedBy(4)))
 			.build();

@@ -154,9 +154,16 @@ public class DelayQueueProperties {
 	public static class Listener {
 
 		/**
-		 * Whether listener containers start with the application context.
+		 * Whether the listener container starts with the application context (the scheduler has its own
+		 * setting).
 		 */
 		private boolean autoStartup = true;
+
+		/**
+		 * Most messages claimed per round trip. A consumer claims only for its free handler threads, so this
+		 * limits claims only where it is below the concurrency.
+		 */
+		private @Nullable Integer batchSize;
 
 		/**
 		 * Handlers running at once per topic.
@@ -191,6 +198,16 @@ public class DelayQueueProperties {
 
 		public int getConcurrency() {
 			return this.concurrency;
+		}
+
+		public @Nullable Integer getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(@Nullable Integer batchSize) {
+			Assert.isTrue(batchSize == null || (batchSize >= 1 && batchSize <= 1000),
+					"delayqueue.listener.batch-size must be between 1 and 1000");
+			this.batchSize = batchSize;
 		}
 
 		public void setConcurrency(int concurrency) {
@@ -354,10 +371,19 @@ public class DelayQueueProperties {
 		private Duration pollInterval = Duration.ofSeconds(1);
 
 		/**
-		 * Most messages claimed per round trip. A consumer claims only for its free handler threads, so this
-		 * limits claims only where it is below the listener concurrency.
+		 * Whether the wake-up scheduler starts with the application context.
 		 */
-		private int batchSize = 100;
+		private boolean autoStartup = true;
+
+		private @Nullable Integer batchSize;
+
+		public boolean isAutoStartup() {
+			return this.autoStartup;
+		}
+
+		public void setAutoStartup(boolean autoStartup) {
+			this.autoStartup = autoStartup;
+		}
 
 		public Duration getTick() {
 			return this.tick;
@@ -377,12 +403,26 @@ public class DelayQueueProperties {
 			this.pollInterval = pollInterval;
 		}
 
-		public int getBatchSize() {
+		/**
+		 * Most messages claimed per round trip.
+		 * @return the batch size, or {@code null} if not set here
+		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.batch-size}: it is a listener setting
+		 */
+		@Deprecated(since = "0.2")
+		@DeprecatedConfigurationProperty(replacement = "delayqueue.listener.batch-size", since = "0.2")
+		public @Nullable Integer getBatchSize() {
 			return this.batchSize;
 		}
 
-		public void setBatchSize(int batchSize) {
-			Assert.isTrue(batchSize >= 1 && batchSize <= 1000, "delayqueue.scheduler.batch-size must be between 1 and 1000");
+		/**
+		 * Sets the most messages claimed per round trip.
+		 * @param batchSize 1 to 1000
+		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.batch-size}
+		 */
+		@Deprecated(since = "0.2")
+		public void setBatchSize(@Nullable Integer batchSize) {
+			Assert.isTrue(batchSize == null || (batchSize >= 1 && batchSize <= 1000),
+					"delayqueue.scheduler.batch-size must be between 1 and 1000");
 			this.batchSize = batchSize;
 		}
 

@@ -206,6 +206,30 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void theSchedulerAndTheListenersStartOnTheirOwnSettings() {
+		this.runner.withPropertyValues("delayqueue.listener.auto-startup=false").run((context) -> {
+			assertThat(context.getBean(DelayedMessageScheduler.class).isAutoStartup()).isTrue();
+			assertThat(context.getBean(DelayedListenerContainer.class).isAutoStartup()).isFalse();
+		});
+		this.runner.withPropertyValues("delayqueue.scheduler.auto-startup=false").run((context) -> {
+			assertThat(context.getBean(DelayedMessageScheduler.class).isAutoStartup()).isFalse();
+			assertThat(context.getBean(DelayedListenerContainer.class).isAutoStartup()).isTrue();
+		});
+	}
+
+	@Test
+	void theBatchSizeOf01sNameStillBindsAndTheListenerSettingWins() {
+		this.runner.withPropertyValues("delayqueue.scheduler.batch-size=30")
+			.run((context) -> assertThat(
+					context.getBean(DelayedListenerContainer.class).getDefaultOptions().batchSize())
+				.isEqualTo(30));
+		this.runner.withPropertyValues("delayqueue.scheduler.batch-size=30", "delayqueue.listener.batch-size=40")
+			.run((context) -> assertThat(
+					context.getBean(DelayedListenerContainer.class).getDefaultOptions().batchSize())
+				.isEqualTo(40));
+	}
+
+	@Test
 	void theBackoffNamesOf01StillBind() {
 		this.runner.withPropertyValues("delayqueue.listener.backoff.initial=3s", "delayqueue.listener.backoff.max=7s",
 				"delayqueue.listener.backoff.jitter=0s")
@@ -229,7 +253,7 @@ class DelayQueueAutoConfigurationTests {
 		this.runner
 			.withPropertyValues("delayqueue.key-prefix=myapp", "delayqueue.max-payload-size=10B",
 					"delayqueue.listener.concurrency=7", "delayqueue.listener.visibility-timeout=45s",
-					"delayqueue.listener.max-attempts=3", "delayqueue.scheduler.batch-size=20",
+					"delayqueue.listener.max-attempts=3", "delayqueue.listener.batch-size=20",
 					"delayqueue.listener.backoff.delay=2s", "delayqueue.listener.backoff.max-delay=1m")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();

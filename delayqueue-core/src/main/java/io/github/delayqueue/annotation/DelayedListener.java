@@ -67,7 +67,7 @@ public @interface DelayedListener {
 	String visibilityTimeout() default "";
 
 	/**
-	 * Most messages claimed per round trip; default {@code delayqueue.scheduler.batch-size}.
+	 * Most messages claimed per round trip; default {@code delayqueue.listener.batch-size}.
 	 * @return the batch size, as text
 	 */
 	String batchSize() default "";
