@@ -196,4 +196,27 @@ class LeaseTests {
 		assertThat(RedisFixture.keysOf(redis.get(), "async-stop")).as("acked before the callback").isEmpty();
 	}
 
+
+	@Test
+	void aClaimInFlightWhenStopRunsHandsItsMessagesBackUnstarted() {
+		RedisFixture.Consumer stopping = this.fixture.consumer();
+		AtomicInteger handled = new AtomicInteger();
+		this.queue.schedule("in-flight", "f-1", "x", Duration.ofSeconds(1));
+		stopping.container().register(ListenerRegistration.of("in-flight", String.class,
+				(payload, message) -> handled.incrementAndGet()));
+		// Redis holds every script until the message is due: the next poll's claim is in flight when stop runs,
+		// and takes the message once Redis answers again
+		redis.get().call("CLIENT", "PAUSE", "2000", "WRITE");
+		await().atMost(WAIT).until(() -> stopping.container().getInFlight("in-flight") > 0);
+		stopping.container().stop();
+
+		assertThat(handled.get()).as("not run after stop").isZero();
+		assertThat(stopping.container().getInFlight("in-flight")).isZero();
+		assertThat(this.queue.stats("in-flight").inflight()).as("handed back").isZero();
+		Recorder<String> next = new Recorder<>();
+		this.fixture.consumer().container().register(ListenerRegistration.of("in-flight", String.class, next));
+		await().atMost(WAIT).until(() -> next.count("f-1") == 1);
+		assertThat(next.received.get(0).message().attempt()).as("its attempt was not counted").isEqualTo(1);
+	}
+
 }
