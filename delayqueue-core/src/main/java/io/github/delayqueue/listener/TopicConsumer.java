@@ -4,10 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.payload.PayloadConverter;
@@ -59,19 +57,9 @@ final class TopicConsumer {
 
 	private final HandlerThreads handlers;
 
-	private final AtomicBoolean pumping = new AtomicBoolean();
-
-	/**
-	 * Whether to claim: set by the trigger (a message may be due, or a lease may have ended) and when a claim or a
-	 * handover left due messages behind while handlers were free.
-	 */
-	private volatile boolean claimWanted;
+	private final ClaimLoop claims;
 
 	private volatile boolean active;
-
-	private volatile boolean claimFailing;
-
-	private volatile Executor io = Runnable::run;
 
 	private volatile @Nullable TopicTrigger trigger;
 
@@ -89,16 +77,13 @@ final class TopicConsumer {
 		this.invoker = new ListenerInvoker(this.registration, converter, monitor, observationRegistry,
 				observationConvention);
 		this.leases = new LeaseKeeper(this.topic, store, this.options.visibilityTimeout());
-		this.acknowledger = new Acknowledger(this.topic, store, this.options, this::accept, () -> {
-			// a handover failed: the handlers leave, and a claim (retried on the poll while Redis fails) takes over
-			this.claimWanted = true;
-		});
+		this.handlers = new HandlerThreads(this.topic, this.options.concurrency(), taskExecutor, taskDecorator,
+				this::onSlotFreed);
+		this.claims = new ClaimLoop(this.topic, store, this.options, this.handlers, () -> this.active, this::accept,
+				this::dispatch);
+		// a handover that failed leaves its handlers without a next message: a claim takes over once they are free
+		this.acknowledger = new Acknowledger(this.topic, store, this.options, this::accept, this.claims::want);
 		this.failures = new FailedDeliveries(this.topic, store, this.options, this.acknowledger);
-		this.handlers = new HandlerThreads(this.topic, this.options.concurrency(), taskExecutor, taskDecorator, () -> {
-			if (this.claimWanted) {
-				requestClaim();
-			}
-		});
 	}
 
 	String topic() {
@@ -118,7 +103,7 @@ final class TopicConsumer {
 	}
 
 	boolean isClaimFailing() {
-		return this.claimFailing;
+		return this.claims.isFailing();
 	}
 
 	/**
@@ -130,7 +115,7 @@ final class TopicConsumer {
 		if (this.active) {
 			return;
 		}
-		this.io = io;
+		this.claims.start(io);
 		this.acknowledger.start(io, maintenance);
 		this.handlers.open();
 		TopicTrigger registered = null;
@@ -190,69 +175,13 @@ final class TopicConsumer {
 
 	/** Asks for a claim: messages may be due in Redis, or leases may have ended. */
 	void requestClaim() {
-		this.claimWanted = true;
-		if (!this.active) {
-			return;
-		}
-		if (this.pumping.compareAndSet(false, true)) {
-			try {
-				this.io.execute(this::pump);
-			}
-			catch (RejectedExecutionException ex) {
-				this.pumping.set(false);
-				logger.debug("Topic '{}': claim not started", this.topic, ex);
-			}
-		}
+		this.claims.request();
 	}
 
-	/** Claims while a claim is wanted: for the free handlers, and for the upkeep even if none is free. */
-	private void pump() {
-		try {
-			while (this.active && this.claimWanted) {
-				this.claimWanted = false;
-				claim();
-			}
-		}
-		catch (RuntimeException ex) {
-			if (!this.claimFailing) {
-				this.claimFailing = true;
-				logger.warn("Topic '{}': claiming failed; trying again on the next poll", this.topic, ex);
-			}
-			else {
-				logger.debug("Topic '{}': claiming failed again", this.topic, ex);
-			}
-		}
-		finally {
-			this.pumping.set(false);
-		}
-		if (this.claimWanted && this.active && !this.claimFailing) {
-			requestClaim();
-		}
-	}
-
-	/** Claims due messages for the free handlers and runs them. */
-	private void claim() {
-		int limit = this.handlers.reserve(this.options.batchSize());
-		Claim claim;
-		try {
-			claim = this.store.claim(this.topic, limit, this.options.visibilityTimeout().toMillis(),
-					this.options.maxAttempts());
-		}
-		catch (RuntimeException ex) {
-			this.claimWanted = true;
-			this.handlers.release(limit);
-			throw ex;
-		}
-		if (this.claimFailing) {
-			this.claimFailing = false;
-			logger.info("Topic '{}': claiming works again", this.topic);
-		}
-		List<Delivery> deliveries = accept(claim);
-		this.handlers.release(limit - deliveries.size());
-		deliveries.forEach(this::dispatch);
-		if (this.claimWanted && !this.handlers.hasFreeSlot()) {
-			// more are due, but every handler is busy: as they finish, each leases the next due message itself
-			this.claimWanted = false;
+	/** A handler slot is free: a claim that was wanted can lease a message for it now. */
+	private void onSlotFreed() {
+		if (this.claims.isWanted()) {
+			this.claims.request();
 		}
 	}
 
@@ -285,7 +214,7 @@ final class TopicConsumer {
 		TopicTrigger current = this.trigger;
 		if (next == 0) {
 			// more are due than this call leased (or some were buried): claimed once a handler is free
-			this.claimWanted = true;
+			this.claims.want();
 		}
 		else if (next > 0 && current != null) {
 			current.armIn(next, TimeUnit.MICROSECONDS);

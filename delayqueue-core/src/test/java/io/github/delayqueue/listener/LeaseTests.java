@@ -201,12 +201,12 @@ class LeaseTests {
 	void aClaimInFlightWhenStopRunsHandsItsMessagesBackUnstarted() {
 		RedisFixture.Consumer stopping = this.fixture.consumer();
 		AtomicInteger handled = new AtomicInteger();
-		this.queue.schedule("in-flight", "f-1", "x", Duration.ofSeconds(1));
+		this.queue.schedule("in-flight", "f-1", "x", Duration.ofMillis(500));
 		stopping.container().register(ListenerRegistration.of("in-flight", String.class,
 				(payload, message) -> handled.incrementAndGet()));
 		// Redis holds every script until the message is due: the next poll's claim is in flight when stop runs,
-		// and takes the message once Redis answers again
-		redis.get().call("CLIENT", "PAUSE", "2000", "WRITE");
+		// and takes the message once Redis answers again (well within the client's 2 s command timeout)
+		redis.get().call("CLIENT", "PAUSE", "1000", "WRITE");
 		await().atMost(WAIT).until(() -> stopping.container().getInFlight("in-flight") > 0);
 		stopping.container().stop();
 

@@ -1,0 +1,149 @@
+package io.github.delayqueue.listener;
+
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import io.github.delayqueue.redis.Claim;
+import io.github.delayqueue.redis.RedisMessageStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One topic's claims: when asked (by the trigger, or because due messages were left behind while handlers were
+ * free), claims due messages for the free handler slots on the I/O executor, one claim at a time, again while more
+ * are due and slots are free. A claim also does the topic's upkeep (expired leases, dead letter trimming), so it
+ * runs when asked even with no free slot.
+ */
+final class ClaimLoop {
+
+	private static final Logger logger = LoggerFactory.getLogger(ClaimLoop.class);
+
+	private final String topic;
+
+	private final RedisMessageStore store;
+
+	private final ListenerOptions options;
+
+	private final HandlerThreads handlers;
+
+	private final BooleanSupplier active;
+
+	private final Function<Claim, List<Delivery>> accept;
+
+	private final Consumer<Delivery> dispatch;
+
+	private final AtomicBoolean running = new AtomicBoolean();
+
+	private volatile boolean wanted;
+
+	private volatile boolean failing;
+
+	private volatile Executor io = Runnable::run;
+
+	/**
+	 * Creates the claim loop of a topic.
+	 * @param active whether the topic's consumer runs
+	 * @param accept takes what a claim leased and returns the deliveries to run
+	 * @param dispatch runs a delivery in a slot reserved for it
+	 */
+	ClaimLoop(String topic, RedisMessageStore store, ListenerOptions options, HandlerThreads handlers,
+			BooleanSupplier active, Function<Claim, List<Delivery>> accept, Consumer<Delivery> dispatch) {
+		this.topic = topic;
+		this.store = store;
+		this.options = options;
+		this.handlers = handlers;
+		this.active = active;
+		this.accept = accept;
+		this.dispatch = dispatch;
+	}
+
+	void start(Executor io) {
+		this.io = io;
+	}
+
+	/** Notes that a claim is wanted, without starting one now (one starts when a handler slot frees up). */
+	void want() {
+		this.wanted = true;
+	}
+
+	boolean isWanted() {
+		return this.wanted;
+	}
+
+	boolean isFailing() {
+		return this.failing;
+	}
+
+	/** Asks for a claim now: messages may be due in Redis, or leases may have ended. */
+	void request() {
+		this.wanted = true;
+		if (!this.active.getAsBoolean()) {
+			return;
+		}
+		if (this.running.compareAndSet(false, true)) {
+			try {
+				this.io.execute(this::run);
+			}
+			catch (RejectedExecutionException ex) {
+				this.running.set(false);
+				logger.debug("Topic '{}': claim not started", this.topic, ex);
+			}
+		}
+	}
+
+	private void run() {
+		try {
+			while (this.active.getAsBoolean() && this.wanted) {
+				this.wanted = false;
+				claim();
+			}
+		}
+		catch (RuntimeException ex) {
+			if (!this.failing) {
+				this.failing = true;
+				logger.warn("Topic '{}': claiming failed; trying again on the next poll", this.topic, ex);
+			}
+			else {
+				logger.debug("Topic '{}': claiming failed again", this.topic, ex);
+			}
+		}
+		finally {
+			this.running.set(false);
+		}
+		if (this.wanted && this.active.getAsBoolean() && !this.failing) {
+			request();
+		}
+	}
+
+	/** Claims due messages for the free handler slots and runs them. */
+	private void claim() {
+		int limit = this.handlers.reserve(this.options.batchSize());
+		Claim claim;
+		try {
+			claim = this.store.claim(this.topic, limit, this.options.visibilityTimeout().toMillis(),
+					this.options.maxAttempts());
+		}
+		catch (RuntimeException ex) {
+			this.wanted = true;
+			this.handlers.release(limit);
+			throw ex;
+		}
+		if (this.failing) {
+			this.failing = false;
+			logger.info("Topic '{}': claiming works again", this.topic);
+		}
+		List<Delivery> deliveries = this.accept.apply(claim);
+		this.handlers.release(limit - deliveries.size());
+		deliveries.forEach(this.dispatch);
+		if (this.wanted && !this.handlers.hasFreeSlot()) {
+			// more are due, but every handler is busy: as they finish, each leases the next due message itself
+			this.wanted = false;
+		}
+	}
+
+}
