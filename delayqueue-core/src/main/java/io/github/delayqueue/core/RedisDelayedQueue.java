@@ -55,6 +55,9 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	/** Calls storing fewer messages of one topic than this share script calls with concurrent ones. */
 	private static final int SHARED_CALL_LIMIT = 16;
 
+	/** Topics whose shared calls are kept at most. */
+	private static final int MAX_SHARED_CALL_TOPICS = 1024;
+
 	private final RedisMessageStore store;
 
 	private final PayloadConverter converter;
@@ -227,10 +230,20 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	private GroupCommit<NewMessage, Boolean> sharedCall(String topic) {
 		GroupCommit<NewMessage, Boolean> call = this.sharedCalls.get(topic);
 		if (call == null) {
+			if (this.sharedCalls.size() >= MAX_SHARED_CALL_TOPICS) {
+				// topics named at run time must not grow this without bound: starting afresh only costs sharing
+				// (a call in progress keeps the instance it has)
+				this.sharedCalls.clear();
+			}
 			call = this.sharedCalls.computeIfAbsent(topic, (key) -> new GroupCommit<>(
 					(messages) -> this.store.schedule(key, messages), RedisMessageStore.CHUNK_SIZE, 2));
 		}
 		return call;
+	}
+
+	/** How many topics' shared calls are kept now (for tests). */
+	int sharedCallTopics() {
+		return this.sharedCalls.size();
 	}
 
 	private void registerTopic(String topic) {

@@ -116,6 +116,15 @@ class RedisDelayedQueueTests {
 	}
 
 	@Test
+	void sharedCallsAreKeptForABoundedNumberOfTopics() {
+		for (int i = 0; i < 1100; i++) {
+			this.queue.schedule("topic-" + i, "x", Duration.ofMinutes(5));
+		}
+		assertThat(this.queue.sharedCallTopics()).isBetween(1, 1024);
+		assertThat(this.queue.knownTopics()).hasSize(1100);
+	}
+
+	@Test
 	void generatedIdsDiffer() {
 		String first = this.queue.schedule("orders", "a", Duration.ofMinutes(5));
 		String second = this.queue.schedule("orders", "a", Duration.ofMinutes(5));
