@@ -134,9 +134,11 @@ public final class DelayQueueAutoConfiguration {
 	static ListenerOptions defaultListenerOptions(DelayQueueProperties properties) {
 		DelayQueueProperties.Listener listener = properties.getListener();
 		DelayQueueProperties.Backoff backoff = listener.getBackoff();
-		if (backoff.getMaxDelay().compareTo(backoff.getDelay()) < 0) {
-			throw new IllegalStateException("delayqueue.listener.backoff.max-delay (" + backoff.getMaxDelay()
-					+ ") must not be less than delayqueue.listener.backoff.delay (" + backoff.getDelay() + ")");
+		Duration delay = backoff.effectiveDelay();
+		Duration maxDelay = backoff.effectiveMaxDelay();
+		if (maxDelay.compareTo(delay) < 0) {
+			throw new IllegalStateException("delayqueue.listener.backoff.max-delay (" + maxDelay
+					+ ") must not be less than delayqueue.listener.backoff.delay (" + delay + ")");
 		}
 		Duration jitter = backoff.getJitter();
 		return ListenerOptions.builder()
@@ -144,8 +146,8 @@ public final class DelayQueueAutoConfiguration {
 			.visibilityTimeout(listener.getVisibilityTimeout())
 			.maxAttempts(listener.getMaxAttempts())
 			.batchSize(batchSize(properties))
-			.backOff(ListenerOptions.exponentialBackOff(backoff.getDelay(), backoff.getMultiplier(),
-					backoff.getMaxDelay(), (jitter != null) ? jitter : backoff.getDelay().dividedBy(4)))
+			.backOff(ListenerOptions.exponentialBackOff(delay, backoff.getMultiplier(), maxDelay,
+					(jitter != null) ? jitter : delay.dividedBy(4)))
 			.build();
 	}
 

@@ -258,6 +258,10 @@ public class DelayQueueProperties {
 		 */
 		private Duration delay = Duration.ofSeconds(1);
 
+		private boolean delaySet;
+
+		private boolean maxDelaySet;
+
 		/**
 		 * Factor by which the delay grows per attempt.
 		 */
@@ -269,8 +273,9 @@ public class DelayQueueProperties {
 		private Duration maxDelay = Duration.ofMinutes(5);
 
 		/**
-		 * Random amount added to or taken from each delay, so that messages that failed together are not all
-		 * retried at the same moment; default a quarter of the delay.
+		 * Random spread of each delay (growing with the delay as it grows), so that messages that failed together
+		 * are not all retried at the same moment; never below the first delay nor above the longest. Default a
+		 * quarter of the delay.
 		 */
 		private @Nullable Duration jitter;
 
@@ -281,6 +286,7 @@ public class DelayQueueProperties {
 		public void setDelay(Duration delay) {
 			Assert.isTrue(delay != null && delay.toMillis() >= 1, "delayqueue.listener.backoff.delay must be at least 1ms");
 			this.delay = delay;
+			this.delaySet = true;
 		}
 
 		public double getMultiplier() {
@@ -300,6 +306,27 @@ public class DelayQueueProperties {
 			Assert.isTrue(maxDelay != null && maxDelay.toMillis() >= 1,
 					"delayqueue.listener.backoff.max-delay must be at least 1ms");
 			this.maxDelay = maxDelay;
+			this.maxDelaySet = true;
+		}
+
+		/**
+		 * The delay before the second attempt in effect: {@code delay}, else 0.1's {@code initial}, else 1s.
+		 * @return the delay
+		 */
+		@SuppressWarnings("deprecation")
+		public Duration effectiveDelay() {
+			Duration legacy = getInitial();
+			return (this.delaySet || legacy == null) ? this.delay : legacy;
+		}
+
+		/**
+		 * The longest delay in effect: {@code max-delay}, else 0.1's {@code max}, else 5m.
+		 * @return the delay
+		 */
+		@SuppressWarnings("deprecation")
+		public Duration effectiveMaxDelay() {
+			Duration legacy = getMax();
+			return (this.maxDelaySet || legacy == null) ? this.maxDelay : legacy;
 		}
 
 		public @Nullable Duration getJitter() {
@@ -312,45 +339,58 @@ public class DelayQueueProperties {
 		}
 
 		/**
-		 * The delay before the second attempt.
-		 * @return the delay
+		 * Delay before the second attempt (0.1's name; "delay" wins when both are set).
+		 */
+		private @Nullable Duration initial;
+
+		/**
+		 * Longest delay between attempts (0.1's name; "max-delay" wins when both are set).
+		 */
+		private @Nullable Duration max;
+
+		/**
+		 * The delay before the second attempt, set under 0.1's name.
+		 * @return the delay, or {@code null}
 		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.delay}, the name Spring Boot uses
 		 */
 		@Deprecated(since = "0.2")
 		@DeprecatedConfigurationProperty(replacement = "delayqueue.listener.backoff.delay", since = "0.2")
-		public Duration getInitial() {
-			return getDelay();
+		public @Nullable Duration getInitial() {
+			return this.initial;
 		}
 
 		/**
-		 * Sets the delay before the second attempt.
+		 * Sets the delay before the second attempt under 0.1's name.
 		 * @param initial the delay
 		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.delay}
 		 */
 		@Deprecated(since = "0.2")
-		public void setInitial(Duration initial) {
-			setDelay(initial);
+		public void setInitial(@Nullable Duration initial) {
+			Assert.isTrue(initial == null || initial.toMillis() >= 1,
+					"delayqueue.listener.backoff.initial must be at least 1ms");
+			this.initial = initial;
 		}
 
 		/**
-		 * The longest delay between attempts.
-		 * @return the delay
+		 * The longest delay between attempts, set under 0.1's name.
+		 * @return the delay, or {@code null}
 		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.max-delay}, the name Spring Boot uses
 		 */
 		@Deprecated(since = "0.2")
 		@DeprecatedConfigurationProperty(replacement = "delayqueue.listener.backoff.max-delay", since = "0.2")
-		public Duration getMax() {
-			return getMaxDelay();
+		public @Nullable Duration getMax() {
+			return this.max;
 		}
 
 		/**
-		 * Sets the longest delay between attempts.
+		 * Sets the longest delay between attempts under 0.1's name.
 		 * @param max the delay
 		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.max-delay}
 		 */
 		@Deprecated(since = "0.2")
-		public void setMax(Duration max) {
-			setMaxDelay(max);
+		public void setMax(@Nullable Duration max) {
+			Assert.isTrue(max == null || max.toMillis() >= 1, "delayqueue.listener.backoff.max must be at least 1ms");
+			this.max = max;
 		}
 
 	}
@@ -375,6 +415,9 @@ public class DelayQueueProperties {
 		 */
 		private boolean autoStartup = true;
 
+		/**
+		 * Most messages claimed per round trip (0.1's name; "delayqueue.listener.batch-size" wins when both are set).
+		 */
 		private @Nullable Integer batchSize;
 
 		public boolean isAutoStartup() {

@@ -206,6 +206,17 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void withOldAndNewBackoffNamesBothSetTheNewOnesWin() {
+		this.runner.withPropertyValues("delayqueue.listener.backoff.initial=3s", "delayqueue.listener.backoff.delay=2s",
+				"delayqueue.listener.backoff.max=7s", "delayqueue.listener.backoff.max-delay=9s")
+			.run((context) -> {
+				DelayQueueProperties.Backoff backoff = context.getBean(DelayQueueProperties.class).getListener().getBackoff();
+				assertThat(backoff.effectiveDelay()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(backoff.effectiveMaxDelay()).isEqualTo(Duration.ofSeconds(9));
+			});
+	}
+
+	@Test
 	void theSchedulerAndTheListenersStartOnTheirOwnSettings() {
 		this.runner.withPropertyValues("delayqueue.listener.auto-startup=false").run((context) -> {
 			assertThat(context.getBean(DelayedMessageScheduler.class).isAutoStartup()).isTrue();
@@ -236,8 +247,8 @@ class DelayQueueAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				DelayQueueProperties.Backoff backoff = context.getBean(DelayQueueProperties.class).getListener().getBackoff();
-				assertThat(backoff.getDelay()).isEqualTo(Duration.ofSeconds(3));
-				assertThat(backoff.getMaxDelay()).isEqualTo(Duration.ofSeconds(7));
+				assertThat(backoff.effectiveDelay()).isEqualTo(Duration.ofSeconds(3));
+				assertThat(backoff.effectiveMaxDelay()).isEqualTo(Duration.ofSeconds(7));
 				BackOffExecution execution = context.getBean(DelayedListenerContainer.class)
 					.getDefaultOptions()
 					.backOff()

@@ -204,8 +204,8 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * Sets a decorator applied to every handler run (to carry MDC or security context, for instance); applies to
-	 * topics registered afterwards.
+	 * Sets a decorator that wraps the handling of each message, on its handler thread (to set up MDC or a security
+	 * context around it, for instance); applies to topics registered afterwards.
 	 * @param taskDecorator the decorator, or {@code null} for none
 	 */
 	public void setTaskDecorator(@Nullable TaskDecorator taskDecorator) {
@@ -336,7 +336,11 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	/**
 	 * Stops as {@link #stop()} does, on a thread of its own, then runs the callback: the application context stops
-	 * this container alongside the other beans of its phase, within {@code spring.lifecycle.timeout-per-shutdown-phase}.
+	 * this container alongside the other beans of its phase. The context waits for the callback only up to its
+	 * timeout per shutdown phase (10 s in plain Spring, 30 s by default with Spring Boot): keep the
+	 * {@link #setShutdownTimeout(Duration) shutdown timeout} well below it, or the context may close the Redis
+	 * connection while unfinished messages are still being handed back (they are then redelivered when their
+	 * lease ends).
 	 * @param callback run once stopped
 	 */
 	@Override

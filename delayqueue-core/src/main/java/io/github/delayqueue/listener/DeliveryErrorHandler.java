@@ -11,7 +11,8 @@ import io.github.delayqueue.DeliveredMessage;
  * once.
  * <p>
  * Set one per listener with {@link ListenerOptions.Builder#errorHandler(DeliveryErrorHandler)}; with Spring Boot, a
- * single {@code DeliveryErrorHandler} bean becomes every listener's default. If the error handler throws (or returns
+ * single (or {@code @Primary}) {@code DeliveryErrorHandler} bean becomes the default of every {@code @DelayedListener}
+ * method. If the error handler throws (or returns
  * {@code null}), the message is handled as the default handler decides. The message's lease is extended while the
  * error handler runs, so it may take its time; what it decides is carried out only if the lease is still this
  * consumer's (not handed back on shutdown meanwhile).
@@ -36,7 +37,7 @@ public interface DeliveryErrorHandler {
 	 * @param message the message, with its attempt number (1 for the first)
 	 * @param failure what the handler threw (unwrapped from reflection), or why the message could not be read
 	 * @param options the listener's options (max attempts, backoff, not-retryable types)
-	 * @return the action
+	 * @return the action; must not be {@code null} (if it is, the default handler decides)
 	 */
 	FailureAction handle(DeliveredMessage message, Throwable failure, ListenerOptions options);
 

@@ -29,7 +29,7 @@ public final class FailureAction {
 	/**
 	 * Handle the message again after a delay (the failure is recorded as its last error). The store still buries
 	 * a message once it has started {@code max-attempts} times.
-	 * @param delay the delay, zero or more, at most what a schedule call accepts
+	 * @param delay the delay, zero or more, at most what a schedule call accepts (applied to the millisecond)
 	 * @return the action
 	 */
 	public static FailureAction retryIn(Duration delay) {

@@ -18,7 +18,7 @@ import org.springframework.core.task.TaskDecorator;
  * The handler threads of one topic: at most {@code concurrency} handlers run at once. A slot is reserved before a
  * message is leased for it and freed when its handler thread is done, so the topic never leases more than it can
  * run. Handlers run on the container's executor if it has one (a {@code TaskExecutor}, virtual threads), else on
- * the topic's own pool of daemon threads; a {@link TaskDecorator} wraps each handler run.
+ * the topic's own pool of daemon threads; a {@link TaskDecorator} wraps the handling of each message.
  */
 final class HandlerThreads {
 
@@ -124,19 +124,27 @@ final class HandlerThreads {
 				release(1);
 			}
 		};
-		Runnable decorated = (this.decorator != null) ? this.decorator.decorate(tracked) : tracked;
 		Executor executor = (this.sharedExecutor != null) ? this.sharedExecutor : this.ownPool;
 		try {
 			if (!this.open || executor == null) {
 				throw new RejectedExecutionException("Handler threads of topic '" + this.topic + "' are closed");
 			}
-			executor.execute(decorated);
+			executor.execute(tracked);
 			return true;
 		}
 		catch (RejectedExecutionException ex) {
 			release(1);
 			return false;
 		}
+	}
+
+	/**
+	 * Wraps the handling of one message with the task decorator, if any; called on the handler thread.
+	 * @param work the handling of one message
+	 * @return what to run
+	 */
+	Runnable decorate(Runnable work) {
+		return (this.decorator != null) ? this.decorator.decorate(work) : work;
 	}
 
 	/** Refuses new handler runs; running ones continue. */

@@ -82,8 +82,8 @@ public final class ListenerOptions {
 
 	/**
 	 * An exponential backoff: {@code delay}, then each delay the previous one times {@code multiplier}, at most
-	 * {@code maxDelay}, each moved by a random amount of up to {@code jitter} either way (never below the first
-	 * delay nor above the longest).
+	 * {@code maxDelay}, each moved by a random amount of up to {@code jitter} (scaled as the delay grows), never
+	 * below the first delay nor above the longest (Spring's {@link ExponentialBackOff}).
 	 * @param delay the delay before the second attempt, at least 1 ms
 	 * @param multiplier the growth per attempt, at least 1
 	 * @param maxDelay the longest delay, at least {@code delay}

@@ -237,8 +237,11 @@ final class TopicConsumer {
 	private void runHandler(Delivery first) {
 		Delivery current = first;
 		while (current != null) {
-			Lease delivered = handle(current);
-			current = this.acknowledger.handOver(delivered, this.active);
+			Delivery delivery = current;
+			Lease[] delivered = new Lease[1];
+			// the task decorator wraps each message's handling, not the run of a handler thread
+			this.handlers.decorate(() -> delivered[0] = handle(delivery)).run();
+			current = this.acknowledger.handOver(delivered[0], this.active);
 		}
 	}
 

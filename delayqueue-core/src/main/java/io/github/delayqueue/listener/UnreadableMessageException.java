@@ -4,7 +4,7 @@ package io.github.delayqueue.listener;
  * A stored message that cannot be decoded (a corrupt or unknown envelope). It is a {@link NonRetryableException}:
  * trying again cannot help, so the default error handler sends it to the dead letters at once, with the reason.
  */
-public class UnreadableMessageException extends NonRetryableException {
+public final class UnreadableMessageException extends NonRetryableException {
 
 	private static final long serialVersionUID = 1L;
 

@@ -16,9 +16,10 @@ import org.jspecify.annotations.Nullable;
  * Records delayqueue's work as Micrometer meters, each tagged with its {@code topic}:
  * <ul>
  * <li>counters {@code delayqueue.messages.scheduled}, {@code .cancelled}, {@code .delivered} (handled
- * successfully), {@code .retried} and {@code .dead} (the last two with an {@code exception} tag);</li>
+ * successfully), {@code .retried}, {@code .recovered} (failed, dealt with by the listener's error handler) and
+ * {@code .dead} (the last three with an {@code exception} tag);</li>
  * <li>timer {@code delayqueue.handle}: handler duration, with an {@code outcome} tag ({@code success},
- * {@code retry}, {@code dead});</li>
+ * {@code retry}, {@code recovered}, {@code dead});</li>
  * <li>timer {@code delayqueue.lateness}: handler start minus due time on the Redis clock, with a percentile
  * histogram.</li>
  * </ul>
