@@ -141,7 +141,7 @@ public final class Benchmarks {
 		try (RedisServerProcess redis = RedisServerProcess.onFreePort().start()) {
 			Benchmarks benchmarks = new Benchmarks(settings, "127.0.0.1", redis.port(), report);
 			try {
-				benchmarks.describeEnvironment(redis);
+				benchmarks.describeEnvironment();
 				benchmarks.warmUp();
 				for (String scenario : SCENARIOS) {
 					if (scenarios.contains(scenario)) {
@@ -175,15 +175,15 @@ public final class Benchmarks {
 
 	// ---------------------------------------------------------------- environment and load checks
 
-	private void describeEnvironment(RedisServerProcess redis) {
+	private void describeEnvironment() {
 		Properties server = info("server");
 		this.report.environment("mode", this.settings.mode());
 		this.report.environment("date", Instant.now().toString());
 		this.report.environment("machine", Runtime.getRuntime().availableProcessors() + " cores, "
 				+ System.getProperty("os.name") + " " + System.getProperty("os.arch"));
 		this.report.environment("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-		this.report.environment("redis", "redis-server " + server.getProperty("redis_version") + " on loopback ("
-				+ redis + "), no persistence, started by the harness");
+		this.report.environment("redis", "redis-server " + server.getProperty("redis_version")
+				+ " on loopback (a free port), no persistence, started by the harness");
 		this.report.environment("redisson", Redisson.VERSION);
 		String load = loadAverage();
 		this.report.environment("load average at start", load);
