@@ -205,10 +205,8 @@ class ErrorHandlingTests {
 		// 'a' has used its only attempt: the handover after m0 buries it and leases nothing
 		redis.get().call("HSET", RedisFixture.PREFIX + ":{buried-next}:tries", "a", "1");
 		Recorder<String> recorder = new Recorder<>();
-		container.register(ListenerRegistration.of("buried-next", String.class, (payload, message) -> {
-			Thread.sleep(20);
-			recorder.handle(payload, message);
-		}, ListenerOptions.builder().concurrency(1).maxAttempts(1).build()));
+		container.register(ListenerRegistration.of("buried-next", String.class, recorder,
+				ListenerOptions.builder().concurrency(1).maxAttempts(1).build()));
 		scheduler.start();
 		container.start();
 		try {

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.RedisFixture;
@@ -70,12 +72,14 @@ class HandlerThreadsTests {
 		AtomicInteger running = new AtomicInteger();
 		AtomicInteger mostAtOnce = new AtomicInteger();
 		AtomicInteger handled = new AtomicInteger();
+		// handlers meet in threes: each group waits until three run at once (a fourth would break the bound)
+		CyclicBarrier threeAtOnce = new CyclicBarrier(3);
 		container.register(ListenerRegistration.of("executor", String.class, (payload, message) -> {
 			int now = running.incrementAndGet();
 			mostAtOnce.accumulateAndGet(now, Math::max);
 			threadNames.add(Thread.currentThread().getName());
 			contexts.add(String.valueOf(CONTEXT.get()));
-			Thread.sleep(20);
+			threeAtOnce.await(10, TimeUnit.SECONDS);
 			running.decrementAndGet();
 			handled.incrementAndGet();
 		}, ListenerOptions.builder().concurrency(3).build()));
@@ -85,7 +89,7 @@ class HandlerThreadsTests {
 		await().atMost(WAIT).until(() -> handled.get() == 30);
 		assertThat(threadNames).allSatisfy((name) -> assertThat(name).startsWith("custom-handler-"));
 		assertThat(contexts).containsExactly("decorated");
-		assertThat(mostAtOnce.get()).isBetween(1, 3);
+		assertThat(mostAtOnce.get()).as("the concurrency, never more").isEqualTo(3);
 	}
 
 	@Test
