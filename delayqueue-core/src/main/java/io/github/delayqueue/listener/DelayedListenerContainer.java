@@ -7,11 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -78,9 +73,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	private volatile boolean running;
 
-	private @Nullable ExecutorService ioExecutor;
-
-	private @Nullable ScheduledExecutorService maintenance;
+	private @Nullable ContainerThreads threads;
 
 	/**
 	 * Creates a container.
@@ -112,9 +105,10 @@ public class DelayedListenerContainer implements SmartLifecycle {
 			TopicConsumer consumer = new TopicConsumer(registration, this.store, this.converter, this.scheduler,
 					this.monitor, this.observationRegistry, this.observationConvention, this.taskExecutor,
 					this.taskDecorator);
-			if (this.running) {
+			ContainerThreads shared = this.threads;
+			if (this.running && shared != null) {
 				// if it cannot start, it is not registered
-				consumer.start(this.ioExecutor, this.maintenance);
+				consumer.start(shared.io(), shared.timer());
 			}
 			this.consumers.put(registration.topic(), consumer);
 		}
@@ -258,35 +252,21 @@ public class DelayedListenerContainer implements SmartLifecycle {
 			if (this.running) {
 				return;
 			}
-			AtomicInteger count = new AtomicInteger();
-			ExecutorService io = Executors.newCachedThreadPool((runnable) -> {
-				Thread thread = new Thread(runnable, "delayqueue-io-" + count.incrementAndGet());
-				thread.setDaemon(true);
-				return thread;
-			});
-			ScheduledExecutorService leases = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-				Thread thread = new Thread(runnable, "delayqueue-leases");
-				thread.setDaemon(true);
-				return thread;
-			});
-			this.ioExecutor = io;
-			this.maintenance = leases;
+			ContainerThreads shared = new ContainerThreads();
 			List<TopicConsumer> started = new ArrayList<>();
 			try {
 				for (TopicConsumer consumer : this.consumers.values()) {
-					consumer.start(io, leases);
+					consumer.start(shared.io(), shared.timer());
 					started.add(consumer);
 				}
 			}
 			catch (RuntimeException ex) {
 				// nothing stays half-started: the topics started so far are stopped again
 				started.forEach((consumer) -> consumer.stop(this.shutdownTimeout));
-				leases.shutdownNow();
-				io.shutdownNow();
-				this.maintenance = null;
-				this.ioExecutor = null;
+				shared.shutdownNow();
 				throw ex;
 			}
+			this.threads = shared;
 			this.running = true;
 		}
 	}
@@ -294,16 +274,15 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	@Override
 	public void stop() {
 		List<TopicConsumer> stopping;
-		ExecutorService io;
-		ScheduledExecutorService leases;
+		ContainerThreads shared;
 		synchronized (this.lifecycleMonitor) {
 			if (!this.running) {
 				return;
 			}
 			this.running = false;
 			stopping = new ArrayList<>(this.consumers.values());
-			io = this.ioExecutor;
-			leases = this.maintenance;
+			shared = this.threads;
+			this.threads = null;
 		}
 		List<Thread> stoppers = new ArrayList<>();
 		for (TopicConsumer consumer : stopping) {
@@ -320,17 +299,8 @@ public class DelayedListenerContainer implements SmartLifecycle {
 				Thread.currentThread().interrupt();
 			}
 		}
-		if (leases != null) {
-			leases.shutdownNow();
-		}
-		if (io != null) {
-			io.shutdown();
-			try {
-				io.awaitTermination(5, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+		if (shared != null) {
+			shared.shutdown();
 		}
 	}
 

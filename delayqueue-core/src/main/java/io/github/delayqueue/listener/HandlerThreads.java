@@ -38,7 +38,7 @@ final class HandlerThreads {
 
 	private final Object idleMonitor = new Object();
 
-	private @Nullable ThreadPoolExecutor ownPool;
+	private volatile @Nullable ThreadPoolExecutor ownPool;
 
 	private volatile boolean open;
 
@@ -173,10 +173,11 @@ final class HandlerThreads {
 	/** Interrupts the handlers still running, and lets the topic's own pool go. */
 	synchronized void interruptAndRelease() {
 		this.running.forEach(Thread::interrupt);
-		if (this.ownPool != null) {
+		ThreadPoolExecutor pool = this.ownPool;
+		if (pool != null) {
 			// a task still queued never runs: its slot is freed here (its lease was handed back already)
-			release(this.ownPool.shutdownNow().size());
 			this.ownPool = null;
+			release(pool.shutdownNow().size());
 		}
 	}
 
