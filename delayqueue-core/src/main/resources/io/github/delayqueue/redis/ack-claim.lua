@@ -13,9 +13,9 @@ if limit > 0 then
   out[1] = int(nowUs)
   out[3] = leaseDue(limit, now, score(nowUs), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]),
       tonumber(ARGV[5]), out)
-  local head = redis.call('ZRANGE', PENDING, 0, 0, 'WITHSCORES')
-  if head[2] then
-    out[2] = delayUs(head[2], nowUs)
+  local next = earliest(PENDING)
+  if next then
+    out[2] = delayUs(next, nowUs)
   end
 end
 return out

@@ -56,14 +56,10 @@ if limit > 0 then
   out[3] = leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, out)
 end
 
-local next = nil
-local head = redis.call('ZRANGE', PENDING, 0, 0, 'WITHSCORES')
-if head[2] then
-  next = tonumber(head[2])
-end
-local lease = redis.call('ZRANGE', LEASED, 0, 0, 'WITHSCORES')
-if lease[2] and (next == nil or tonumber(lease[2]) < next) then
-  next = tonumber(lease[2])
+local next = earliest(PENDING)
+local lease = earliest(LEASED)
+if lease and (next == nil or lease < next) then
+  next = lease
 end
 if next ~= nil then
   out[2] = delayUs(next, nowUs)

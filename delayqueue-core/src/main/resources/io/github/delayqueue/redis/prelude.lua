@@ -417,6 +417,12 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
   return buried
 end
 
+-- The earliest score in a sorted set (a due time, a lease deadline), or nil if it is empty.
+local function earliest(key)
+  local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  return tonumber(first[2])
+end
+
 -- @section v1 ----------------------------------------------------------------------------------------------------
 
 -- format 1's keys: read and migrated, never written
