@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
@@ -72,29 +72,31 @@ public final class RedisFixture implements AutoCloseable {
 		return this.converter;
 	}
 
-	/** A running scheduler and container with their own connection factory. */
+	/** A running scheduler and listener registry with their own connection factory. */
 	public Consumer consumer() {
 		return consumer(connectionFactory());
 	}
 
-	/** A running scheduler and container on the given connection factory. */
+	/** A running scheduler and listener registry on the given connection factory. */
 	public Consumer consumer(LettuceConnectionFactory factory) {
 		return consumer(factory, (container) -> {
 		});
 	}
 
-	/** A running scheduler and container, customised before it starts. */
+	/** A running scheduler and listener registry, whose container factory is customised before it starts. */
 	public Consumer consumer(LettuceConnectionFactory factory,
-			java.util.function.Consumer<DelayedListenerContainer> customizer) {
+			java.util.function.Consumer<DefaultDelayedListenerContainerFactory> customizer) {
 		RedisMessageStore store = store(factory);
 		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(factory, Duration.ofMillis(5),
 				Duration.ofMillis(200));
-		DelayedListenerContainer container = new DelayedListenerContainer(store, this.converter, scheduler);
-		container.setShutdownTimeout(Duration.ofSeconds(2));
-		customizer.accept(container);
+		DefaultDelayedListenerContainerFactory containerFactory = new DefaultDelayedListenerContainerFactory(store,
+				this.converter, scheduler);
+		containerFactory.setShutdownTimeout(Duration.ofSeconds(2));
+		customizer.accept(containerFactory);
+		Listeners listeners = new Listeners(containerFactory);
 		scheduler.start();
-		container.start();
-		Consumer consumer = new Consumer(factory, store, scheduler, container);
+		listeners.start();
+		Consumer consumer = new Consumer(factory, store, scheduler, listeners);
 		this.closeables.add(0, consumer);
 		return consumer;
 	}
@@ -113,11 +115,11 @@ public final class RedisFixture implements AutoCloseable {
 	}
 
 	public record Consumer(LettuceConnectionFactory connectionFactory, RedisMessageStore store,
-			DelayedMessageScheduler scheduler, DelayedListenerContainer container) implements AutoCloseable {
+			DelayedMessageScheduler scheduler, Listeners listeners) implements AutoCloseable {
 
 		@Override
 		public void close() {
-			this.container.stop();
+			this.listeners.stop();
 			this.scheduler.stop();
 		}
 

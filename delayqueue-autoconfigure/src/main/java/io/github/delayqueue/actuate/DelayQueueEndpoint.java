@@ -14,7 +14,7 @@ import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.Topics;
-import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.listener.ListenerState;
 import org.jspecify.annotations.Nullable;
 
@@ -46,19 +46,19 @@ public class DelayQueueEndpoint {
 
 	private final DelayedQueueAdmin admin;
 
-	private final @Nullable DelayedListenerContainer container;
+	private final @Nullable DelayedListenerEndpointRegistry registry;
 
 	/**
 	 * Creates the endpoint.
 	 * @param queue where topics are read and changed
 	 * @param admin where the known topics are read
-	 * @param container this application's listeners, if any
+	 * @param registry this application's listeners, if any
 	 */
 	public DelayQueueEndpoint(DelayedQueue queue, DelayedQueueAdmin admin,
-			@Nullable DelayedListenerContainer container) {
+			@Nullable DelayedListenerEndpointRegistry registry) {
 		this.queue = queue;
 		this.admin = admin;
-		this.container = container;
+		this.registry = registry;
 	}
 
 	/**
@@ -68,8 +68,8 @@ public class DelayQueueEndpoint {
 	@ReadOperation
 	public TopicsDescriptor topics() {
 		Map<String, ListenerState> listeners = new java.util.HashMap<>();
-		if (this.container != null) {
-			this.container.getListenerStates().forEach((state) -> listeners.put(state.topic(), state));
+		if (this.registry != null) {
+			this.registry.getListenerStates().forEach((state) -> listeners.put(state.topic(), state));
 		}
 		Set<String> topics = new TreeSet<>(this.admin.knownTopics());
 		topics.addAll(listeners.keySet());

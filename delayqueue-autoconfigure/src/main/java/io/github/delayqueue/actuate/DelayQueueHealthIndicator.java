@@ -3,7 +3,7 @@ package io.github.delayqueue.actuate;
 import java.util.List;
 
 import io.github.delayqueue.DelayedQueueAdmin;
-import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.listener.ListenerState;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import org.jspecify.annotations.Nullable;
@@ -22,26 +22,26 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 
 	private final @Nullable DelayedMessageScheduler scheduler;
 
-	private final @Nullable DelayedListenerContainer container;
+	private final @Nullable DelayedListenerEndpointRegistry registry;
 
 	/**
 	 * Creates the indicator.
 	 * @param admin used to check that Redis answers
 	 * @param scheduler the scheduler, if any
-	 * @param container the listener container, if any
+	 * @param registry the registry of the listener containers, if any
 	 */
 	public DelayQueueHealthIndicator(DelayedQueueAdmin admin, @Nullable DelayedMessageScheduler scheduler,
-			@Nullable DelayedListenerContainer container) {
+			@Nullable DelayedListenerEndpointRegistry registry) {
 		super("delayqueue health check failed");
 		this.admin = admin;
 		this.scheduler = scheduler;
-		this.container = container;
+		this.registry = registry;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		this.admin.knownTopics();
-		List<ListenerState> listeners = (this.container != null) ? this.container.getListenerStates() : List.of();
+		List<ListenerState> listeners = (this.registry != null) ? this.registry.getListenerStates() : List.of();
 		boolean subscriptionNeeded = this.scheduler != null && this.scheduler.isRunning() && !listeners.isEmpty();
 		boolean subscribed = subscriptionNeeded && this.scheduler.isSubscribed();
 		List<String> failing = listeners.stream().filter(ListenerState::claimFailing).map(ListenerState::topic).toList();

@@ -1,14 +1,13 @@
 package io.github.delayqueue.autoconfigure;
 
-import java.time.Duration;
-
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcessor;
+import io.github.delayqueue.annotation.DelayedListenerConfigurer;
 import io.github.delayqueue.annotation.EnableDelayedListeners;
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayQueueConfigUtils;
 import io.github.delayqueue.core.RedisDelayedQueue;
-import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
-import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
@@ -18,6 +17,7 @@ import io.github.delayqueue.support.DelayQueueMonitor;
 import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
 import io.github.delayqueue.support.micrometer.DelayQueueScheduleObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
+import jakarta.validation.Validator;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -26,19 +26,21 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 /**
- * Auto-configuration for delayqueue: a {@link DelayedQueue} on the application's Redis, the scheduler and the
- * listener container that consume topics, and the {@code @DelayedListener} post-processor. Every bean backs off
+ * Auto-configuration for delayqueue: a {@link DelayedQueue} on the application's Redis, the scheduler that wakes
+ * listeners, the listener container factory (with its {@link DelayedListenerContainerFactoryConfigurer}) and
+ * {@code @DelayedListener} support, with the application's validator for {@code @Valid} payloads. Every bean backs off
  * when the application defines its own; {@code delayqueue.enabled=false} turns all of it off; without a
  * {@link RedisConnectionFactory} nothing is configured.
  */
@@ -93,62 +95,73 @@ public final class DelayQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayedListenerContainer delayedListenerContainer(RedisMessageStore store, PayloadConverter converter,
-			DelayedMessageScheduler scheduler, DelayQueueProperties properties,
+	@ConditionalOnThreading(Threading.PLATFORM)
+	DelayedListenerContainerFactoryConfigurer delayedListenerContainerFactoryConfigurer(
+			DelayQueueProperties properties, ObjectProvider<DelayQueueMonitor> monitor,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
+			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator) {
+		return configurer(properties, monitor, observationRegistry, observationConvention, errorHandler,
+				taskDecorator);
+	}
+
+	@Bean(name = "delayedListenerContainerFactoryConfigurer")
+	@ConditionalOnMissingBean
+	@ConditionalOnThreading(Threading.VIRTUAL)
+	DelayedListenerContainerFactoryConfigurer delayedListenerContainerFactoryConfigurerVirtualThreads(
+			DelayQueueProperties properties, ObjectProvider<DelayQueueMonitor> monitor,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
+			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator) {
+		DelayedListenerContainerFactoryConfigurer configurer = configurer(properties, monitor, observationRegistry,
+				observationConvention, errorHandler, taskDecorator);
+		SimpleAsyncTaskExecutor virtualThreads = new SimpleAsyncTaskExecutor("delayqueue-");
+		virtualThreads.setVirtualThreads(true);
+		configurer.setTaskExecutor(virtualThreads);
+		return configurer;
+	}
+
+	private static DelayedListenerContainerFactoryConfigurer configurer(DelayQueueProperties properties,
 			ObjectProvider<DelayQueueMonitor> monitor, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
-			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator,
-			Environment environment) {
-		DelayedListenerContainer container = new DelayedListenerContainer(store, converter, scheduler);
-		if (Threading.VIRTUAL.isActive(environment)) {
-			SimpleAsyncTaskExecutor virtualThreads = new SimpleAsyncTaskExecutor("delayqueue-");
-			virtualThreads.setVirtualThreads(true);
-			container.setTaskExecutor(virtualThreads);
-		}
-		container.setTaskDecorator(taskDecorator.getIfUnique());
-		monitor.ifUnique(container::setMonitor);
-		if (properties.getObservation().isEnabled()) {
-			observationRegistry.ifUnique(container::setObservationRegistry);
-			container.setObservationConvention(observationConvention.getIfUnique());
-		}
-		DelayQueueProperties.Listener listener = properties.getListener();
-		ListenerOptions defaults = defaultListenerOptions(properties);
-		DeliveryErrorHandler uniqueErrorHandler = errorHandler.getIfUnique();
-		container.setDefaultOptions((uniqueErrorHandler != null)
-				? defaults.toBuilder().errorHandler(uniqueErrorHandler).build() : defaults);
-		container.setShutdownTimeout(listener.getShutdownTimeout());
-		container.setAutoStartup(listener.isAutoStartup());
-		return container;
+			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator) {
+		DelayedListenerContainerFactoryConfigurer configurer = new DelayedListenerContainerFactoryConfigurer(
+				properties);
+		configurer.setMonitor(monitor.getIfUnique());
+		configurer.setObservationRegistry(observationRegistry.getIfUnique());
+		configurer.setObservationConvention(observationConvention.getIfUnique());
+		configurer.setErrorHandler(errorHandler.getIfUnique());
+		configurer.setTaskDecorator(taskDecorator.getIfUnique());
+		return configurer;
 	}
 
-	/** The listener setting; else the one of 0.1's name (deprecated); else the default. */
-	@SuppressWarnings("deprecation")
-	private static int batchSize(DelayQueueProperties properties) {
-		Integer batchSize = properties.getListener().getBatchSize();
-		if (batchSize == null) {
-			batchSize = properties.getScheduler().getBatchSize();
-		}
-		return (batchSize != null) ? batchSize : ListenerOptions.DEFAULT_BATCH_SIZE;
+	@Bean(name = DelayQueueConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
+	@ConditionalOnMissingBean(name = DelayQueueConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
+	DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(
+			DelayedListenerContainerFactoryConfigurer configurer, RedisMessageStore store, PayloadConverter converter,
+			DelayedMessageScheduler scheduler) {
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store, converter,
+				scheduler);
+		configurer.configure(factory);
+		return factory;
 	}
 
-	static ListenerOptions defaultListenerOptions(DelayQueueProperties properties) {
-		DelayQueueProperties.Listener listener = properties.getListener();
-		DelayQueueProperties.Backoff backoff = listener.getBackoff();
-		Duration delay = backoff.effectiveDelay();
-		Duration maxDelay = backoff.effectiveMaxDelay();
-		if (maxDelay.compareTo(delay) < 0) {
-			throw new IllegalStateException("delayqueue.listener.backoff.max-delay (" + maxDelay
-					+ ") must not be less than delayqueue.listener.backoff.delay (" + delay + ")");
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "jakarta.validation.Validator")
+	static class ListenerValidationConfiguration {
+
+		/** {@code @Valid} payloads of {@code @DelayedListener} methods are checked by the application's validator. */
+		@Bean
+		DelayedListenerConfigurer delayQueueListenerValidation(ObjectProvider<Validator> validator) {
+			return (registrar) -> {
+				Validator unique = validator.getIfUnique();
+				if (unique != null && registrar.getValidator() == null) {
+					registrar.setValidator((unique instanceof org.springframework.validation.Validator springValidator)
+							? springValidator : new SpringValidatorAdapter(unique));
+				}
+			};
 		}
-		Duration jitter = backoff.getJitter();
-		return ListenerOptions.builder()
-			.concurrency(listener.getConcurrency())
-			.visibilityTimeout(listener.getVisibilityTimeout())
-			.maxAttempts(listener.getMaxAttempts())
-			.batchSize(batchSize(properties))
-			.backOff(ListenerOptions.exponentialBackOff(delay, backoff.getMultiplier(), maxDelay,
-					(jitter != null) ? jitter : delay.dividedBy(4)))
-			.build();
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,7 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
-import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 
@@ -27,8 +27,8 @@ public final class DelayQueueEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueEndpoint delayQueueEndpoint(DelayedQueue queue, DelayedQueueAdmin admin,
-			ObjectProvider<DelayedListenerContainer> container) {
-		return new DelayQueueEndpoint(queue, admin, container.getIfUnique());
+			ObjectProvider<DelayedListenerEndpointRegistry> registry) {
+		return new DelayQueueEndpoint(queue, admin, registry.getIfUnique());
 	}
 
 }

@@ -1,7 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
-import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 
@@ -26,8 +26,8 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "delayqueueHealthIndicator")
 	DelayQueueHealthIndicator delayqueueHealthIndicator(DelayedQueueAdmin admin,
-			ObjectProvider<DelayedMessageScheduler> scheduler, ObjectProvider<DelayedListenerContainer> container) {
-		return new DelayQueueHealthIndicator(admin, scheduler.getIfUnique(), container.getIfUnique());
+			ObjectProvider<DelayedMessageScheduler> scheduler, ObjectProvider<DelayedListenerEndpointRegistry> registry) {
+		return new DelayQueueHealthIndicator(admin, scheduler.getIfUnique(), registry.getIfUnique());
 	}
 
 }

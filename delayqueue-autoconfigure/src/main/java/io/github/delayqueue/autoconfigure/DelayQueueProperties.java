@@ -154,8 +154,8 @@ public class DelayQueueProperties {
 	public static class Listener {
 
 		/**
-		 * Whether the listener container starts with the application context (the scheduler has its own
-		 * setting).
+		 * Whether listeners start with the application context, unless a listener says otherwise (the scheduler
+		 * has its own setting).
 		 */
 		private boolean autoStartup = true;
 

@@ -29,8 +29,8 @@ class DelayQueueHealthIndicatorTests {
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
 		RedisFixture.Consumer consumer = this.fixture.consumer();
-		consumer.container().register(ListenerRegistration.of("watched", String.class, new Recorder<>()));
-		this.health = new DelayQueueHealthIndicator(this.fixture.queue(consumer.store()), consumer.scheduler(), consumer.container());
+		consumer.listeners().register(ListenerRegistration.of("watched", String.class, new Recorder<>()));
+		this.health = new DelayQueueHealthIndicator(this.fixture.queue(consumer.store()), consumer.scheduler(), consumer.listeners().registry());
 	}
 
 	@AfterEach

@@ -10,8 +10,12 @@ import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.PayloadTooLargeException;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcessor;
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayQueueConfigUtils;
+import io.github.delayqueue.config.DelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
-import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.listener.FailureAction;
 import io.github.delayqueue.listener.ListenerOptions;
@@ -65,10 +69,13 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RedisMessageStore.class);
 			assertThat(context).hasSingleBean(PayloadConverter.class);
 			assertThat(context).hasSingleBean(DelayedMessageScheduler.class);
-			assertThat(context).hasSingleBean(DelayedListenerContainer.class);
+			assertThat(context).hasSingleBean(DelayedListenerContainerFactory.class);
+			assertThat(context).hasBean(DelayQueueConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME);
+			assertThat(context).hasSingleBean(DelayedListenerContainerFactoryConfigurer.class);
+			assertThat(context).hasSingleBean(DelayedListenerEndpointRegistry.class);
 			assertThat(context).hasBean(DelayedListenerAnnotationBeanPostProcessor.BEAN_NAME);
 			assertThat(context.getBean(DelayedMessageScheduler.class).isRunning()).isTrue();
-			assertThat(context.getBean(DelayedListenerContainer.class).isRunning()).isTrue();
+			assertThat(context.getBean(DelayedListenerEndpointRegistry.class).isRunning()).isTrue();
 			assertThat(context.getBean(RedisMessageStore.class).getKeyPrefix()).isEqualTo("dq");
 		});
 	}
@@ -90,8 +97,9 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(context).getBean("userQueue").isSameAs(context.getBean(DelayedQueue.class));
 			assertThat(context).hasSingleBean(DelayedMessageScheduler.class);
 			assertThat(context).getBean("userScheduler").isSameAs(context.getBean(DelayedMessageScheduler.class));
-			assertThat(context).hasSingleBean(DelayedListenerContainer.class);
-			assertThat(context).getBean("userContainer").isSameAs(context.getBean(DelayedListenerContainer.class));
+			assertThat(context).hasSingleBean(DelayedListenerContainerFactory.class);
+			assertThat(context).getBean(DelayQueueConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
+				.isSameAs(UserBeans.factory);
 			assertThat(context).hasSingleBean(RedisMessageStore.class);
 			assertThat(context).getBean("userStore").isSameAs(context.getBean(RedisMessageStore.class));
 		});
@@ -129,7 +137,7 @@ class DelayQueueAutoConfigurationTests {
 		this.runner.withPropertyValues("delayqueue.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context).doesNotHaveBean(DelayedQueue.class);
-			assertThat(context).doesNotHaveBean(DelayedListenerContainer.class);
+			assertThat(context).doesNotHaveBean(DelayedListenerContainerFactory.class);
 			assertThat(context).doesNotHaveBean(DelayedListenerAnnotationBeanPostProcessor.BEAN_NAME);
 		});
 	}
@@ -157,13 +165,18 @@ class DelayQueueAutoConfigurationTests {
 		DeliveryErrorHandler handler = (message, failure, options) -> FailureAction.acknowledge();
 		this.runner.withBean(DeliveryErrorHandler.class, () -> handler).run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(context.getBean(DelayedListenerContainer.class).getDefaultOptions().errorHandler())
-				.isSameAs(handler);
+			assertThat(factory(context).getDefaultOptions().errorHandler()).isSameAs(handler);
+			// a listener registered in code gets it too
+			assertThat(factory(context)
+				.createListenerContainer(SimpleDelayedListenerEndpoint.of("coded", String.class, (payload, message) -> {
+				}))
+				.getRegistration()
+				.options()
+				.errorHandler()).isSameAs(handler);
 		});
 		this.runner.withBean("one", DeliveryErrorHandler.class, () -> handler)
 			.withBean("two", DeliveryErrorHandler.class, () -> handler)
-			.run((context) -> assertThat(
-					context.getBean(DelayedListenerContainer.class).getDefaultOptions().errorHandler())
+			.run((context) -> assertThat(factory(context).getDefaultOptions().errorHandler())
 				.isSameAs(DefaultDeliveryErrorHandler.INSTANCE));
 	}
 
@@ -172,10 +185,11 @@ class DelayQueueAutoConfigurationTests {
 	void withVirtualThreadsEnabledHandlersRunOnVirtualThreads() {
 		this.runner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
 			assertThat(context).hasNotFailed();
-			DelayedListenerContainer container = context.getBean(DelayedListenerContainer.class);
 			List<Boolean> virtual = new CopyOnWriteArrayList<>();
-			container.register(ListenerRegistration.of("vt", String.class, (payload, message) -> virtual
-				.add((Boolean) Thread.class.getMethod("isVirtual").invoke(Thread.currentThread()))));
+			context.getBean(DelayedListenerEndpointRegistry.class)
+				.registerListenerContainer(SimpleDelayedListenerEndpoint.of("vt", String.class, (payload, message) -> virtual
+					.add((Boolean) Thread.class.getMethod("isVirtual").invoke(Thread.currentThread()))), factory(context),
+						true);
 			context.getBean(DelayedQueue.class).schedule("vt", "x", Duration.ZERO);
 			await().atMost(Duration.ofSeconds(20)).until(() -> virtual.size() == 1);
 			assertThat(virtual).containsExactly(true);
@@ -197,8 +211,9 @@ class DelayQueueAutoConfigurationTests {
 		this.runner.withBean(TaskDecorator.class, () -> decorator).run((app) -> {
 			assertThat(app).hasNotFailed();
 			List<String> seen = new CopyOnWriteArrayList<>();
-			app.getBean(DelayedListenerContainer.class)
-				.register(ListenerRegistration.of("decorated", String.class, (payload, message) -> seen.add(context.get())));
+			app.getBean(DelayedListenerEndpointRegistry.class)
+				.registerListenerContainer(SimpleDelayedListenerEndpoint.of("decorated", String.class,
+						(payload, message) -> seen.add(context.get())), factory(app), true);
 			app.getBean(DelayedQueue.class).schedule("decorated", "x", Duration.ZERO);
 			await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() == 1);
 			assertThat(seen).containsExactly("from-decorator");
@@ -220,24 +235,20 @@ class DelayQueueAutoConfigurationTests {
 	void theSchedulerAndTheListenersStartOnTheirOwnSettings() {
 		this.runner.withPropertyValues("delayqueue.listener.auto-startup=false").run((context) -> {
 			assertThat(context.getBean(DelayedMessageScheduler.class).isAutoStartup()).isTrue();
-			assertThat(context.getBean(DelayedListenerContainer.class).isAutoStartup()).isFalse();
+			assertThat(codedContainer(context).isAutoStartup()).isFalse();
 		});
 		this.runner.withPropertyValues("delayqueue.scheduler.auto-startup=false").run((context) -> {
 			assertThat(context.getBean(DelayedMessageScheduler.class).isAutoStartup()).isFalse();
-			assertThat(context.getBean(DelayedListenerContainer.class).isAutoStartup()).isTrue();
+			assertThat(codedContainer(context).isAutoStartup()).isTrue();
 		});
 	}
 
 	@Test
 	void theBatchSizeOf01sNameStillBindsAndTheListenerSettingWins() {
 		this.runner.withPropertyValues("delayqueue.scheduler.batch-size=30")
-			.run((context) -> assertThat(
-					context.getBean(DelayedListenerContainer.class).getDefaultOptions().batchSize())
-				.isEqualTo(30));
+			.run((context) -> assertThat(factory(context).getDefaultOptions().batchSize()).isEqualTo(30));
 		this.runner.withPropertyValues("delayqueue.scheduler.batch-size=30", "delayqueue.listener.batch-size=40")
-			.run((context) -> assertThat(
-					context.getBean(DelayedListenerContainer.class).getDefaultOptions().batchSize())
-				.isEqualTo(40));
+			.run((context) -> assertThat(factory(context).getDefaultOptions().batchSize()).isEqualTo(40));
 	}
 
 	@Test
@@ -249,10 +260,7 @@ class DelayQueueAutoConfigurationTests {
 				DelayQueueProperties.Backoff backoff = context.getBean(DelayQueueProperties.class).getListener().getBackoff();
 				assertThat(backoff.effectiveDelay()).isEqualTo(Duration.ofSeconds(3));
 				assertThat(backoff.effectiveMaxDelay()).isEqualTo(Duration.ofSeconds(7));
-				BackOffExecution execution = context.getBean(DelayedListenerContainer.class)
-					.getDefaultOptions()
-					.backOff()
-					.start();
+				BackOffExecution execution = factory(context).getDefaultOptions().backOff().start();
 				assertThat(execution.nextBackOff()).isEqualTo(3000L);
 				assertThat(execution.nextBackOff()).isEqualTo(6000L);
 				assertThat(execution.nextBackOff()).isEqualTo(7000L);
@@ -269,7 +277,7 @@ class DelayQueueAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context.getBean(RedisMessageStore.class).getKeyPrefix()).isEqualTo("myapp");
-				ListenerOptions options = context.getBean(DelayedListenerContainer.class).getDefaultOptions();
+				ListenerOptions options = factory(context).getDefaultOptions();
 				assertThat(options.concurrency()).isEqualTo(7);
 				assertThat(options.visibilityTimeout()).isEqualTo(Duration.ofSeconds(45));
 				assertThat(options.maxAttempts()).isEqualTo(3);
@@ -311,12 +319,13 @@ class DelayQueueAutoConfigurationTests {
 			.withUserConfiguration(GoodListeners.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				DelayedListenerContainer container = context.getBean(DelayedListenerContainer.class);
-				assertThat(container.getTopics()).containsExactlyInAnyOrder("plain", "from-placeholder");
-				ListenerRegistration<?> plain = container.getRegistration("plain");
+				DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+				assertThat(registry.getListenerContainerIds()).containsExactlyInAnyOrder("plain", "from-placeholder");
+				ListenerRegistration<?> plain = registry.getListenerContainer("plain").getRegistration();
 				assertThat(plain.options().concurrency()).isEqualTo(3);
 				assertThat(plain.payloadType()).isEqualTo(Named.class);
-				ListenerRegistration<?> overridden = container.getRegistration("from-placeholder");
+				ListenerRegistration<?> overridden = registry.getListenerContainerForTopic("from-placeholder")
+					.getRegistration();
 				assertThat(overridden.options().concurrency()).isEqualTo(8);
 				assertThat(overridden.options().maxAttempts()).isEqualTo(2);
 				assertThat(overridden.options().visibilityTimeout()).isEqualTo(Duration.ofMinutes(2));
@@ -345,7 +354,7 @@ class DelayQueueAutoConfigurationTests {
 	void twoListenersForOneTopicFailStartup() {
 		this.runner.withUserConfiguration(DuplicateTopic.class).run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(fullMessage(context.getStartupFailure())).contains("topic 'same'")
+			assertThat(fullMessage(context.getStartupFailure())).contains("Topic 'same'")
 				.contains("one listener per topic")
 				.contains("DuplicateTopic.first")
 				.contains("DuplicateTopic.second");
@@ -364,6 +373,19 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(fullMessage(context.getStartupFailure())).contains("InvalidConcurrency.handle")
 				.contains("invalid concurrency 'lots'");
 		});
+	}
+
+	private static DefaultDelayedListenerContainerFactory factory(
+			org.springframework.context.ApplicationContext context) {
+		return context.getBean(DelayQueueConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME,
+				DefaultDelayedListenerContainerFactory.class);
+	}
+
+	private static io.github.delayqueue.listener.DelayedListenerContainer codedContainer(
+			org.springframework.context.ApplicationContext context) {
+		return factory(context).createListenerContainer(SimpleDelayedListenerEndpoint.of("coded", String.class,
+				(payload, message) -> {
+				}));
 	}
 
 	private static String fullMessage(Throwable failure) {
@@ -402,9 +424,13 @@ class DelayQueueAutoConfigurationTests {
 			return new DelayedMessageScheduler(connectionFactory);
 		}
 
+		static DefaultDelayedListenerContainerFactory factory;
+
 		@Bean
-		DelayedListenerContainer userContainer(RedisMessageStore store, DelayedMessageScheduler scheduler) {
-			return new DelayedListenerContainer(store, CONVERTER, scheduler);
+		DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(RedisMessageStore store,
+				DelayedMessageScheduler scheduler) {
+			factory = new DefaultDelayedListenerContainerFactory(store, CONVERTER, scheduler);
+			return factory;
 		}
 
 	}

@@ -13,6 +13,15 @@ import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.listener.FailureAction;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Positive;
 import io.github.delayqueue.listener.adapter.DelayQueueHeaders;
 import io.github.delayqueue.RedisServerLifecycle;
 import io.github.delayqueue.test.TestRedis;
@@ -55,6 +64,9 @@ class DelayedListenerIntegrationTests {
 
 	@Autowired
 	private Listeners listeners;
+
+	@Autowired
+	private DelayedListenerEndpointRegistry registry;
 
 	@BeforeEach
 	void reset() {
@@ -125,7 +137,57 @@ class DelayedListenerIntegrationTests {
 		assertThat(this.listeners.failures.get()).as("not retried").isEqualTo(1);
 	}
 
+	@Test
+	void anInvalidPayloadIsDeadLetteredAtOnceByTheApplicationsValidator() {
+		this.queue.schedule("validated", "ok", new Refund("r-1", 5), Duration.ZERO);
+		this.queue.schedule("validated", "bad", new Refund("", -5), Duration.ZERO);
+		await().atMost(WAIT).until(() -> this.queue.stats("validated").dead() == 1);
+		await().atMost(WAIT).until(() -> this.listeners.refunds.size() == 1);
+		assertThat(this.listeners.refunds).containsExactly(new Refund("r-1", 5));
+		DeadLetter letter = this.queue.deadLetters("validated", 0, 10).get(0);
+		assertThat(letter.id()).isEqualTo("bad");
+		assertThat(letter.attempts()).as("not retried").isEqualTo(1);
+		assertThat(letter.error()).contains("reference").contains("amount");
+	}
+
+	@Test
+	void aListenerNamesASecondFactoryBuiltWithBootsDefaults() {
+		DelayedListenerContainer slow = this.registry.getListenerContainer("audit");
+		assertThat(slow).isNotNull();
+		assertThat(slow.getTopic()).isEqualTo("audit-log");
+		assertThat(slow.getShutdownTimeout()).as("the one setting changed").isEqualTo(Duration.ofSeconds(1));
+		// the rest is Boot's: the backoff and poll settings of this test's properties, the default concurrency
+		assertThat(slow.getRegistration().options().backOff().start().nextBackOff()).isBetween(15L, 25L);
+		assertThat(slow.getRegistration().options().concurrency()).isEqualTo(4);
+		DelayedListenerContainer plain = this.registry.getListenerContainerForTopic("batches");
+		assertThat(plain.getShutdownTimeout()).isEqualTo(Duration.ofSeconds(10));
+
+		this.queue.schedule("audit-log", "entry", Duration.ZERO);
+		await().atMost(WAIT).until(() -> this.listeners.audits.size() == 1);
+	}
+
+	@Test
+	void aListenerThatDoesNotStartWithTheApplicationIsStartedThroughTheRegistry() {
+		DelayedListenerContainer manual = this.registry.getListenerContainer("manual");
+		assertThat(manual.isRunning()).isFalse();
+		this.queue.schedule("manual-topic", "m-1", "x", Duration.ZERO);
+		assertThat(this.registry.getListenerStates()).filteredOn((state) -> state.id().equals("manual"))
+			.singleElement()
+			.satisfies((state) -> assertThat(state.running()).isFalse());
+
+		manual.start();
+		try {
+			await().atMost(WAIT).until(() -> this.listeners.manual.size() == 1);
+		}
+		finally {
+			manual.stop();
+		}
+	}
+
 	record OrderTimeout(String orderId, int amount) {
+	}
+
+	record Refund(@NotBlank String reference, @Positive int amount) {
 	}
 
 	@SpringBootConfiguration
@@ -144,6 +206,16 @@ class DelayedListenerIntegrationTests {
 				listeners.handledByErrorHandler.add(message.id() + ": " + failure.getMessage());
 				return FailureAction.acknowledge();
 			};
+		}
+
+		@Bean
+		DefaultDelayedListenerContainerFactory slowShutdownFactory(DelayedListenerContainerFactoryConfigurer configurer,
+				RedisMessageStore store, PayloadConverter converter, DelayedMessageScheduler scheduler) {
+			DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store,
+					converter, scheduler);
+			configurer.configure(factory);
+			factory.setShutdownTimeout(Duration.ofSeconds(1));
+			return factory;
 		}
 
 		@Bean
@@ -171,7 +243,16 @@ class DelayedListenerIntegrationTests {
 
 		final List<String> handledByErrorHandler = new CopyOnWriteArrayList<>();
 
+		final List<Refund> refunds = new CopyOnWriteArrayList<>();
+
+		final List<String> audits = new CopyOnWriteArrayList<>();
+
+		final List<String> manual = new CopyOnWriteArrayList<>();
+
 		void clear() {
+			this.refunds.clear();
+			this.audits.clear();
+			this.manual.clear();
 			this.handledByErrorHandler.clear();
 			this.timeouts.clear();
 			this.timeoutMessages.clear();
@@ -202,6 +283,21 @@ class DelayedListenerIntegrationTests {
 		void onDeclined(String payload) {
 			this.failures.incrementAndGet();
 			throw new IllegalStateException("card declined");
+		}
+
+		@DelayedListener(topic = "validated")
+		void onRefund(@Valid Refund refund) {
+			this.refunds.add(refund);
+		}
+
+		@DelayedListener(id = "audit", topic = "audit-log", containerFactory = "slowShutdownFactory")
+		void onAudit(String entry) {
+			this.audits.add(entry);
+		}
+
+		@DelayedListener(id = "manual", topic = "manual-topic", autoStartup = "false")
+		void onManual(String payload) {
+			this.manual.add(payload);
 		}
 
 		@DelayedListener(topic = "failing", maxAttempts = "3")

@@ -126,9 +126,10 @@ final class DelayQueueSystem implements QueueUnderTest {
 		LettuceConnectionFactory consumerFactory = connectionFactory(this.host, this.port);
 		RedisMessageStore consumerStore = new RedisMessageStore(consumerFactory, "dq", DeadLetterPolicy.DEFAULT);
 		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(consumerFactory);
-		DelayedListenerContainer container = new DelayedListenerContainer(consumerStore, this.converter, scheduler);
-		container.register(ListenerRegistration.of(TOPIC, String.class, (payload, message) -> handler.handle(payload),
-				ListenerOptions.builder().concurrency(threads).build()));
+		DelayedListenerContainer container = new DelayedListenerContainer(TOPIC,
+				ListenerRegistration.of(TOPIC, String.class, (payload, message) -> handler.handle(payload),
+						ListenerOptions.builder().concurrency(threads).build()),
+				consumerStore, this.converter, scheduler);
 		scheduler.start();
 		container.start();
 		return () -> {

@@ -32,7 +32,9 @@ import java.lang.annotation.Target;
  * void onReminder(Reminder reminder, DeliveredMessage message) { ... }
  * </pre>
  *
- * One application may have one listener per topic; start-up fails for a second one.
+ * One application may have one listener per topic, and one per id; start-up fails for a second one. Each listener
+ * runs in a container of its own, owned by the {@link io.github.delayqueue.config.DelayedListenerEndpointRegistry}
+ * (look it up there by id or topic to stop or start it).
  *
  * @see EnableDelayedListeners
  */
@@ -40,6 +42,12 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface DelayedListener {
+
+	/**
+	 * The listener's id, unique in the application (may be a placeholder); default: the topic.
+	 * @return the id
+	 */
+	String id() default "";
 
 	/**
 	 * The topic to consume: 1 to 200 characters of {@code A-Z a-z 0-9 . _ : -}.
@@ -85,5 +93,20 @@ public @interface DelayedListener {
 	 * @return the bean name
 	 */
 	String errorHandler() default "";
+
+	/**
+	 * Whether the listener starts with the application ({@code "true"} or {@code "false"}; may be a placeholder);
+	 * default: the container factory's ({@code delayqueue.listener.auto-startup} with Spring Boot). A listener that
+	 * does not start automatically is started through the registry.
+	 * @return the setting, as text
+	 */
+	String autoStartup() default "";
+
+	/**
+	 * The name of the {@link io.github.delayqueue.config.DelayedListenerContainerFactory} bean that makes this
+	 * listener's container (may be a placeholder); default: the bean named {@code delayedListenerContainerFactory}.
+	 * @return the bean name
+	 */
+	String containerFactory() default "";
 
 }

@@ -4,20 +4,22 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.InvalidTopicException;
 import io.github.delayqueue.Topics;
+import io.github.delayqueue.config.DelayQueueConfigUtils;
+import io.github.delayqueue.config.DelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.listener.DelayedListenerContainer;
-import io.github.delayqueue.listener.DeliveryErrorHandler;
-import io.github.delayqueue.listener.ListenerOptions;
-import io.github.delayqueue.listener.ListenerRegistration;
-import io.github.delayqueue.listener.adapter.MethodDelayedMessageHandler;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import org.jspecify.annotations.Nullable;
 
@@ -28,6 +30,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
@@ -44,35 +47,38 @@ import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.messaging.support.MessageHeaderAccessor;
-import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
 /**
- * Finds {@link DelayedListener} methods on beans and, once all singletons exist, registers each with the
- * application's {@link DelayedListenerContainer}. Every problem it can see (an unsupported signature, an invalid
- * topic or attribute, two listeners for one topic) fails start-up with a message that names the bean and method.
+ * Finds {@link DelayedListener} methods on beans, makes a {@link MethodDelayedListenerEndpoint} of each and, once all
+ * singletons exist, registers them through a {@link DelayedListenerEndpointRegistrar} (after every
+ * {@link DelayedListenerConfigurer} bean has configured it) with the {@link DelayedListenerEndpointRegistry}. Every
+ * problem it can see (an unsupported signature, an invalid topic or attribute, two listeners for one topic or id, a
+ * missing container factory) fails start-up with a message that names the bean and method.
  */
 public class DelayedListenerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware, Ordered {
 
 	/** The bean name under which {@link EnableDelayedListeners} registers this post-processor. */
-	public static final String BEAN_NAME = "io.github.delayqueue.annotation.internalDelayedListenerAnnotationProcessor";
+	public static final String BEAN_NAME = DelayQueueConfigUtils.DELAYED_LISTENER_ANNOTATION_PROCESSOR_BEAN_NAME;
 
 	private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
 
-	private final Map<String, Endpoint> endpointsByTopic = new LinkedHashMap<>();
+	private final Set<MethodKey> processed = ConcurrentHashMap.newKeySet();
+
+	private final DelayedListenerEndpointRegistrar registrar = new DelayedListenerEndpointRegistrar();
+
+	private final HandlerMethodFactoryAdapter handlerMethodFactory = new HandlerMethodFactoryAdapter();
 
 	private @Nullable ConfigurableBeanFactory beanFactory;
 
 	private @Nullable BeanExpressionContext expressionContext;
 
-	private @Nullable MessageHandlerMethodFactory handlerMethodFactory;
-
-	private boolean registered;
-
 	@Override
 	public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
+		this.registrar.setBeanFactory(beanFactory);
 		if (beanFactory instanceof ConfigurableBeanFactory configurable) {
 			this.beanFactory = configurable;
 			this.expressionContext = new BeanExpressionContext(configurable, null);
@@ -81,11 +87,12 @@ public class DelayedListenerAnnotationBeanPostProcessor
 
 	/**
 	 * Sets the factory that prepares listener methods for invocation (argument resolvers, conversion,
-	 * validation). By default a {@link DefaultMessageHandlerMethodFactory} with the bean factory.
+	 * validation), as a {@link DelayedListenerConfigurer} can. By default a {@link DefaultMessageHandlerMethodFactory}
+	 * with the bean factory and the registrar's validator.
 	 * @param handlerMethodFactory the factory
 	 */
 	public void setMessageHandlerMethodFactory(MessageHandlerMethodFactory handlerMethodFactory) {
-		this.handlerMethodFactory = handlerMethodFactory;
+		this.registrar.setMessageHandlerMethodFactory(handlerMethodFactory);
 	}
 
 	@Override
@@ -96,6 +103,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
 		if (bean instanceof AopInfrastructureBean || bean instanceof DelayedListenerContainer
+				|| bean instanceof DelayedListenerEndpointRegistry || bean instanceof DelayedListenerContainerFactory
 				|| bean instanceof DelayedMessageScheduler) {
 			return bean;
 		}
@@ -111,11 +119,11 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			this.nonAnnotatedClasses.add(targetClass);
 			return bean;
 		}
-		annotated.forEach((method, annotation) -> addEndpoint(bean, beanName, targetClass, method, annotation));
+		annotated.forEach((method, annotation) -> processListener(bean, beanName, targetClass, method, annotation));
 		return bean;
 	}
 
-	private void addEndpoint(Object bean, String beanName, Class<?> targetClass, Method method,
+	private void processListener(Object bean, String beanName, Class<?> targetClass, Method method,
 			DelayedListener annotation) {
 		String description = "'" + beanName + "' method " + targetClass.getSimpleName() + "." + method.getName();
 		if (Modifier.isStatic(method.getModifiers())) {
@@ -132,6 +140,9 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		catch (IllegalStateException ex) {
 			throw failure(description, ex.getMessage());
 		}
+		if (!this.processed.add(new MethodKey(bean, invocable))) {
+			return;
+		}
 		Type payloadType = payloadType(method, targetClass, description);
 		String topic = resolve(annotation.topic());
 		try {
@@ -140,20 +151,37 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		catch (InvalidTopicException ex) {
 			throw failure(description, "has an invalid topic: " + ex.getMessage());
 		}
-		Endpoint endpoint = new Endpoint(bean, invocable, description, topic, payloadType, annotation);
-		synchronized (this.endpointsByTopic) {
-			Endpoint existing = this.endpointsByTopic.putIfAbsent(topic, endpoint);
-			if (existing != null) {
-				if (existing.bean() == bean && existing.method().equals(invocable)) {
-					return;
-				}
-				throw failure(description, "listens to topic '" + topic + "', which already has the listener "
-						+ existing.description() + "; an application has one listener per topic");
-			}
-			if (this.registered) {
-				register(endpoint, container());
-			}
+		MethodDelayedListenerEndpoint endpoint = new MethodDelayedListenerEndpoint(topic, bean, invocable, payloadType,
+				"bean " + description);
+		endpoint.setMessageHandlerMethodFactory(this.handlerMethodFactory);
+		apply(description, "id", annotation.id(), Function.identity(), endpoint::setId);
+		apply(description, "autoStartup", annotation.autoStartup(), DelayedListenerAnnotationBeanPostProcessor::bool,
+				endpoint::setAutoStartup);
+		apply(description, "concurrency", annotation.concurrency(), Integer::parseInt, endpoint::setConcurrency);
+		apply(description, "maxAttempts", annotation.maxAttempts(), Integer::parseInt, endpoint::setMaxAttempts);
+		apply(description, "visibilityTimeout", annotation.visibilityTimeout(), DurationFormatterUtils::detectAndParse,
+				endpoint::setVisibilityTimeout);
+		apply(description, "batchSize", annotation.batchSize(), Integer::parseInt, endpoint::setBatchSize);
+		endpoint.setNotRetryable(Arrays.asList(annotation.notRetryable()));
+		if (this.beanFactory != null) {
+			BeanFactory factory = this.beanFactory;
+			apply(description, "errorHandler", annotation.errorHandler(), Function.identity(),
+					(name) -> endpoint.setErrorHandlerBeanName(name, factory));
 		}
+		String containerFactory = resolve(annotation.containerFactory()).trim();
+		if (containerFactory.isEmpty()) {
+			this.registrar.registerEndpoint(endpoint);
+		}
+		else {
+			this.registrar.registerEndpoint(endpoint, containerFactory);
+		}
+	}
+
+	private static Boolean bool(String text) {
+		if (!text.equalsIgnoreCase("true") && !text.equalsIgnoreCase("false")) {
+			throw new IllegalArgumentException("expected true or false");
+		}
+		return Boolean.valueOf(text);
 	}
 
 	private static Type payloadType(Method method, Class<?> targetClass, String description) {
@@ -185,58 +213,54 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		return (payloadType != null) ? payloadType : Object.class;
 	}
 
+	/**
+	 * Lets every {@link DelayedListenerConfigurer} configure the registrar, then registers the endpoints found with
+	 * the registry.
+	 */
 	@Override
 	public void afterSingletonsInstantiated() {
-		synchronized (this.endpointsByTopic) {
-			this.registered = true;
-			if (this.endpointsByTopic.isEmpty()) {
-				return;
-			}
-			DelayedListenerContainer container = container();
-			this.endpointsByTopic.values().forEach((endpoint) -> register(endpoint, container));
+		this.nonAnnotatedClasses.clear();
+		if (this.beanFactory instanceof ListableBeanFactory listable) {
+			listable.getBeanProvider(DelayedListenerConfigurer.class)
+				.orderedStream()
+				.forEach((configurer) -> configurer.configureDelayedListeners(this.registrar));
 		}
+		if (this.registrar.getEndpointRegistry() == null) {
+			this.registrar.setEndpointRegistry(endpointRegistry());
+		}
+		this.registrar.afterPropertiesSet();
 	}
 
-	private void register(Endpoint endpoint, DelayedListenerContainer container) {
-		DelayedListener annotation = endpoint.annotation();
-		ListenerOptions.Builder options = container.getDefaultOptions().toBuilder();
-		apply(endpoint, "concurrency", annotation.concurrency(), Integer::parseInt, options::concurrency);
-		apply(endpoint, "maxAttempts", annotation.maxAttempts(), Integer::parseInt, options::maxAttempts);
-		apply(endpoint, "visibilityTimeout", annotation.visibilityTimeout(), DurationFormatterUtils::detectAndParse,
-				options::visibilityTimeout);
-		apply(endpoint, "batchSize", annotation.batchSize(), Integer::parseInt, options::batchSize);
-		options.notRetryable(annotation.notRetryable());
-		apply(endpoint, "errorHandler", annotation.errorHandler(), this::errorHandler, options::errorHandler);
-		MethodDelayedMessageHandler handler = new MethodDelayedMessageHandler(
-				handlerMethodFactory().createInvocableHandlerMethod(endpoint.bean(), endpoint.method()),
-				endpoint.description());
+	private DelayedListenerEndpointRegistry endpointRegistry() {
+		if (this.beanFactory == null) {
+			throw new IllegalStateException("@DelayedListener methods need a bean factory");
+		}
 		try {
-			container.register(new ListenerRegistration<>(endpoint.topic(), endpoint.payloadType(), handler,
-					options.build()));
+			return this.beanFactory.getBean(DelayQueueConfigUtils.DELAYED_LISTENER_ENDPOINT_REGISTRY_BEAN_NAME,
+					DelayedListenerEndpointRegistry.class);
 		}
-		catch (IllegalStateException ex) {
-			throw failure(endpoint.description(), ex.getMessage());
+		catch (BeansException ex) {
+			throw new IllegalStateException("@DelayedListener methods need the DelayedListenerEndpointRegistry bean '"
+					+ DelayQueueConfigUtils.DELAYED_LISTENER_ENDPOINT_REGISTRY_BEAN_NAME
+					+ "' (@EnableDelayedListeners registers it)", ex);
 		}
 	}
 
-	private <T> void apply(Endpoint endpoint, String attribute, String text, Function<String, T> parser,
-			Function<T, ListenerOptions.Builder> setter) {
+	private <T> void apply(String description, String attribute, String text, Function<String, T> parser,
+			Consumer<T> setter) {
 		if (!StringUtils.hasText(text)) {
 			return;
 		}
 		String resolved = resolve(text);
+		if (!StringUtils.hasText(resolved)) {
+			return;
+		}
 		try {
-			setter.apply(parser.apply(resolved.trim()));
+			setter.accept(parser.apply(resolved.trim()));
 		}
 		catch (RuntimeException ex) {
-			throw failure(endpoint.description(),
-					"has an invalid " + attribute + " '" + resolved + "': " + ex.getMessage());
+			throw failure(description, "has an invalid " + attribute + " '" + resolved + "': " + ex.getMessage());
 		}
-	}
-
-	private DeliveryErrorHandler errorHandler(String beanName) {
-		Assert.state(this.beanFactory != null, "No bean factory to look the error handler up in");
-		return this.beanFactory.getBean(beanName, DeliveryErrorHandler.class);
 	}
 
 	private String resolve(String value) {
@@ -251,37 +275,48 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		return (resolved != null) ? resolved : value;
 	}
 
-	private DelayedListenerContainer container() {
-		if (this.beanFactory == null) {
-			throw new IllegalStateException("@DelayedListener methods need a bean factory");
-		}
-		try {
-			return this.beanFactory.getBean(DelayedListenerContainer.class);
-		}
-		catch (BeansException ex) {
-			throw new IllegalStateException("@DelayedListener methods need exactly one DelayedListenerContainer bean "
-					+ "(the delayqueue auto-configuration provides one when a RedisConnectionFactory exists)", ex);
-		}
-	}
-
-	private MessageHandlerMethodFactory handlerMethodFactory() {
-		if (this.handlerMethodFactory == null) {
-			DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
-			if (this.beanFactory != null) {
-				factory.setBeanFactory(this.beanFactory);
-			}
-			factory.afterPropertiesSet();
-			this.handlerMethodFactory = factory;
-		}
-		return this.handlerMethodFactory;
-	}
-
 	private static BeanInitializationException failure(String description, @Nullable String problem) {
 		return new BeanInitializationException("@DelayedListener on bean " + description + " " + problem);
 	}
 
-	private record Endpoint(Object bean, Method method, String description, String topic, Type payloadType,
-			DelayedListener annotation) {
+	private record MethodKey(Object bean, Method method) {
+	}
+
+	/**
+	 * The factory that endpoints use: the registrar's, if a configurer set one, else a default one made on first
+	 * use (after the configurers ran) with the bean factory and the registrar's validator.
+	 */
+	private final class HandlerMethodFactoryAdapter implements MessageHandlerMethodFactory {
+
+		private volatile @Nullable MessageHandlerMethodFactory delegate;
+
+		@Override
+		public InvocableHandlerMethod createInvocableHandlerMethod(Object bean, Method method) {
+			return delegate().createInvocableHandlerMethod(bean, method);
+		}
+
+		private MessageHandlerMethodFactory delegate() {
+			MessageHandlerMethodFactory current = this.delegate;
+			if (current == null) {
+				current = DelayedListenerAnnotationBeanPostProcessor.this.registrar.getMessageHandlerMethodFactory();
+				if (current == null) {
+					DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
+					ConfigurableBeanFactory beans = DelayedListenerAnnotationBeanPostProcessor.this.beanFactory;
+					if (beans != null) {
+						factory.setBeanFactory(beans);
+					}
+					var validator = DelayedListenerAnnotationBeanPostProcessor.this.registrar.getValidator();
+					if (validator != null) {
+						factory.setValidator(validator);
+					}
+					factory.afterPropertiesSet();
+					current = factory;
+				}
+				this.delegate = current;
+			}
+			return current;
+		}
+
 	}
 
 }

@@ -9,9 +9,12 @@ import java.lang.annotation.Target;
 import org.springframework.context.annotation.Import;
 
 /**
- * Enables {@link DelayedListener} methods: registers the post-processor that finds them and hands them to the
- * application's {@link io.github.delayqueue.listener.DelayedListenerContainer} bean. Spring Boot's
- * auto-configuration applies it; use it directly only without auto-configuration.
+ * Enables {@link DelayedListener} methods: registers the post-processor that finds them and the
+ * {@link io.github.delayqueue.config.DelayedListenerEndpointRegistry} that runs a container for each, made by the
+ * {@link io.github.delayqueue.config.DelayedListenerContainerFactory} bean named
+ * {@code delayedListenerContainerFactory} (or the one a listener names). Spring Boot's auto-configuration applies
+ * it and provides the factory; without Boot, declare a
+ * {@link io.github.delayqueue.config.DefaultDelayedListenerContainerFactory} bean of that name.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

@@ -8,9 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The threads a running container shares between its topics (handler threads are each topic's own): an I/O pool
- * for claims, acknowledgement flushes and lease extensions (short Redis calls), and one timer for lease extensions
- * and acknowledgement retries.
+ * The threads of a running container besides its handler threads: an I/O pool for claims, acknowledgement flushes
+ * and lease extensions (short Redis calls), and one timer for lease extensions and acknowledgement retries.
  */
 final class ContainerThreads {
 
@@ -18,9 +17,9 @@ final class ContainerThreads {
 
 	private final ScheduledExecutorService timer;
 
-	ContainerThreads() {
-		this.io = Executors.newCachedThreadPool(daemons("delayqueue-io-"));
-		this.timer = Executors.newSingleThreadScheduledExecutor(daemons("delayqueue-leases-"));
+	ContainerThreads(String topic) {
+		this.io = Executors.newCachedThreadPool(daemons("delayqueue-io-" + topic + "-"));
+		this.timer = Executors.newSingleThreadScheduledExecutor(daemons("delayqueue-leases-" + topic + "-"));
 	}
 
 	ExecutorService io() {

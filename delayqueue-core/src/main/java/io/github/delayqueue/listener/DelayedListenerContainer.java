@@ -1,11 +1,6 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 import io.github.delayqueue.payload.PayloadConverter;
@@ -21,19 +16,16 @@ import org.springframework.core.task.TaskDecorator;
 import org.springframework.util.Assert;
 
 /**
- * Runs the handlers registered for topics. For each topic it claims due messages with a lease, runs the handler
- * on the topic's own threads, acknowledges successes in batches, extends the leases of running handlers, and
- * routes failures to retry with backoff or to the dead letters. Any number of containers, in any number of
- * applications, may consume the same topic: each message is claimed by one of them at a time.
+ * Runs one listener: claims its topic's due messages with a lease, runs the handler on the listener's own threads,
+ * acknowledges, extends the leases of running handlers, and routes failures to the listener's
+ * {@link DeliveryErrorHandler}. Any number of containers, in any number of applications, may consume the same topic:
+ * each message is claimed by one of them at a time.
  * <p>
- * Register handlers with {@link #register(ListenerRegistration)}, before or after {@link #start()}. On
- * {@link #stop()}, claiming stops, running handlers get the shutdown timeout, and what is still unfinished is
- * handed back to the queue at once, so another instance continues without waiting for the lease.
- *
- * <pre class="code">
- * container.register(ListenerRegistration.of("order-timeout", OrderTimeout.class,
- *     (timeout, message) -&gt; orders.cancelIfUnpaid(timeout.orderId())));
- * </pre>
+ * Containers are usually created by a container factory and owned by the listener endpoint registry
+ * ({@code io.github.delayqueue.config}), which starts and stops them with the application context; a container can
+ * also be created and started on its own. On {@link #stop()}, claiming stops, running handlers get the shutdown
+ * timeout, and what is still unfinished is handed back to the queue at once, so another instance continues without
+ * waiting for the lease. A container can be started again after it stopped.
  */
 public class DelayedListenerContainer implements SmartLifecycle {
 
@@ -43,19 +35,19 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	/** The default time running handlers get to finish on stop. */
 	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
 
+	private final String id;
+
+	private final ListenerRegistration<?> registration;
+
 	private final RedisMessageStore store;
 
 	private final PayloadConverter converter;
 
 	private final DelayedMessageScheduler scheduler;
 
-	private final Map<String, TopicConsumer> consumers = new ConcurrentHashMap<>();
-
 	private final Object lifecycleMonitor = new Object();
 
 	private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
-
-	private ListenerOptions defaultOptions = ListenerOptions.defaults();
 
 	private DelayQueueMonitor monitor = DelayQueueMonitor.NONE;
 
@@ -71,97 +63,77 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	private boolean autoStartup = true;
 
-	private volatile boolean running;
-
-	private @Nullable ContainerThreads threads;
+	private volatile @Nullable Running running;
 
 	/**
-	 * Creates a container.
+	 * Creates a container for one listener.
+	 * @param id the listener's id, unique in its registry
+	 * @param registration the topic, payload type, handler and options
 	 * @param store the Redis store
-	 * @param converter reads payloads as each registration's payload type
-	 * @param scheduler wakes the container's topics when messages fall due
+	 * @param converter reads payloads as the registration's payload type
+	 * @param scheduler wakes the container when messages fall due
 	 */
-	public DelayedListenerContainer(RedisMessageStore store, PayloadConverter converter,
-			DelayedMessageScheduler scheduler) {
+	public DelayedListenerContainer(String id, ListenerRegistration<?> registration, RedisMessageStore store,
+			PayloadConverter converter, DelayedMessageScheduler scheduler) {
+		Assert.hasText(id, "Listener id must not be empty");
+		Assert.notNull(registration, "ListenerRegistration must not be null");
 		Assert.notNull(store, "RedisMessageStore must not be null");
 		Assert.notNull(converter, "PayloadConverter must not be null");
 		Assert.notNull(scheduler, "DelayedMessageScheduler must not be null");
+		this.id = id;
+		this.registration = registration;
 		this.store = store;
 		this.converter = converter;
 		this.scheduler = scheduler;
 	}
 
 	/**
-	 * Registers a handler for a topic; if the container is running, the topic is consumed at once.
-	 * @param registration the topic, payload type, handler and options
-	 * @throws IllegalStateException if the topic has a handler in this container already
+	 * The listener's id.
+	 * @return the id
 	 */
-	public void register(ListenerRegistration<?> registration) {
-		Assert.notNull(registration, "Registration must not be null");
-		synchronized (this.lifecycleMonitor) {
-			Assert.state(!this.consumers.containsKey(registration.topic()),
-					() -> "Topic '" + registration.topic() + "' already has a listener in this container: "
-							+ this.consumers.get(registration.topic()).registration().handler());
-			TopicConsumer consumer = new TopicConsumer(registration, this.store, this.converter, this.scheduler,
-					this.monitor, this.observationRegistry, this.observationConvention, this.taskExecutor,
-					this.taskDecorator);
-			ContainerThreads shared = this.threads;
-			if (this.running && shared != null) {
-				// if it cannot start, it is not registered
-				consumer.start(shared.io(), shared.timer());
-			}
-			this.consumers.put(registration.topic(), consumer);
-		}
+	public String getId() {
+		return this.id;
 	}
 
 	/**
-	 * Stops consuming a topic (gracefully, as {@link #stop()} does) and forgets its handler.
-	 * @param topic the topic
-	 * @return {@code true} if the topic had a handler
+	 * The topic this container consumes.
+	 * @return the topic
 	 */
-	public boolean unregister(String topic) {
-		TopicConsumer consumer;
-		synchronized (this.lifecycleMonitor) {
-			consumer = this.consumers.remove(topic);
-		}
-		if (consumer == null) {
-			return false;
-		}
-		consumer.stop(this.shutdownTimeout);
-		return true;
+	public String getTopic() {
+		return this.registration.topic();
 	}
 
 	/**
-	 * The topics with a registered handler.
-	 * @return the topics
+	 * The topic, payload type, handler and options this container runs.
+	 * @return the registration
 	 */
-	public Collection<String> getTopics() {
-		return List.copyOf(this.consumers.keySet());
+	public ListenerRegistration<?> getRegistration() {
+		return this.registration;
 	}
 
 	/**
-	 * The registration for a topic.
-	 * @param topic the topic
-	 * @return the registration, or {@code null}
-	 */
-	public @Nullable ListenerRegistration<?> getRegistration(String topic) {
-		TopicConsumer consumer = this.consumers.get(topic);
-		return (consumer != null) ? consumer.registration() : null;
-	}
-
-	/**
-	 * How many handlers of a topic are running now in this container.
-	 * @param topic the topic
+	 * How many handlers are running now.
 	 * @return the number of running handlers
 	 */
-	public int getInFlight(String topic) {
-		TopicConsumer consumer = this.consumers.get(topic);
-		return (consumer != null) ? consumer.inFlight() : 0;
+	public int getInFlight() {
+		Running current = this.running;
+		return (current != null) ? current.consumer().inFlight() : 0;
 	}
 
 	/**
-	 * Sets the monitor told about dispatched and handled messages (for metrics); applies to topics registered
-	 * afterwards.
+	 * The state of this listener, for monitoring.
+	 * @return the state
+	 */
+	public ListenerState getListenerState() {
+		Running current = this.running;
+		boolean active = current != null && current.consumer().isActive();
+		return new ListenerState(this.id, getTopic(), active, this.registration.options().concurrency(),
+				(current != null) ? current.consumer().inFlight() : 0,
+				current != null && current.consumer().isClaimFailing());
+	}
+
+	/**
+	 * Sets the monitor told about dispatched and handled messages (for metrics); applies from the next start.
 	 * @param monitor the monitor
 	 */
 	public void setMonitor(DelayQueueMonitor monitor) {
@@ -171,7 +143,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	/**
 	 * Sets the registry of the observation made around each handler call, which continues the trace stored in
-	 * the message's headers at scheduling time; applies to topics registered afterwards.
+	 * the message's headers at scheduling time; applies from the next start.
 	 * @param observationRegistry the registry
 	 */
 	public void setObservationRegistry(ObservationRegistry observationRegistry) {
@@ -189,8 +161,8 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	/**
 	 * Sets the executor that runs handlers (a {@code TaskExecutor}, such as a {@code SimpleAsyncTaskExecutor} with
-	 * virtual threads); applies to topics registered afterwards. Each topic still runs at most its concurrency at
-	 * once. By default each topic has a pool of its own daemon threads named after it.
+	 * virtual threads); applies from the next start. The container still runs at most its concurrency at once. By
+	 * default the container has a pool of its own daemon threads named after its topic.
 	 * @param taskExecutor the executor, or {@code null} for the default
 	 */
 	public void setTaskExecutor(@Nullable Executor taskExecutor) {
@@ -199,41 +171,11 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	/**
 	 * Sets a decorator that wraps the handling of each message, on its handler thread (to set up MDC or a security
-	 * context around it, for instance); applies to topics registered afterwards.
+	 * context around it, for instance); applies from the next start.
 	 * @param taskDecorator the decorator, or {@code null} for none
 	 */
 	public void setTaskDecorator(@Nullable TaskDecorator taskDecorator) {
 		this.taskDecorator = taskDecorator;
-	}
-
-	/**
-	 * The state of every registered listener, for monitoring.
-	 * @return one state per topic, sorted by topic
-	 */
-	public List<ListenerState> getListenerStates() {
-		return this.consumers.values()
-			.stream()
-			.map((consumer) -> new ListenerState(consumer.topic(), consumer.isActive(),
-					consumer.registration().options().concurrency(), consumer.inFlight(), consumer.isClaimFailing()))
-			.sorted(java.util.Comparator.comparing(ListenerState::topic))
-			.toList();
-	}
-
-	/**
-	 * The options that annotated listeners start from (their attributes override them).
-	 * @return the default options
-	 */
-	public ListenerOptions getDefaultOptions() {
-		return this.defaultOptions;
-	}
-
-	/**
-	 * Sets the options that annotated listeners start from.
-	 * @param defaultOptions the default options
-	 */
-	public void setDefaultOptions(ListenerOptions defaultOptions) {
-		Assert.notNull(defaultOptions, "Default options must not be null");
-		this.defaultOptions = defaultOptions;
 	}
 
 	/**
@@ -246,61 +188,56 @@ public class DelayedListenerContainer implements SmartLifecycle {
 		this.shutdownTimeout = shutdownTimeout;
 	}
 
+	/**
+	 * How long running handlers may take to finish on stop.
+	 * @return the shutdown timeout
+	 */
+	public Duration getShutdownTimeout() {
+		return this.shutdownTimeout;
+	}
+
+	/**
+	 * Starts consuming. If a step fails, nothing stays half-started and the exception is thrown.
+	 */
 	@Override
 	public void start() {
 		synchronized (this.lifecycleMonitor) {
-			if (this.running) {
+			if (this.running != null) {
 				return;
 			}
-			ContainerThreads shared = new ContainerThreads();
-			List<TopicConsumer> started = new ArrayList<>();
+			ContainerThreads threads = new ContainerThreads(getTopic());
+			TopicConsumer consumer = new TopicConsumer(this.registration, this.store, this.converter, this.scheduler,
+					this.monitor, this.observationRegistry, this.observationConvention, this.taskExecutor,
+					this.taskDecorator);
 			try {
-				for (TopicConsumer consumer : this.consumers.values()) {
-					consumer.start(shared.io(), shared.timer());
-					started.add(consumer);
-				}
+				consumer.start(threads.io(), threads.timer());
 			}
 			catch (RuntimeException ex) {
-				// nothing stays half-started: the topics started so far are stopped again
-				started.forEach((consumer) -> consumer.stop(this.shutdownTimeout));
-				shared.shutdownNow();
+				threads.shutdownNow();
 				throw ex;
 			}
-			this.threads = shared;
-			this.running = true;
+			this.running = new Running(consumer, threads);
 		}
 	}
 
+	/**
+	 * Stops claiming, gives running handlers the {@link #setShutdownTimeout(Duration) shutdown timeout} to finish,
+	 * then hands what is unfinished back to the queue; returns when done.
+	 */
 	@Override
 	public void stop() {
-		List<TopicConsumer> stopping;
-		ContainerThreads shared;
 		synchronized (this.lifecycleMonitor) {
-			if (!this.running) {
+			Running current = this.running;
+			if (current == null) {
 				return;
 			}
-			this.running = false;
-			stopping = new ArrayList<>(this.consumers.values());
-			shared = this.threads;
-			this.threads = null;
-		}
-		List<Thread> stoppers = new ArrayList<>();
-		for (TopicConsumer consumer : stopping) {
-			Thread stopper = new Thread(() -> consumer.stop(this.shutdownTimeout),
-					"delayqueue-stop-" + consumer.topic());
-			stopper.start();
-			stoppers.add(stopper);
-		}
-		for (Thread stopper : stoppers) {
 			try {
-				stopper.join();
+				current.consumer().stop(this.shutdownTimeout);
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
+			finally {
+				current.threads().shutdown();
+				this.running = null;
 			}
-		}
-		if (shared != null) {
-			shared.shutdown();
 		}
 	}
 
@@ -322,14 +259,14 @@ public class DelayedListenerContainer implements SmartLifecycle {
 			finally {
 				callback.run();
 			}
-		}, "delayqueue-stop");
+		}, "delayqueue-stop-" + getTopic());
 		stopper.setDaemon(true);
 		stopper.start();
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.running;
+		return this.running != null;
 	}
 
 	@Override
@@ -351,11 +288,21 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * Sets whether the container starts with the application context.
+	 * Sets whether the container starts with the application context (or with its registry).
 	 * @param autoStartup whether to start automatically
 	 */
 	public void setAutoStartup(boolean autoStartup) {
 		this.autoStartup = autoStartup;
+	}
+
+	@Override
+	public String toString() {
+		return "DelayedListenerContainer[id=" + this.id + ", topic=" + getTopic() + ", handler="
+				+ this.registration.handler() + "]";
+	}
+
+	/** What a started container runs; a new one on each start. */
+	private record Running(TopicConsumer consumer, ContainerThreads threads) {
 	}
 
 }

@@ -1,13 +1,14 @@
 package io.github.delayqueue.listener;
 
 /**
- * A snapshot of one topic's listener in a {@link DelayedListenerContainer}.
+ * A snapshot of one listener's {@link DelayedListenerContainer}.
  *
+ * @param id the listener's id
  * @param topic the topic
  * @param running whether it is consuming
  * @param concurrency the most handlers it runs at once
  * @param inFlight the handlers running now
  * @param claimFailing whether its last claim failed (Redis unreachable, say); it retries on every poll
  */
-public record ListenerState(String topic, boolean running, int concurrency, int inFlight, boolean claimFailing) {
+public record ListenerState(String id, String topic, boolean running, int concurrency, int inFlight, boolean claimFailing) {
 }

@@ -1,5 +1,6 @@
 package io.github.delayqueue.annotation;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -8,7 +9,9 @@ import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.core.RedisDelayedQueue;
-import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
@@ -19,13 +22,18 @@ import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -52,12 +60,74 @@ class PlainSpringTests {
 		assertThat(RedisFixture.keysOf(redis.get(), "order-timeout")).isEmpty();
 	}
 
+	@Test
+	void aConfigurerSuppliesTheContainerFactoryAndTheMethodFactory() {
+		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+			context.register(CoreBeans.class, ConfiguredByConfigurer.class, OrderListener.class);
+			context.refresh();
+
+			DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
+			assertThat(registry.getListenerContainer("order-timeout").getShutdownTimeout())
+				.isEqualTo(Duration.ofSeconds(3));
+			assertThat(context.getBean(ConfiguredByConfigurer.class).methodFactoryUsed).isTrue();
+			context.getBean(DelayedQueue.class).schedule("order-timeout", new OrderTimeout("o-2"), Duration.ZERO);
+			OrderListener listener = context.getBean(OrderListener.class);
+			await().atMost(Duration.ofSeconds(20)).until(() -> listener.received.size() == 1);
+		}
+	}
+
+	@Test
+	void withoutAContainerFactoryStartupFailsSayingWhatIsMissing() {
+		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+			context.register(CoreBeans.class, ListenersOnly.class, OrderListener.class);
+			assertThatExceptionOfType(BeanInitializationException.class).isThrownBy(context::refresh)
+				.withMessageContaining("OrderListener.onTimeout")
+				.withMessageContaining("no DelayedListenerContainerFactory bean named 'delayedListenerContainerFactory'");
+		}
+	}
+
 	record OrderTimeout(String orderId) {
 	}
 
 	@Configuration(proxyBeanMethods = false)
 	@EnableDelayedListeners
-	static class DelayQueueConfiguration {
+	static class ListenersOnly {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableDelayedListeners
+	static class ConfiguredByConfigurer implements DelayedListenerConfigurer {
+
+		private final DefaultDelayedListenerContainerFactory factory;
+
+		volatile boolean methodFactoryUsed;
+
+		ConfiguredByConfigurer(RedisMessageStore store, PayloadConverter converter, DelayedMessageScheduler scheduler) {
+			this.factory = new DefaultDelayedListenerContainerFactory(store, converter, scheduler);
+			this.factory.setShutdownTimeout(Duration.ofSeconds(3));
+		}
+
+		@Override
+		public void configureDelayedListeners(DelayedListenerEndpointRegistrar registrar) {
+			registrar.setContainerFactory(this.factory);
+			DefaultMessageHandlerMethodFactory methods = new DefaultMessageHandlerMethodFactory() {
+
+				@Override
+				public InvocableHandlerMethod createInvocableHandlerMethod(Object bean, Method method) {
+					ConfiguredByConfigurer.this.methodFactoryUsed = true;
+					return super.createInvocableHandlerMethod(bean, method);
+				}
+
+			};
+			methods.afterPropertiesSet();
+			registrar.setMessageHandlerMethodFactory(methods);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CoreBeans {
 
 		@Bean(destroyMethod = "destroy")
 		LettuceConnectionFactory redisConnectionFactory() {
@@ -87,10 +157,17 @@ class PlainSpringTests {
 			return new DelayedMessageScheduler(connectionFactory);
 		}
 
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableDelayedListeners
+	@Import(CoreBeans.class)
+	static class DelayQueueConfiguration {
+
 		@Bean
-		DelayedListenerContainer delayedListenerContainer(RedisMessageStore store, PayloadConverter converter,
-				DelayedMessageScheduler scheduler) {
-			return new DelayedListenerContainer(store, converter, scheduler);
+		DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(RedisMessageStore store,
+				PayloadConverter converter, DelayedMessageScheduler scheduler) {
+			return new DefaultDelayedListenerContainerFactory(store, converter, scheduler);
 		}
 
 	}

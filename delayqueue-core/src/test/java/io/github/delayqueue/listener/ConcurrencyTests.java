@@ -48,8 +48,8 @@ class ConcurrencyTests {
 			total.incrementAndGet();
 		};
 		ListenerOptions options = ListenerOptions.builder().concurrency(4).batchSize(50).build();
-		this.fixture.consumer().container().register(ListenerRegistration.of("shared", Integer.class, handler, options));
-		this.fixture.consumer().container().register(ListenerRegistration.of("shared", Integer.class, handler, options));
+		this.fixture.consumer().listeners().register(ListenerRegistration.of("shared", Integer.class, handler, options));
+		this.fixture.consumer().listeners().register(ListenerRegistration.of("shared", Integer.class, handler, options));
 
 		List<ScheduleRequest> requests = new ArrayList<>();
 		for (int i = 0; i < 2000; i++) {

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.Recorder;
+import io.github.delayqueue.Listeners;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.core.RedisDelayedQueue;
@@ -35,13 +36,13 @@ class DeliveryTests {
 
 	private RedisDelayedQueue queue;
 
-	private DelayedListenerContainer container;
+	private Listeners container;
 
 	@BeforeEach
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
 		this.queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
-		this.container = this.fixture.consumer().container();
+		this.container = this.fixture.consumer().listeners();
 	}
 
 	@AfterEach
@@ -216,7 +217,7 @@ class DeliveryTests {
 		org.assertj.core.api.Assertions
 			.assertThatIllegalStateException()
 			.isThrownBy(() -> this.container.register(ListenerRegistration.of("once", String.class, new Recorder<>())))
-			.withMessageContaining("'once' already has a listener");
+			.withMessageContaining("Topic 'once' already has the listener");
 	}
 
 	@Test

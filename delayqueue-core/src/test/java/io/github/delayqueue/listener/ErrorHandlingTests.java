@@ -7,7 +7,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.Recorder;
+import io.github.delayqueue.Listeners;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.support.DelayQueueMonitor;
@@ -56,7 +60,7 @@ class ErrorHandlingTests {
 	void anErrorHandlerThatDealsWithAFailureHasTheMessageAcknowledged() {
 		AtomicInteger calls = new AtomicInteger();
 		List<String> sentElsewhere = new CopyOnWriteArrayList<>();
-		DelayedListenerContainer container = container();
+		Listeners container = container();
 		container.register(ListenerRegistration.of("recovered", String.class, (payload, message) -> {
 			calls.incrementAndGet();
 			throw new IllegalStateException("payment service down");
@@ -75,7 +79,7 @@ class ErrorHandlingTests {
 
 	@Test
 	void anErrorHandlerCanSendAMessageToTheDeadLettersOnItsFirstFailure() {
-		DelayedListenerContainer container = container();
+		Listeners container = container();
 		container.register(ListenerRegistration.of("strict", String.class, (payload, message) -> {
 			throw new IllegalStateException("no second chance");
 		}, ListenerOptions.builder().maxAttempts(5).errorHandler((message, failure, options) -> FailureAction.deadLetter()).build()));
@@ -91,7 +95,7 @@ class ErrorHandlingTests {
 	void anErrorHandlerThatThrowsFallsBackToTheDefaultRetry() {
 		Recorder<String> recorder = new Recorder<>();
 		AtomicInteger failures = new AtomicInteger();
-		DelayedListenerContainer container = container();
+		Listeners container = container();
 		container.register(ListenerRegistration.of("fallback", String.class, (payload, message) -> {
 			if (failures.incrementAndGet() == 1) {
 				throw new IllegalStateException("first attempt fails");
@@ -124,9 +128,9 @@ class ErrorHandlingTests {
 			}
 
 		};
-		DelayedListenerContainer container = this.fixture
+		Listeners container = this.fixture
 			.consumer(this.fixture.connectionFactory(), (c) -> c.setMonitor(throwing))
-			.container();
+			.listeners();
 		Recorder<String> recorder = new Recorder<>();
 		container.register(ListenerRegistration.of("monitored", String.class, recorder,
 				ListenerOptions.builder().concurrency(1).build()));
@@ -141,25 +145,28 @@ class ErrorHandlingTests {
 	}
 
 	@Test
-	void aContainerThatCannotStartATopicStartsNothing() {
+	void aRegistryThatCannotStartAListenerStartsNothing() {
 		RedisFixture.Consumer first = this.fixture.consumer();
-		first.container().register(ListenerRegistration.of("taken", String.class, new Recorder<>()));
-		// a second container on the same scheduler cannot take the same topic's wake channel
-		DelayedListenerContainer second = new DelayedListenerContainer(first.store(), this.fixture.converter(),
-				first.scheduler());
+		first.listeners().register(ListenerRegistration.of("taken", String.class, new Recorder<>()));
+		// a second registry on the same scheduler cannot take the same topic's wake channel
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(first.store(),
+				this.fixture.converter(), first.scheduler());
+		DelayedListenerEndpointRegistry second = new DelayedListenerEndpointRegistry();
 		Recorder<String> other = new Recorder<>();
-		second.register(ListenerRegistration.of("other", String.class, other));
-		second.register(ListenerRegistration.of("taken", String.class, new Recorder<>()));
+		second.registerListenerContainer(SimpleDelayedListenerEndpoint.of("other", String.class, other), factory);
+		second.registerListenerContainer(SimpleDelayedListenerEndpoint.of("taken", String.class, new Recorder<>()),
+				factory);
 		assertThatIllegalStateException().isThrownBy(second::start).withMessageContaining("registered already");
 		assertThat(second.isRunning()).isFalse();
-		assertThat(second.getListenerStates()).noneMatch(ListenerState::running);
+		assertThat(second.getListenerStates()).hasSize(2).noneMatch(ListenerState::running);
 
 		// nothing of it consumes: once the first gives the topic up, the second starts whole
 		this.queue.schedule("other", "o-1", "x", Duration.ZERO);
-		assertThat(first.container().unregister("taken")).isTrue();
+		assertThat(first.listeners().unregister("taken")).isTrue();
 		second.start();
 		try {
 			await().atMost(WAIT).until(() -> other.count("o-1") == 1);
+			assertThat(second.getListenerStates()).allMatch(ListenerState::running);
 		}
 		finally {
 			second.stop();
@@ -169,7 +176,7 @@ class ErrorHandlingTests {
 	@Test
 	void theLeaseIsExtendedWhileASlowErrorHandlerDecides() {
 		AtomicInteger calls = new AtomicInteger();
-		DelayedListenerContainer container = container();
+		Listeners container = container();
 		container.register(ListenerRegistration.of("slow-decision", String.class, (payload, message) -> {
 			calls.incrementAndGet();
 			throw new IllegalStateException("fails");
@@ -197,16 +204,17 @@ class ErrorHandlingTests {
 		LettuceConnectionFactory factory = this.fixture.connectionFactory();
 		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(factory, Duration.ofMillis(5),
 				Duration.ofMinutes(5));
-		DelayedListenerContainer container = new DelayedListenerContainer(this.fixture.store(factory),
-				this.fixture.converter(), scheduler);
+		DefaultDelayedListenerContainerFactory containerFactory = new DefaultDelayedListenerContainerFactory(
+				this.fixture.store(factory), this.fixture.converter(), scheduler);
 		for (String id : List.of("m0", "a", "b", "c")) {
 			this.queue.schedule("buried-next", id, id, Duration.ZERO);
 		}
 		// 'a' has used its only attempt: the handover after m0 buries it and leases nothing
 		redis.get().call("HSET", RedisFixture.PREFIX + ":{buried-next}:tries", "a", "1");
 		Recorder<String> recorder = new Recorder<>();
-		container.register(ListenerRegistration.of("buried-next", String.class, recorder,
-				ListenerOptions.builder().concurrency(1).maxAttempts(1).build()));
+		DelayedListenerContainer container = containerFactory.createListenerContainer(
+				SimpleDelayedListenerEndpoint.from(ListenerRegistration.of("buried-next", String.class, recorder,
+						ListenerOptions.builder().concurrency(1).maxAttempts(1).build())));
 		scheduler.start();
 		container.start();
 		try {
@@ -220,7 +228,7 @@ class ErrorHandlingTests {
 		}
 	}
 
-	private DelayedListenerContainer container() {
+	private Listeners container() {
 		DelayQueueMonitor recording = new DelayQueueMonitor() {
 
 			@Override
@@ -229,7 +237,7 @@ class ErrorHandlingTests {
 			}
 
 		};
-		return this.fixture.consumer(this.fixture.connectionFactory(), (c) -> c.setMonitor(recording)).container();
+		return this.fixture.consumer(this.fixture.connectionFactory(), (c) -> c.setMonitor(recording)).listeners();
 	}
 
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.Listeners;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.test.TestRedisExtension;
@@ -55,7 +56,7 @@ class HandlerThreadsTests {
 	@Test
 	void handlersRunOnTheContainersExecutorWithinTheConcurrencyAndDecorated() {
 		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("custom-handler-");
-		DelayedListenerContainer container = this.fixture.consumer(this.fixture.connectionFactory(), (c) -> {
+		Listeners container = this.fixture.consumer(this.fixture.connectionFactory(), (c) -> {
 			c.setTaskExecutor(executor);
 			c.setTaskDecorator((runnable) -> () -> {
 				CONTEXT.set("decorated");
@@ -66,7 +67,7 @@ class HandlerThreadsTests {
 					CONTEXT.remove();
 				}
 			});
-		}).container();
+		}).listeners();
 		Set<String> threadNames = ConcurrentHashMap.newKeySet();
 		Set<String> contexts = ConcurrentHashMap.newKeySet();
 		AtomicInteger running = new AtomicInteger();
@@ -97,9 +98,9 @@ class HandlerThreadsTests {
 		CountDownLatch release = new CountDownLatch(1);
 		RedisFixture.Consumer consumer = this.fixture.consumer(this.fixture.connectionFactory(),
 				(c) -> c.setTaskExecutor(new SimpleAsyncTaskExecutor("shared-")));
-		consumer.container().setShutdownTimeout(Duration.ofMillis(300));
+		consumer.listeners().setShutdownTimeout(Duration.ofMillis(300));
 		AtomicInteger interrupted = new AtomicInteger();
-		consumer.container().register(ListenerRegistration.of("shared", String.class, (payload, message) -> {
+		consumer.listeners().register(ListenerRegistration.of("shared", String.class, (payload, message) -> {
 			try {
 				release.await();
 			}
@@ -109,8 +110,8 @@ class HandlerThreadsTests {
 			}
 		}));
 		this.queue.schedule("shared", "s-1", "x", Duration.ZERO);
-		await().atMost(WAIT).until(() -> consumer.container().getInFlight("shared") == 1);
-		consumer.container().stop();
+		await().atMost(WAIT).until(() -> consumer.listeners().getInFlight("shared") == 1);
+		consumer.listeners().stop();
 		// interrupted after the timeout (the handler's thread sees it on its own time)
 		await().atMost(WAIT).until(() -> interrupted.get() == 1);
 		assertThat(this.queue.stats("shared").inflight()).as("handed back").isZero();
@@ -122,9 +123,9 @@ class HandlerThreadsTests {
 	void handlersCanRunOnVirtualThreads() throws Exception {
 		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("virtual-");
 		executor.setVirtualThreads(true);
-		DelayedListenerContainer container = this.fixture
+		Listeners container = this.fixture
 			.consumer(this.fixture.connectionFactory(), (c) -> c.setTaskExecutor(executor))
-			.container();
+			.listeners();
 		List<Boolean> virtual = new java.util.concurrent.CopyOnWriteArrayList<>();
 		container.register(ListenerRegistration.of("virtual", String.class,
 				(payload, message) -> virtual.add((Boolean) Thread.class.getMethod("isVirtual")

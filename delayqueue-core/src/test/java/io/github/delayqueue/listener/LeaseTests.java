@@ -50,7 +50,7 @@ class LeaseTests {
 		LettuceConnectionFactory doomedConnection = this.fixture.connectionFactory();
 		RedisFixture.Consumer doomed = this.fixture.consumer(doomedConnection);
 		AtomicInteger started = new AtomicInteger();
-		doomed.container().register(ListenerRegistration.of("crash", String.class, (payload, message) -> {
+		doomed.listeners().register(ListenerRegistration.of("crash", String.class, (payload, message) -> {
 			started.incrementAndGet();
 			this.release.await();
 		}, options));
@@ -60,7 +60,7 @@ class LeaseTests {
 		// the consumer is cut off from Redis, as a crashed process would be: no ack, no lease extension
 		doomedConnection.destroy();
 		Recorder<String> survivor = new Recorder<>();
-		this.fixture.consumer().container().register(ListenerRegistration.of("crash", String.class, survivor, options));
+		this.fixture.consumer().listeners().register(ListenerRegistration.of("crash", String.class, survivor, options));
 
 		await().atMost(WAIT).until(() -> survivor.count("c-1") == 1);
 		assertThat(survivor.received.get(0).message().attempt()).isEqualTo(2);
@@ -76,8 +76,8 @@ class LeaseTests {
 			deliveries.incrementAndGet();
 			this.release.await(30, TimeUnit.SECONDS);
 		};
-		this.fixture.consumer().container().register(ListenerRegistration.of("slow", String.class, slow, options));
-		this.fixture.consumer().container().register(ListenerRegistration.of("slow", String.class, slow, options));
+		this.fixture.consumer().listeners().register(ListenerRegistration.of("slow", String.class, slow, options));
+		this.fixture.consumer().listeners().register(ListenerRegistration.of("slow", String.class, slow, options));
 		this.queue.schedule("slow", "s-1", "x", Duration.ZERO);
 		await().atMost(WAIT).until(() -> deliveries.get() == 1);
 
@@ -94,10 +94,10 @@ class LeaseTests {
 	void stopHandsUnfinishedMessagesBackAtOnce() {
 		ListenerOptions options = ListenerOptions.builder().visibilityTimeout(Duration.ofMinutes(5)).build();
 		RedisFixture.Consumer stopping = this.fixture.consumer();
-		stopping.container().setShutdownTimeout(Duration.ofMillis(200));
+		stopping.listeners().setShutdownTimeout(Duration.ofMillis(200));
 		AtomicInteger started = new AtomicInteger();
 		AtomicInteger interrupted = new AtomicInteger();
-		stopping.container().register(ListenerRegistration.of("handback", String.class, (payload, message) -> {
+		stopping.listeners().register(ListenerRegistration.of("handback", String.class, (payload, message) -> {
 			started.incrementAndGet();
 			try {
 				this.release.await();
@@ -111,8 +111,8 @@ class LeaseTests {
 		await().atMost(WAIT).until(() -> started.get() == 1);
 
 		Recorder<String> next = new Recorder<>();
-		this.fixture.consumer().container().register(ListenerRegistration.of("handback", String.class, next, options));
-		stopping.container().stop();
+		this.fixture.consumer().listeners().register(ListenerRegistration.of("handback", String.class, next, options));
+		stopping.listeners().stop();
 
 		await().atMost(WAIT).until(() -> next.count("h-1") == 1);
 		assertThat(next.received.get(0).message().attempt()).as("a handed-back attempt is not counted").isEqualTo(1);
@@ -128,9 +128,9 @@ class LeaseTests {
 			.visibilityTimeout(Duration.ofMinutes(5))
 			.build();
 		RedisFixture.Consumer stopping = this.fixture.consumer();
-		stopping.container().setShutdownTimeout(Duration.ofMillis(200));
+		stopping.listeners().setShutdownTimeout(Duration.ofMillis(200));
 		AtomicInteger started = new AtomicInteger();
-		stopping.container().register(ListenerRegistration.of("waiting", String.class, (payload, message) -> {
+		stopping.listeners().register(ListenerRegistration.of("waiting", String.class, (payload, message) -> {
 			started.incrementAndGet();
 			this.release.await();
 		}, options));
@@ -140,12 +140,12 @@ class LeaseTests {
 		// one handler runs its message; the other four stay in Redis for any consumer to take
 		await().atMost(WAIT).until(() -> started.get() == 1 && this.queue.stats("waiting").ready() == 4);
 		assertThat(this.queue.stats("waiting").inflight()).as("only the running message is leased").isEqualTo(1);
-		stopping.container().stop();
+		stopping.listeners().stop();
 		assertThat(started.get()).isEqualTo(1);
 		assertThat(this.queue.stats("waiting").inflight()).as("the unfinished one is handed back").isZero();
 
 		Recorder<String> next = new Recorder<>();
-		this.fixture.consumer().container().register(ListenerRegistration.of("waiting", String.class, next, options));
+		this.fixture.consumer().listeners().register(ListenerRegistration.of("waiting", String.class, next, options));
 		await().atMost(WAIT).until(() -> next.received.size() == 5);
 		assertThat(next.received).allSatisfy((received) -> assertThat(received.message().attempt())
 			.as("neither a handed-back nor a never-leased message is charged").isEqualTo(1));
@@ -154,17 +154,17 @@ class LeaseTests {
 	@Test
 	void stopLetsRunningHandlersFinishWithinTheTimeout() {
 		RedisFixture.Consumer consumer = this.fixture.consumer();
-		consumer.container().setShutdownTimeout(Duration.ofSeconds(10));
+		consumer.listeners().setShutdownTimeout(Duration.ofSeconds(10));
 		AtomicInteger started = new AtomicInteger();
 		AtomicInteger finished = new AtomicInteger();
-		consumer.container().register(ListenerRegistration.of("drain", String.class, (payload, message) -> {
+		consumer.listeners().register(ListenerRegistration.of("drain", String.class, (payload, message) -> {
 			started.incrementAndGet();
 			this.release.await();
 			finished.incrementAndGet();
 		}));
 		this.queue.schedule("drain", "d-1", "x", Duration.ZERO);
 		await().atMost(WAIT).until(() -> started.get() == 1);
-		Thread stopper = new Thread(consumer.container()::stop);
+		Thread stopper = new Thread(consumer.listeners()::stop);
 		stopper.start();
 		await().atMost(WAIT).until(() -> stopper.getState() == Thread.State.WAITING
 				|| stopper.getState() == Thread.State.TIMED_WAITING);
@@ -178,9 +178,9 @@ class LeaseTests {
 	@Test
 	void anAsynchronousStopReturnsAtOnceAndCallsBackOnceTheHandlersAreDone() throws Exception {
 		RedisFixture.Consumer consumer = this.fixture.consumer();
-		consumer.container().setShutdownTimeout(Duration.ofSeconds(10));
+		consumer.listeners().setShutdownTimeout(Duration.ofSeconds(10));
 		AtomicInteger started = new AtomicInteger();
-		consumer.container().register(ListenerRegistration.of("async-stop", String.class, (payload, message) -> {
+		consumer.listeners().register(ListenerRegistration.of("async-stop", String.class, (payload, message) -> {
 			started.incrementAndGet();
 			this.release.await();
 		}));
@@ -188,11 +188,11 @@ class LeaseTests {
 		await().atMost(WAIT).until(() -> started.get() == 1);
 
 		CountDownLatch stopped = new CountDownLatch(1);
-		consumer.container().stop(stopped::countDown);
+		consumer.listeners().stop(stopped::countDown);
 		assertThat(stopped.getCount()).as("the handler still runs: not stopped yet").isEqualTo(1);
 		this.release.countDown();
 		assertThat(stopped.await(20, TimeUnit.SECONDS)).isTrue();
-		assertThat(consumer.container().isRunning()).isFalse();
+		assertThat(consumer.listeners().isRunning()).isFalse();
 		assertThat(RedisFixture.keysOf(redis.get(), "async-stop")).as("acked before the callback").isEmpty();
 	}
 
@@ -202,19 +202,19 @@ class LeaseTests {
 		RedisFixture.Consumer stopping = this.fixture.consumer();
 		AtomicInteger handled = new AtomicInteger();
 		this.queue.schedule("in-flight", "f-1", "x", Duration.ofMillis(500));
-		stopping.container().register(ListenerRegistration.of("in-flight", String.class,
+		stopping.listeners().register(ListenerRegistration.of("in-flight", String.class,
 				(payload, message) -> handled.incrementAndGet()));
 		// Redis holds every script until the message is due: the next poll's claim is in flight when stop runs,
 		// and takes the message once Redis answers again (well within the client's 2 s command timeout)
 		redis.get().call("CLIENT", "PAUSE", "1000", "WRITE");
-		await().atMost(WAIT).until(() -> stopping.container().getInFlight("in-flight") > 0);
-		stopping.container().stop();
+		await().atMost(WAIT).until(() -> stopping.listeners().getInFlight("in-flight") > 0);
+		stopping.listeners().stop();
 
 		assertThat(handled.get()).as("not run after stop").isZero();
-		assertThat(stopping.container().getInFlight("in-flight")).isZero();
+		assertThat(stopping.listeners().getInFlight("in-flight")).isZero();
 		assertThat(this.queue.stats("in-flight").inflight()).as("handed back").isZero();
 		Recorder<String> next = new Recorder<>();
-		this.fixture.consumer().container().register(ListenerRegistration.of("in-flight", String.class, next));
+		this.fixture.consumer().listeners().register(ListenerRegistration.of("in-flight", String.class, next));
 		await().atMost(WAIT).until(() -> next.count("f-1") == 1);
 		assertThat(next.received.get(0).message().attempt()).as("its attempt was not counted").isEqualTo(1);
 	}

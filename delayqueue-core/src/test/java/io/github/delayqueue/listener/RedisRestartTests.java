@@ -47,7 +47,7 @@ class RedisRestartTests {
 	@Test
 	void aMessageScheduledBeforeACrashIsDeliveredAfterTheRestart() {
 		Recorder<String> recorder = new Recorder<>();
-		this.fixture.consumer().container().register(ListenerRegistration.of("durable", String.class, recorder));
+		this.fixture.consumer().listeners().register(ListenerRegistration.of("durable", String.class, recorder));
 		this.queue.schedule("durable", "survivor", "x", Duration.ofSeconds(2));
 
 		redis.get().kill();

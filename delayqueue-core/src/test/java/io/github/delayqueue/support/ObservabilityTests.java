@@ -70,7 +70,7 @@ class ObservabilityTests {
 	void metersMoveAsMessagesFlow() {
 		AtomicInteger calls = new AtomicInteger();
 		this.fixture.consumer(this.factory, (container) -> container.setMonitor(new MicrometerDelayQueueMonitor(this.registry)))
-			.container()
+			.listeners()
 			.register(ListenerRegistration.of("metered", String.class, (payload, message) -> {
 				if (payload.equals("fail") && calls.incrementAndGet() <= 2) {
 					throw new IllegalStateException("boom");
@@ -134,7 +134,7 @@ class ObservabilityTests {
 		this.queue.setObservationRegistry(observations);
 		Recorder<String> recorder = new Recorder<>();
 		this.fixture.consumer(this.factory, (container) -> container.setObservationRegistry(observations))
-			.container()
+			.listeners()
 			.register(ListenerRegistration.of("traced", String.class, recorder));
 
 		this.queue.schedule("traced", "t-1", "x", Duration.ofMillis(100));

@@ -1,0 +1,143 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.Executor;
+
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.listener.DeliveryErrorHandler;
+import io.github.delayqueue.listener.ListenerOptions;
+import io.github.delayqueue.support.DelayQueueMonitor;
+import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.task.TaskDecorator;
+
+/**
+ * Applies Spring Boot's settings to a {@link DefaultDelayedListenerContainerFactory}: the
+ * {@code delayqueue.listener.*} properties as default options, shutdown timeout and auto-startup, and the
+ * application's {@link DeliveryErrorHandler}, {@link TaskDecorator}, metrics, observation and (with
+ * {@code spring.threads.virtual.enabled}) virtual-thread executor. Use it to build a second factory with Boot's
+ * defaults and change one setting:
+ *
+ * <pre class="code">
+ * &#64;Bean
+ * DefaultDelayedListenerContainerFactory slowListenerFactory(DelayedListenerContainerFactoryConfigurer configurer,
+ *         RedisMessageStore store, PayloadConverter converter, DelayedMessageScheduler scheduler) {
+ *     DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store, converter,
+ *         scheduler);
+ *     configurer.configure(factory);
+ *     factory.setShutdownTimeout(Duration.ofMinutes(1));
+ *     return factory;
+ * }
+ * </pre>
+ */
+public class DelayedListenerContainerFactoryConfigurer {
+
+	private final DelayQueueProperties properties;
+
+	private @Nullable DelayQueueMonitor monitor;
+
+	private @Nullable ObservationRegistry observationRegistry;
+
+	private @Nullable DelayQueueListenerObservationConvention observationConvention;
+
+	private @Nullable DeliveryErrorHandler errorHandler;
+
+	private @Nullable Executor taskExecutor;
+
+	private @Nullable TaskDecorator taskDecorator;
+
+	/**
+	 * Creates a configurer.
+	 * @param properties the {@code delayqueue.*} properties
+	 */
+	public DelayedListenerContainerFactoryConfigurer(DelayQueueProperties properties) {
+		this.properties = properties;
+	}
+
+	void setMonitor(@Nullable DelayQueueMonitor monitor) {
+		this.monitor = monitor;
+	}
+
+	void setObservationRegistry(@Nullable ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
+	}
+
+	void setObservationConvention(@Nullable DelayQueueListenerObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
+	}
+
+	void setErrorHandler(@Nullable DeliveryErrorHandler errorHandler) {
+		this.errorHandler = errorHandler;
+	}
+
+	void setTaskExecutor(@Nullable Executor taskExecutor) {
+		this.taskExecutor = taskExecutor;
+	}
+
+	void setTaskDecorator(@Nullable TaskDecorator taskDecorator) {
+		this.taskDecorator = taskDecorator;
+	}
+
+	/**
+	 * Applies Boot's settings to a factory.
+	 * @param factory the factory
+	 */
+	public void configure(DefaultDelayedListenerContainerFactory factory) {
+		DelayQueueProperties.Listener listener = this.properties.getListener();
+		ListenerOptions defaults = defaultOptions(this.properties);
+		factory.setDefaultOptions(
+				(this.errorHandler != null) ? defaults.toBuilder().errorHandler(this.errorHandler).build() : defaults);
+		factory.setShutdownTimeout(listener.getShutdownTimeout());
+		factory.setAutoStartup(listener.isAutoStartup());
+		factory.setTaskExecutor(this.taskExecutor);
+		factory.setTaskDecorator(this.taskDecorator);
+		if (this.monitor != null) {
+			factory.setMonitor(this.monitor);
+		}
+		if (this.properties.getObservation().isEnabled()) {
+			if (this.observationRegistry != null) {
+				factory.setObservationRegistry(this.observationRegistry);
+			}
+			factory.setObservationConvention(this.observationConvention);
+		}
+	}
+
+	/**
+	 * The default listener options the properties describe.
+	 * @param properties the properties
+	 * @return the options
+	 * @throws IllegalStateException if the backoff's longest delay is below its first
+	 */
+	static ListenerOptions defaultOptions(DelayQueueProperties properties) {
+		DelayQueueProperties.Listener listener = properties.getListener();
+		DelayQueueProperties.Backoff backoff = listener.getBackoff();
+		Duration delay = backoff.effectiveDelay();
+		Duration maxDelay = backoff.effectiveMaxDelay();
+		if (maxDelay.compareTo(delay) < 0) {
+			throw new IllegalStateException("delayqueue.listener.backoff.max-delay (" + maxDelay
+					+ ") must not be less than delayqueue.listener.backoff.delay (" + delay + ")");
+		}
+		Duration jitter = backoff.getJitter();
+		return ListenerOptions.builder()
+			.concurrency(listener.getConcurrency())
+			.visibilityTimeout(listener.getVisibilityTimeout())
+			.maxAttempts(listener.getMaxAttempts())
+			.batchSize(batchSize(properties))
+			.backOff(ListenerOptions.exponentialBackOff(delay, backoff.getMultiplier(), maxDelay,
+					(jitter != null) ? jitter : delay.dividedBy(4)))
+			.build();
+	}
+
+	/** The listener setting; else the one of 0.1's name (deprecated); else the default. */
+	@SuppressWarnings("deprecation")
+	private static int batchSize(DelayQueueProperties properties) {
+		Integer batchSize = properties.getListener().getBatchSize();
+		if (batchSize == null) {
+			batchSize = properties.getScheduler().getBatchSize();
+		}
+		return (batchSize != null) ? batchSize : ListenerOptions.DEFAULT_BATCH_SIZE;
+	}
+
+}

@@ -1,0 +1,195 @@
+package io.github.delayqueue.config;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.delayqueue.Topics;
+import io.github.delayqueue.listener.DelayedMessageHandler;
+import io.github.delayqueue.listener.DeliveryErrorHandler;
+import io.github.delayqueue.listener.ListenerOptions;
+import io.github.delayqueue.listener.ListenerRegistration;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+import org.springframework.util.backoff.BackOff;
+
+/**
+ * What every endpoint has: an id (by default its topic), a topic, an optional auto-startup flag, and settings that
+ * override the container factory's default options. Each setter checks its value as {@link ListenerOptions} does,
+ * so a bad one fails where it is set.
+ */
+public abstract class AbstractDelayedListenerEndpoint implements DelayedListenerEndpoint {
+
+	private final String topic;
+
+	private @Nullable String id;
+
+	private @Nullable Boolean autoStartup;
+
+	private @Nullable Integer concurrency;
+
+	private @Nullable Integer maxAttempts;
+
+	private @Nullable Duration visibilityTimeout;
+
+	private @Nullable Integer batchSize;
+
+	private @Nullable BackOff backOff;
+
+	private final List<Class<? extends Throwable>> notRetryable = new ArrayList<>();
+
+	private @Nullable DeliveryErrorHandler errorHandler;
+
+	/**
+	 * Creates an endpoint.
+	 * @param topic the topic: 1 to 200 characters of {@code A-Z a-z 0-9 . _ : -}
+	 */
+	protected AbstractDelayedListenerEndpoint(String topic) {
+		Topics.validate(topic);
+		this.topic = topic;
+	}
+
+	@Override
+	public String getId() {
+		return (this.id != null) ? this.id : this.topic;
+	}
+
+	/**
+	 * Sets the listener's id.
+	 * @param id the id, or {@code null} for the topic
+	 */
+	public void setId(@Nullable String id) {
+		Assert.isTrue(id == null || !id.isBlank(), "Listener id must not be blank");
+		this.id = id;
+	}
+
+	@Override
+	public String getTopic() {
+		return this.topic;
+	}
+
+	@Override
+	public @Nullable Boolean getAutoStartup() {
+		return this.autoStartup;
+	}
+
+	/**
+	 * Sets whether the listener starts with the application.
+	 * @param autoStartup the setting, or {@code null} for the container factory's
+	 */
+	public void setAutoStartup(@Nullable Boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	/**
+	 * Sets how many handlers run at once.
+	 * @param concurrency 1 to 1000
+	 */
+	public void setConcurrency(int concurrency) {
+		ListenerOptions.builder().concurrency(concurrency);
+		this.concurrency = concurrency;
+	}
+
+	/**
+	 * Sets the attempts before a failing message goes to the dead letters.
+	 * @param maxAttempts at least 1
+	 */
+	public void setMaxAttempts(int maxAttempts) {
+		ListenerOptions.builder().maxAttempts(maxAttempts);
+		this.maxAttempts = maxAttempts;
+	}
+
+	/**
+	 * Sets the lease of a claimed message.
+	 * @param visibilityTimeout at least 100 ms
+	 */
+	public void setVisibilityTimeout(Duration visibilityTimeout) {
+		ListenerOptions.builder().visibilityTimeout(visibilityTimeout);
+		this.visibilityTimeout = visibilityTimeout;
+	}
+
+	/**
+	 * Sets the most messages claimed in one round trip.
+	 * @param batchSize 1 to 1000
+	 */
+	public void setBatchSize(int batchSize) {
+		ListenerOptions.builder().batchSize(batchSize);
+		this.batchSize = batchSize;
+	}
+
+	/**
+	 * Sets the delays between attempts.
+	 * @param backOff the backoff
+	 */
+	public void setBackOff(BackOff backOff) {
+		Assert.notNull(backOff, "BackOff must not be null");
+		this.backOff = backOff;
+	}
+
+	/**
+	 * Sets the exception types that send a message to the dead letters without retrying, besides the factory's.
+	 * @param types the types, matched along the cause chain
+	 */
+	public void setNotRetryable(List<Class<? extends Throwable>> types) {
+		Assert.noNullElements(types, "Exception types must not be null");
+		this.notRetryable.clear();
+		this.notRetryable.addAll(types);
+	}
+
+	/**
+	 * Sets what decides the fate of a message whose handler threw.
+	 * @param errorHandler the error handler, or {@code null} for the factory's
+	 */
+	public void setErrorHandler(@Nullable DeliveryErrorHandler errorHandler) {
+		this.errorHandler = errorHandler;
+	}
+
+	@Override
+	public ListenerRegistration<?> createRegistration(ListenerOptions defaults) {
+		ListenerOptions.Builder options = defaults.toBuilder();
+		if (this.concurrency != null) {
+			options.concurrency(this.concurrency);
+		}
+		if (this.maxAttempts != null) {
+			options.maxAttempts(this.maxAttempts);
+		}
+		if (this.visibilityTimeout != null) {
+			options.visibilityTimeout(this.visibilityTimeout);
+		}
+		if (this.batchSize != null) {
+			options.batchSize(this.batchSize);
+		}
+		if (this.backOff != null) {
+			options.backOff(this.backOff);
+		}
+		this.notRetryable.forEach(options::notRetryable);
+		DeliveryErrorHandler handler = (this.errorHandler != null) ? this.errorHandler : resolveErrorHandler();
+		if (handler != null) {
+			options.errorHandler(handler);
+		}
+		return new ListenerRegistration<>(this.topic, getPayloadType(), createHandler(), options.build());
+	}
+
+	/**
+	 * An error handler found when the registration is made (a bean looked up by name, say), if none was set.
+	 * @return the error handler, or {@code null} for the factory's
+	 */
+	protected @Nullable DeliveryErrorHandler resolveErrorHandler() {
+		return null;
+	}
+
+	/**
+	 * The type payloads are read as.
+	 * @return the payload type
+	 */
+	protected abstract Type getPayloadType();
+
+	/**
+	 * The handler the container runs.
+	 * @return the handler
+	 */
+	protected abstract DelayedMessageHandler<?> createHandler();
+
+}

@@ -1,0 +1,260 @@
+package io.github.delayqueue.config;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.ListenerState;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.util.Assert;
+
+/**
+ * Owns the listener containers of an application: makes one per endpoint with the endpoint's container factory,
+ * starts those that start automatically with the application, stops them all (in parallel) when it stops, and
+ * looks them up by listener id or by topic. An application has one listener per topic and one per id.
+ * <p>
+ * The containers are not beans; reach them here. A container registered while the registry runs is started at
+ * once if asked to ({@code startImmediately}) and if it starts automatically.
+ */
+public class DelayedListenerEndpointRegistry implements SmartLifecycle, DisposableBean {
+
+	private final Map<String, DelayedListenerContainer> containers = new LinkedHashMap<>();
+
+	private final Object lifecycleMonitor = new Object();
+
+	private int phase = DelayedListenerContainer.DEFAULT_PHASE;
+
+	private volatile boolean running;
+
+	/**
+	 * Makes a container for an endpoint and registers it, without starting it.
+	 * @param endpoint the endpoint
+	 * @param factory the factory that makes its container
+	 * @return the container
+	 * @throws IllegalStateException if the endpoint's id or topic has a listener already
+	 */
+	public DelayedListenerContainer registerListenerContainer(DelayedListenerEndpoint endpoint,
+			DelayedListenerContainerFactory factory) {
+		return registerListenerContainer(endpoint, factory, false);
+	}
+
+	/**
+	 * Makes a container for an endpoint and registers it; starts it if the registry is running,
+	 * {@code startImmediately} is set and the container starts automatically. If it cannot start, it is not
+	 * registered.
+	 * @param endpoint the endpoint
+	 * @param factory the factory that makes its container
+	 * @param startImmediately whether to start it now if the registry is running
+	 * @return the container
+	 * @throws IllegalStateException if the endpoint's id or topic has a listener already
+	 */
+	public DelayedListenerContainer registerListenerContainer(DelayedListenerEndpoint endpoint,
+			DelayedListenerContainerFactory factory, boolean startImmediately) {
+		Assert.notNull(endpoint, "Endpoint must not be null");
+		Assert.notNull(factory, "Container factory must not be null");
+		synchronized (this.lifecycleMonitor) {
+			DelayedListenerContainer sameTopic = findByTopic(endpoint.getTopic());
+			Assert.state(sameTopic == null, () -> "Topic '" + endpoint.getTopic() + "' already has the listener "
+					+ sameTopic + "; an application has one listener per topic");
+			String id = endpoint.getId();
+			DelayedListenerContainer sameId = this.containers.get(id);
+			Assert.state(sameId == null, () -> "Listener id '" + id + "' is taken by " + sameId);
+			DelayedListenerContainer container = factory.createListenerContainer(endpoint);
+			if (startImmediately && this.running && container.isAutoStartup()) {
+				container.start();
+			}
+			this.containers.put(id, container);
+			return container;
+		}
+	}
+
+	/**
+	 * Stops a listener (gracefully, as its container's {@code stop()} does) and forgets it.
+	 * @param id the listener's id
+	 * @return its container, or {@code null} if there was none
+	 */
+	public @Nullable DelayedListenerContainer unregisterListenerContainer(String id) {
+		DelayedListenerContainer container;
+		synchronized (this.lifecycleMonitor) {
+			container = this.containers.remove(id);
+		}
+		if (container != null) {
+			container.stop();
+		}
+		return container;
+	}
+
+	/**
+	 * The container of a listener.
+	 * @param id the listener's id
+	 * @return the container, or {@code null}
+	 */
+	public @Nullable DelayedListenerContainer getListenerContainer(String id) {
+		synchronized (this.lifecycleMonitor) {
+			return this.containers.get(id);
+		}
+	}
+
+	/**
+	 * The container that consumes a topic.
+	 * @param topic the topic
+	 * @return the container, or {@code null}
+	 */
+	public @Nullable DelayedListenerContainer getListenerContainerForTopic(String topic) {
+		synchronized (this.lifecycleMonitor) {
+			return findByTopic(topic);
+		}
+	}
+
+	/**
+	 * The ids of the registered listeners.
+	 * @return the ids, in registration order
+	 */
+	public Set<String> getListenerContainerIds() {
+		synchronized (this.lifecycleMonitor) {
+			return Set.copyOf(this.containers.keySet());
+		}
+	}
+
+	/**
+	 * The registered containers.
+	 * @return the containers, in registration order
+	 */
+	public Collection<DelayedListenerContainer> getListenerContainers() {
+		synchronized (this.lifecycleMonitor) {
+			return List.copyOf(this.containers.values());
+		}
+	}
+
+	/**
+	 * The state of every listener, for monitoring.
+	 * @return one state per listener, sorted by topic
+	 */
+	public List<ListenerState> getListenerStates() {
+		return getListenerContainers().stream()
+			.map(DelayedListenerContainer::getListenerState)
+			.sorted(Comparator.comparing(ListenerState::topic))
+			.toList();
+	}
+
+	private @Nullable DelayedListenerContainer findByTopic(String topic) {
+		for (DelayedListenerContainer container : this.containers.values()) {
+			if (container.getTopic().equals(topic)) {
+				return container;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Starts every container that starts automatically. If one cannot start, those started are stopped again and
+	 * the exception is thrown.
+	 */
+	@Override
+	public void start() {
+		synchronized (this.lifecycleMonitor) {
+			if (this.running) {
+				return;
+			}
+			List<DelayedListenerContainer> started = new ArrayList<>();
+			try {
+				for (DelayedListenerContainer container : this.containers.values()) {
+					if (container.isAutoStartup()) {
+						container.start();
+						started.add(container);
+					}
+				}
+			}
+			catch (RuntimeException ex) {
+				stopAll(started);
+				throw ex;
+			}
+			this.running = true;
+		}
+	}
+
+	/**
+	 * Stops every running container, all at once, and returns when all have stopped.
+	 */
+	@Override
+	public void stop() {
+		List<DelayedListenerContainer> stopping;
+		synchronized (this.lifecycleMonitor) {
+			this.running = false;
+			stopping = List.copyOf(this.containers.values());
+		}
+		stopAll(stopping);
+	}
+
+	/**
+	 * Stops every running container, all at once, and runs the callback when the last has stopped.
+	 * @param callback run once all have stopped
+	 */
+	@Override
+	public void stop(Runnable callback) {
+		List<DelayedListenerContainer> stopping;
+		synchronized (this.lifecycleMonitor) {
+			this.running = false;
+			stopping = this.containers.values().stream().filter(DelayedListenerContainer::isRunning).toList();
+		}
+		if (stopping.isEmpty()) {
+			callback.run();
+			return;
+		}
+		AtomicInteger remaining = new AtomicInteger(stopping.size());
+		for (DelayedListenerContainer container : stopping) {
+			container.stop(() -> {
+				if (remaining.decrementAndGet() == 0) {
+					callback.run();
+				}
+			});
+		}
+	}
+
+	private static void stopAll(List<DelayedListenerContainer> containers) {
+		List<DelayedListenerContainer> running = containers.stream().filter(DelayedListenerContainer::isRunning).toList();
+		CountDownLatch stopped = new CountDownLatch(running.size());
+		running.forEach((container) -> container.stop(stopped::countDown));
+		try {
+			stopped.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return this.phase;
+	}
+
+	/**
+	 * Sets the lifecycle phase.
+	 * @param phase the phase; must be higher than the scheduler's
+	 */
+	public void setPhase(int phase) {
+		this.phase = phase;
+	}
+
+	/** Stops every container. */
+	@Override
+	public void destroy() {
+		stop();
+	}
+
+}

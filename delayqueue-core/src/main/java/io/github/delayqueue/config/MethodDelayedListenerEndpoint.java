@@ -1,0 +1,117 @@
+package io.github.delayqueue.config;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+
+import io.github.delayqueue.listener.DeliveryErrorHandler;
+import io.github.delayqueue.listener.adapter.MethodDelayedMessageHandler;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.util.Assert;
+
+/**
+ * The endpoint of a {@code @DelayedListener} bean method: its handler invokes the method through a
+ * {@link MessageHandlerMethodFactory} (argument resolution, conversion, validation), set by the registrar before
+ * the container is made.
+ */
+public class MethodDelayedListenerEndpoint extends AbstractDelayedListenerEndpoint {
+
+	private final Object bean;
+
+	private final Method method;
+
+	private final Type payloadType;
+
+	private final String description;
+
+	private @Nullable MessageHandlerMethodFactory messageHandlerMethodFactory;
+
+	private @Nullable String errorHandlerBeanName;
+
+	private @Nullable BeanFactory beanFactory;
+
+	/**
+	 * Creates an endpoint.
+	 * @param topic the topic
+	 * @param bean the bean
+	 * @param method the method to invoke (on the bean, or on its proxy's interface)
+	 * @param payloadType the type payloads are read as, from the method's payload parameter
+	 * @param description the bean and method, for error messages
+	 */
+	public MethodDelayedListenerEndpoint(String topic, Object bean, Method method, Type payloadType,
+			String description) {
+		super(topic);
+		Assert.notNull(bean, "Bean must not be null");
+		Assert.notNull(method, "Method must not be null");
+		Assert.notNull(payloadType, "Payload type must not be null");
+		this.bean = bean;
+		this.method = method;
+		this.payloadType = payloadType;
+		this.description = description;
+	}
+
+	/**
+	 * The bean whose method is invoked.
+	 * @return the bean
+	 */
+	public Object getBean() {
+		return this.bean;
+	}
+
+	/**
+	 * The method invoked.
+	 * @return the method
+	 */
+	public Method getMethod() {
+		return this.method;
+	}
+
+	/**
+	 * Sets the factory that prepares the method for invocation.
+	 * @param messageHandlerMethodFactory the factory
+	 */
+	public void setMessageHandlerMethodFactory(MessageHandlerMethodFactory messageHandlerMethodFactory) {
+		this.messageHandlerMethodFactory = messageHandlerMethodFactory;
+	}
+
+	/**
+	 * Names the {@link DeliveryErrorHandler} bean to use, looked up when the registration is made.
+	 * @param beanName the bean name
+	 * @param beanFactory where to look it up
+	 */
+	public void setErrorHandlerBeanName(String beanName, BeanFactory beanFactory) {
+		Assert.hasText(beanName, "Bean name must not be empty");
+		this.errorHandlerBeanName = beanName;
+		this.beanFactory = beanFactory;
+	}
+
+	@Override
+	protected @Nullable DeliveryErrorHandler resolveErrorHandler() {
+		if (this.errorHandlerBeanName == null || this.beanFactory == null) {
+			return null;
+		}
+		return this.beanFactory.getBean(this.errorHandlerBeanName, DeliveryErrorHandler.class);
+	}
+
+	@Override
+	protected Type getPayloadType() {
+		return this.payloadType;
+	}
+
+	@Override
+	protected MethodDelayedMessageHandler createHandler() {
+		Assert.state(this.messageHandlerMethodFactory != null,
+				() -> "No MessageHandlerMethodFactory set for " + this.description);
+		return new MethodDelayedMessageHandler(
+				this.messageHandlerMethodFactory.createInvocableHandlerMethod(this.bean, this.method),
+				this.description);
+	}
+
+	@Override
+	public String toString() {
+		return this.description;
+	}
+
+}
