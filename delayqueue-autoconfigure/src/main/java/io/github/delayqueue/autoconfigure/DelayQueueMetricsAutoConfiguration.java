@@ -6,7 +6,10 @@ import io.github.delayqueue.support.DelayQueueMonitor;
 import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
 import io.github.delayqueue.support.micrometer.MicrometerDelayQueueMonitor;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.observation.MeterObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -27,10 +30,20 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBooleanProperty(name = "delayqueue.metrics.enabled", matchIfMissing = true)
 public final class DelayQueueMetricsAutoConfiguration {
 
+	/**
+	 * The monitor; it leaves handler time to the {@code delayqueue.listener} observation where that is timed (an
+	 * observation registry and a meter observation handler exist, and {@code delayqueue.observation.enabled}), so
+	 * that handler time is recorded once.
+	 */
 	@Bean
 	@ConditionalOnMissingBean(DelayQueueMonitor.class)
-	MicrometerDelayQueueMonitor delayQueueMonitor(MeterRegistry registry) {
-		return new MicrometerDelayQueueMonitor(registry);
+	MicrometerDelayQueueMonitor delayQueueMonitor(MeterRegistry registry, DelayQueueProperties properties,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<MeterObservationHandler<?>> meterObservationHandlers) {
+		ObservationRegistry observations = observationRegistry.getIfUnique();
+		boolean timedByObservation = properties.getObservation().isEnabled() && observations != null
+				&& !observations.isNoop() && meterObservationHandlers.stream().findAny().isPresent();
+		return new MicrometerDelayQueueMonitor(registry, !timedByObservation);
 	}
 
 	@Bean

@@ -27,7 +27,9 @@ import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
 import io.github.delayqueue.support.micrometer.MicrometerDelayQueueMonitor;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
@@ -121,6 +123,40 @@ class DelayQueueAutoConfigurationTests {
 			.withPropertyValues("delayqueue.metrics.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(MicrometerDelayQueueMonitor.class));
 		this.runner.run((context) -> assertThat(context).doesNotHaveBean(MicrometerDelayQueueMonitor.class));
+	}
+
+	@Test
+	void handlerTimeIsRecordedOnceByTheObservationWhereItIsTimedElseByTheMonitor() {
+		SimpleMeterRegistry meters = new SimpleMeterRegistry();
+		DefaultMeterObservationHandler meterHandler = new DefaultMeterObservationHandler(meters);
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(meterHandler);
+		this.runner.withBean(SimpleMeterRegistry.class, () -> meters)
+			.withBean(ObservationRegistry.class, () -> observations)
+			.withBean(DefaultMeterObservationHandler.class, () -> meterHandler)
+			.run((context) -> {
+				handleOne(context, "observed");
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> meters.find("delayqueue.listener").tag("messaging.destination.name", "observed").timer() != null
+							&& meters.find("delayqueue.listener").tag("messaging.destination.name", "observed").timer().count() == 1);
+				assertThat(meters.find("delayqueue.handle").timers()).isEmpty();
+				assertThat(meters.get("delayqueue.messages.delivered").tag("topic", "observed").counter().count())
+					.isEqualTo(1);
+			});
+		SimpleMeterRegistry plain = new SimpleMeterRegistry();
+		this.runner.withBean(SimpleMeterRegistry.class, () -> plain).run((context) -> {
+			handleOne(context, "timed");
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> plain.get("delayqueue.handle").tag("outcome", "success").timer().count() == 1);
+			assertThat(plain.find("delayqueue.listener").timers()).isEmpty();
+		});
+	}
+
+	private static void handleOne(org.springframework.context.ApplicationContext context, String topic) {
+		context.getBean(DelayedListenerEndpointRegistry.class)
+			.registerListenerContainer(SimpleDelayedListenerEndpoint.of(topic, String.class, (payload, message) -> {
+			}), factory(context), true);
+		context.getBean(DelayedQueue.class).schedule(topic, "x", Duration.ZERO);
 	}
 
 	@Test

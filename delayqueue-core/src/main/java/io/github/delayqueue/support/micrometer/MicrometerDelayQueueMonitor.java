@@ -9,6 +9,7 @@ import io.github.delayqueue.support.DelayQueueMonitor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import org.jspecify.annotations.Nullable;
 
@@ -19,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * successfully), {@code .retried}, {@code .recovered} (failed, dealt with by the listener's error handler) and
  * {@code .dead} (the last three with an {@code exception} tag);</li>
  * <li>timer {@code delayqueue.handle}: handler duration, with an {@code outcome} tag ({@code success},
- * {@code retry}, {@code recovered}, {@code dead});</li>
+ * {@code retry}, {@code recovered}, {@code dead}), unless handler time is recorded elsewhere (a
+ * {@code delayqueue.listener} observation timed by a meter observation handler): it is recorded once;</li>
  * <li>timer {@code delayqueue.lateness}: handler start minus due time on the Redis clock, with a percentile
  * histogram.</li>
  * </ul>
@@ -28,14 +30,27 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 
 	private final MeterRegistry registry;
 
+	private final boolean handlerTime;
+
 	private final Map<String, TopicMeters> meters = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates a monitor that records handler time.
+	 * @param registry where meters are registered
+	 */
+	public MicrometerDelayQueueMonitor(MeterRegistry registry) {
+		this(registry, true);
+	}
 
 	/**
 	 * Creates a monitor.
 	 * @param registry where meters are registered
+	 * @param handlerTime whether to record the {@code delayqueue.handle} timer; {@code false} where the handler
+	 * observation is timed already, so that handler time is recorded once
 	 */
-	public MicrometerDelayQueueMonitor(MeterRegistry registry) {
+	public MicrometerDelayQueueMonitor(MeterRegistry registry, boolean handlerTime) {
 		this.registry = registry;
+		this.handlerTime = handlerTime;
 	}
 
 	@Override
@@ -101,10 +116,13 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 	}
 
 	private TopicMeters meters(String topic) {
-		return this.meters.computeIfAbsent(topic, (name) -> new TopicMeters(this.registry, name));
+		return this.meters.computeIfAbsent(topic, (name) -> new TopicMeters(this.registry, name, this.handlerTime));
 	}
 
 	private static final class TopicMeters {
+
+		/** Where meters that are not to be recorded go: nowhere (no meter is kept or published). */
+		private static final MeterRegistry NOT_RECORDED = new CompositeMeterRegistry();
 
 		final Counter scheduled;
 
@@ -122,7 +140,7 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 
 		final Timer handledDead;
 
-		TopicMeters(MeterRegistry registry, String topic) {
+		TopicMeters(MeterRegistry registry, String topic, boolean handlerTime) {
 			this.scheduled = counter(registry, "delayqueue.messages.scheduled", "Messages stored by schedule calls",
 					topic);
 			this.cancelled = counter(registry, "delayqueue.messages.cancelled", "Waiting messages cancelled", topic);
@@ -135,10 +153,10 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 				.minimumExpectedValue(Duration.ofMillis(1))
 				.maximumExpectedValue(Duration.ofMinutes(10))
 				.register(registry);
-			this.handledSuccess = handleTimer(registry, topic, "success");
-			this.handledRetry = handleTimer(registry, topic, "retry");
-			this.handledRecovered = handleTimer(registry, topic, "recovered");
-			this.handledDead = handleTimer(registry, topic, "dead");
+			this.handledSuccess = handleTimer(registry, topic, "success", handlerTime);
+			this.handledRetry = handleTimer(registry, topic, "retry", handlerTime);
+			this.handledRecovered = handleTimer(registry, topic, "recovered", handlerTime);
+			this.handledDead = handleTimer(registry, topic, "dead", handlerTime);
 		}
 
 		private static Counter counter(MeterRegistry registry, String name, String description, String topic) {
@@ -149,12 +167,13 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 				.register(registry);
 		}
 
-		private static Timer handleTimer(MeterRegistry registry, String topic, String outcome) {
-			return Timer.builder("delayqueue.handle")
+		/** The handler timer of an outcome; a timer that records nothing if handler time is recorded elsewhere. */
+		private static Timer handleTimer(MeterRegistry registry, String topic, String outcome, boolean handlerTime) {
+			Timer.Builder builder = Timer.builder("delayqueue.handle")
 				.description("Time handlers take")
 				.tag("topic", topic)
-				.tag("outcome", outcome)
-				.register(registry);
+				.tag("outcome", outcome);
+			return handlerTime ? builder.register(registry) : builder.register(NOT_RECORDED);
 		}
 
 	}
