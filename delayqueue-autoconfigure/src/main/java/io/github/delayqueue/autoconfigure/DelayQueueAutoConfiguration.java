@@ -10,7 +10,6 @@ import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
-import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.support.DelayQueueMonitor;
@@ -62,9 +61,7 @@ public final class DelayQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RedisMessageStore delayQueueMessageStore(RedisConnectionFactory connectionFactory, DelayQueueProperties properties) {
-		DelayQueueProperties.DeadLetter deadLetter = properties.getDeadLetter();
-		return new RedisMessageStore(connectionFactory, properties.getKeyPrefix(),
-				new DeadLetterPolicy(deadLetter.getMaxCount(), deadLetter.getMaxAge()));
+		return new DelayQueuePropertiesMapper(properties).messageStore(connectionFactory);
 	}
 
 	@Bean
@@ -73,7 +70,7 @@ public final class DelayQueueAutoConfiguration {
 			DelayQueueProperties properties, ObjectProvider<DelayQueueMonitor> monitor,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayQueueScheduleObservationConvention> observationConvention) {
-		RedisDelayedQueue queue = new RedisDelayedQueue(store, converter, properties.getMaxPayloadSize());
+		RedisDelayedQueue queue = new DelayQueuePropertiesMapper(properties).delayedQueue(store, converter);
 		monitor.ifUnique(queue::setMonitor);
 		if (properties.getObservation().isEnabled()) {
 			observationRegistry.ifUnique(queue::setObservationRegistry);
@@ -86,11 +83,7 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	DelayedMessageScheduler delayQueueScheduler(RedisConnectionFactory connectionFactory,
 			DelayQueueProperties properties) {
-		DelayQueueProperties.Scheduler scheduler = properties.getScheduler();
-		DelayedMessageScheduler bean = new DelayedMessageScheduler(connectionFactory, scheduler.getTick(),
-				scheduler.getPollInterval());
-		bean.setAutoStartup(scheduler.isAutoStartup());
-		return bean;
+		return new DelayQueuePropertiesMapper(properties).scheduler(connectionFactory);
 	}
 
 	@Bean

@@ -51,7 +51,8 @@ public final class DelayQueueMetricsAutoConfiguration {
 	@ConditionalOnBean(DelayedQueueAdmin.class)
 	DelayQueueTopicMetrics delayQueueTopicMetrics(DelayedQueue queue, DelayedQueueAdmin admin,
 			MeterRegistry registry, DelayQueueProperties properties) {
-		return new DelayQueueTopicMetrics(queue, admin, registry, properties.getMetrics().getRefreshInterval());
+		return new DelayQueueTopicMetrics(queue, admin, registry,
+				new DelayQueuePropertiesMapper(properties).metricsRefreshInterval());
 	}
 
 }

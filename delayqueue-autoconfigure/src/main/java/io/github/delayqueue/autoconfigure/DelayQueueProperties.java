@@ -2,17 +2,16 @@ package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
 
-import io.github.delayqueue.redis.RedisMessageStore;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
-import org.springframework.util.Assert;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Configuration properties for delayqueue ({@code delayqueue.*}). Each setter rejects a value that cannot
- * work, so a bad value fails start-up with a message that names the property.
+ * Configuration properties for delayqueue ({@code delayqueue.*}). They hold values only: each is checked by the
+ * part it configures when the auto-configuration maps it ({@code DelayQueuePropertiesMapper}), so a bad value fails
+ * start-up with a message that names the property, and the rules live in one place.
  */
 @ConfigurationProperties("delayqueue")
 public class DelayQueueProperties {
@@ -55,12 +54,6 @@ public class DelayQueueProperties {
 	}
 
 	public void setKeyPrefix(String keyPrefix) {
-		try {
-			RedisMessageStore.validateKeyPrefix(keyPrefix);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("delayqueue.key-prefix: " + ex.getMessage(), ex);
-		}
 		this.keyPrefix = keyPrefix;
 	}
 
@@ -69,7 +62,6 @@ public class DelayQueueProperties {
 	}
 
 	public void setMaxPayloadSize(DataSize maxPayloadSize) {
-		Assert.isTrue(maxPayloadSize != null && maxPayloadSize.toBytes() > 0, "delayqueue.max-payload-size must be positive");
 		this.maxPayloadSize = maxPayloadSize;
 	}
 
@@ -121,8 +113,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setRefreshInterval(Duration refreshInterval) {
-			Assert.isTrue(refreshInterval != null && refreshInterval.toMillis() >= 100,
-					"delayqueue.metrics.refresh-interval must be at least 100ms");
 			this.refreshInterval = refreshInterval;
 		}
 
@@ -205,13 +195,10 @@ public class DelayQueueProperties {
 		}
 
 		public void setBatchSize(@Nullable Integer batchSize) {
-			Assert.isTrue(batchSize == null || (batchSize >= 1 && batchSize <= 1000),
-					"delayqueue.listener.batch-size must be between 1 and 1000");
 			this.batchSize = batchSize;
 		}
 
 		public void setConcurrency(int concurrency) {
-			Assert.isTrue(concurrency >= 1 && concurrency <= 1000, "delayqueue.listener.concurrency must be between 1 and 1000");
 			this.concurrency = concurrency;
 		}
 
@@ -220,7 +207,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setVisibilityTimeout(Duration visibilityTimeout) {
-			Assert.isTrue(visibilityTimeout != null && visibilityTimeout.toMillis() >= 100, "delayqueue.listener.visibility-timeout must be at least 100ms");
 			this.visibilityTimeout = visibilityTimeout;
 		}
 
@@ -229,7 +215,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setMaxAttempts(int maxAttempts) {
-			Assert.isTrue(maxAttempts >= 1, "delayqueue.listener.max-attempts must be at least 1");
 			this.maxAttempts = maxAttempts;
 		}
 
@@ -238,7 +223,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setShutdownTimeout(Duration shutdownTimeout) {
-			Assert.isTrue(shutdownTimeout != null && !shutdownTimeout.isNegative(), "delayqueue.listener.shutdown-timeout must not be negative");
 			this.shutdownTimeout = shutdownTimeout;
 		}
 
@@ -284,7 +268,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setDelay(Duration delay) {
-			Assert.isTrue(delay != null && delay.toMillis() >= 1, "delayqueue.listener.backoff.delay must be at least 1ms");
 			this.delay = delay;
 			this.delaySet = true;
 		}
@@ -294,7 +277,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setMultiplier(double multiplier) {
-			Assert.isTrue(multiplier >= 1, "delayqueue.listener.backoff.multiplier must be at least 1");
 			this.multiplier = multiplier;
 		}
 
@@ -303,8 +285,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setMaxDelay(Duration maxDelay) {
-			Assert.isTrue(maxDelay != null && maxDelay.toMillis() >= 1,
-					"delayqueue.listener.backoff.max-delay must be at least 1ms");
 			this.maxDelay = maxDelay;
 			this.maxDelaySet = true;
 		}
@@ -334,7 +314,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setJitter(@Nullable Duration jitter) {
-			Assert.isTrue(jitter == null || !jitter.isNegative(), "delayqueue.listener.backoff.jitter must not be negative");
 			this.jitter = jitter;
 		}
 
@@ -366,8 +345,6 @@ public class DelayQueueProperties {
 		 */
 		@Deprecated(since = "0.2")
 		public void setInitial(@Nullable Duration initial) {
-			Assert.isTrue(initial == null || initial.toMillis() >= 1,
-					"delayqueue.listener.backoff.initial must be at least 1ms");
 			this.initial = initial;
 		}
 
@@ -389,7 +366,6 @@ public class DelayQueueProperties {
 		 */
 		@Deprecated(since = "0.2")
 		public void setMax(@Nullable Duration max) {
-			Assert.isTrue(max == null || max.toMillis() >= 1, "delayqueue.listener.backoff.max must be at least 1ms");
 			this.max = max;
 		}
 
@@ -433,7 +409,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setTick(Duration tick) {
-			Assert.isTrue(tick != null && tick.toMillis() >= 1, "delayqueue.scheduler.tick must be at least 1ms");
 			this.tick = tick;
 		}
 
@@ -442,7 +417,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setPollInterval(Duration pollInterval) {
-			Assert.isTrue(pollInterval != null && pollInterval.toMillis() >= 1, "delayqueue.scheduler.poll-interval must be at least 1ms");
 			this.pollInterval = pollInterval;
 		}
 
@@ -464,8 +438,6 @@ public class DelayQueueProperties {
 		 */
 		@Deprecated(since = "0.2")
 		public void setBatchSize(@Nullable Integer batchSize) {
-			Assert.isTrue(batchSize == null || (batchSize >= 1 && batchSize <= 1000),
-					"delayqueue.scheduler.batch-size must be between 1 and 1000");
 			this.batchSize = batchSize;
 		}
 
@@ -491,7 +463,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setMaxCount(long maxCount) {
-			Assert.isTrue(maxCount >= 1, "delayqueue.dead-letter.max-count must be at least 1");
 			this.maxCount = maxCount;
 		}
 
@@ -500,7 +471,6 @@ public class DelayQueueProperties {
 		}
 
 		public void setMaxAge(Duration maxAge) {
-			Assert.isTrue(maxAge != null && maxAge.toMillis() >= 1, "delayqueue.dead-letter.max-age must be positive");
 			this.maxAge = maxAge;
 		}
 

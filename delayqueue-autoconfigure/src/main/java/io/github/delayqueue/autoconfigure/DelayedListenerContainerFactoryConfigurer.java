@@ -1,6 +1,5 @@
 package io.github.delayqueue.autoconfigure;
 
-import java.time.Duration;
 import java.util.concurrent.Executor;
 
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
@@ -85,12 +84,12 @@ public class DelayedListenerContainerFactoryConfigurer {
 	 * @param factory the factory
 	 */
 	public void configure(DefaultDelayedListenerContainerFactory factory) {
-		DelayQueueProperties.Listener listener = this.properties.getListener();
-		ListenerOptions defaults = defaultOptions(this.properties);
+		DelayQueuePropertiesMapper mapper = new DelayQueuePropertiesMapper(this.properties);
+		ListenerOptions defaults = mapper.listenerOptions();
 		factory.setDefaultOptions(
 				(this.errorHandler != null) ? defaults.toBuilder().errorHandler(this.errorHandler).build() : defaults);
-		factory.setShutdownTimeout(listener.getShutdownTimeout());
-		factory.setAutoStartup(listener.isAutoStartup());
+		factory.setShutdownTimeout(mapper.shutdownTimeout());
+		factory.setAutoStartup(this.properties.getListener().isAutoStartup());
 		factory.setTaskExecutor(this.taskExecutor);
 		factory.setTaskDecorator(this.taskDecorator);
 		if (this.monitor != null) {
@@ -102,42 +101,6 @@ public class DelayedListenerContainerFactoryConfigurer {
 			}
 			factory.setObservationConvention(this.observationConvention);
 		}
-	}
-
-	/**
-	 * The default listener options the properties describe.
-	 * @param properties the properties
-	 * @return the options
-	 * @throws IllegalStateException if the backoff's longest delay is below its first
-	 */
-	static ListenerOptions defaultOptions(DelayQueueProperties properties) {
-		DelayQueueProperties.Listener listener = properties.getListener();
-		DelayQueueProperties.Backoff backoff = listener.getBackoff();
-		Duration delay = backoff.effectiveDelay();
-		Duration maxDelay = backoff.effectiveMaxDelay();
-		if (maxDelay.compareTo(delay) < 0) {
-			throw new IllegalStateException("delayqueue.listener.backoff.max-delay (" + maxDelay
-					+ ") must not be less than delayqueue.listener.backoff.delay (" + delay + ")");
-		}
-		Duration jitter = backoff.getJitter();
-		return ListenerOptions.builder()
-			.concurrency(listener.getConcurrency())
-			.visibilityTimeout(listener.getVisibilityTimeout())
-			.maxAttempts(listener.getMaxAttempts())
-			.batchSize(batchSize(properties))
-			.backOff(ListenerOptions.exponentialBackOff(delay, backoff.getMultiplier(), maxDelay,
-					(jitter != null) ? jitter : delay.dividedBy(4)))
-			.build();
-	}
-
-	/** The listener setting; else the one of 0.1's name (deprecated); else the default. */
-	@SuppressWarnings("deprecation")
-	private static int batchSize(DelayQueueProperties properties) {
-		Integer batchSize = properties.getListener().getBatchSize();
-		if (batchSize == null) {
-			batchSize = properties.getScheduler().getBatchSize();
-		}
-		return (batchSize != null) ? batchSize : ListenerOptions.DEFAULT_BATCH_SIZE;
 	}
 
 }

@@ -340,6 +340,40 @@ class DelayQueueAutoConfigurationTests {
 		assertStartupFailsNaming("delayqueue.max-payload-size=0B", "delayqueue.max-payload-size");
 		assertStartupFailsNaming("delayqueue.listener.backoff.max-delay=10ms", "delayqueue.listener.backoff.max-delay");
 		assertStartupFailsNaming("delayqueue.listener.backoff.jitter=-1s", "delayqueue.listener.backoff.jitter");
+		assertStartupFailsNaming("delayqueue.listener.batch-size=1001", "delayqueue.listener.batch-size");
+		assertStartupFailsNaming("delayqueue.listener.shutdown-timeout=-1s", "delayqueue.listener.shutdown-timeout");
+		assertStartupFailsNaming("delayqueue.dead-letter.max-count=0", "delayqueue.dead-letter.max-count");
+		assertStartupFailsNaming("delayqueue.dead-letter.max-age=0s", "delayqueue.dead-letter.max-age");
+	}
+
+	@Test
+	void thePropertiesDefaultsAreThoseOfThePartsTheyConfigure() {
+		this.runner.run((context) -> {
+			ListenerOptions options = factory(context).getDefaultOptions();
+			ListenerOptions defaults = ListenerOptions.defaults();
+			assertThat(options.concurrency()).isEqualTo(defaults.concurrency());
+			assertThat(options.visibilityTimeout()).isEqualTo(defaults.visibilityTimeout());
+			assertThat(options.maxAttempts()).isEqualTo(defaults.maxAttempts());
+			assertThat(options.batchSize()).isEqualTo(defaults.batchSize());
+			BackOffExecution mapped = options.backOff().start();
+			BackOffExecution plain = defaults.backOff().start();
+			for (int i = 0; i < 12; i++) {
+				long expected = plain.nextBackOff();
+				// both are jittered by a quarter of the first delay (250 ms), growing with the delay
+				assertThat(mapped.nextBackOff()).isCloseTo(expected, org.assertj.core.data.Offset.offset(expected / 2));
+			}
+			DelayQueueProperties properties = new DelayQueueProperties();
+			assertThat(properties.getDeadLetter().getMaxCount())
+				.isEqualTo(io.github.delayqueue.redis.DeadLetterPolicy.DEFAULT.maxCount());
+			assertThat(properties.getDeadLetter().getMaxAge())
+				.isEqualTo(io.github.delayqueue.redis.DeadLetterPolicy.DEFAULT.maxAge());
+			assertThat(properties.getMaxPayloadSize()).isEqualTo(RedisDelayedQueue.DEFAULT_MAX_PAYLOAD_SIZE);
+			assertThat(properties.getScheduler().getTick()).isEqualTo(DelayedMessageScheduler.DEFAULT_TICK);
+			assertThat(properties.getScheduler().getPollInterval())
+				.isEqualTo(DelayedMessageScheduler.DEFAULT_POLL_INTERVAL);
+			assertThat(properties.getListener().getShutdownTimeout())
+				.isEqualTo(io.github.delayqueue.listener.DelayedListenerContainer.DEFAULT_SHUTDOWN_TIMEOUT);
+		});
 	}
 
 	private void assertStartupFailsNaming(String property, String name) {

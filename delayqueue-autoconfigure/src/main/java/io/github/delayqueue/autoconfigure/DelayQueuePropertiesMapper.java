@@ -1,0 +1,143 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.time.Duration;
+import java.util.function.Function;
+
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.listener.ListenerOptions;
+import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.backoff.BackOff;
+
+/**
+ * Maps the {@code delayqueue.*} properties onto the parts they configure: the one place where a property becomes a
+ * setting. The parts check their own values; a value they reject fails start-up with Spring Boot's
+ * {@link InvalidConfigurationPropertyValueException}, which names the property, the value and the reason.
+ */
+final class DelayQueuePropertiesMapper {
+
+	private static final String LISTENER = "delayqueue.listener.";
+
+	private static final String BACKOFF = LISTENER + "backoff.";
+
+	private static final Duration ONE_MILLI = Duration.ofMillis(1);
+
+	private final DelayQueueProperties properties;
+
+	DelayQueuePropertiesMapper(DelayQueueProperties properties) {
+		this.properties = properties;
+	}
+
+	RedisMessageStore messageStore(RedisConnectionFactory connectionFactory) {
+		String keyPrefix = this.properties.getKeyPrefix();
+		check("delayqueue.key-prefix", keyPrefix, (prefix) -> {
+			RedisMessageStore.validateKeyPrefix(prefix);
+			return prefix;
+		});
+		return new RedisMessageStore(connectionFactory, keyPrefix, deadLetterPolicy());
+	}
+
+	private DeadLetterPolicy deadLetterPolicy() {
+		DelayQueueProperties.DeadLetter deadLetter = this.properties.getDeadLetter();
+		check("delayqueue.dead-letter.max-count", deadLetter.getMaxCount(),
+				(maxCount) -> new DeadLetterPolicy(maxCount, DeadLetterPolicy.DEFAULT.maxAge()));
+		return check("delayqueue.dead-letter.max-age", deadLetter.getMaxAge(),
+				(maxAge) -> new DeadLetterPolicy(deadLetter.getMaxCount(), maxAge));
+	}
+
+	RedisDelayedQueue delayedQueue(RedisMessageStore store, PayloadConverter converter) {
+		return check("delayqueue.max-payload-size", this.properties.getMaxPayloadSize(),
+				(maxPayloadSize) -> new RedisDelayedQueue(store, converter, maxPayloadSize));
+	}
+
+	DelayedMessageScheduler scheduler(RedisConnectionFactory connectionFactory) {
+		DelayQueueProperties.Scheduler scheduler = this.properties.getScheduler();
+		check("delayqueue.scheduler.tick", scheduler.getTick(), (tick) -> new DelayedMessageScheduler(connectionFactory,
+				tick, DelayedMessageScheduler.DEFAULT_POLL_INTERVAL));
+		DelayedMessageScheduler bean = check("delayqueue.scheduler.poll-interval", scheduler.getPollInterval(),
+				(poll) -> new DelayedMessageScheduler(connectionFactory, scheduler.getTick(), poll));
+		bean.setAutoStartup(scheduler.isAutoStartup());
+		return bean;
+	}
+
+	Duration metricsRefreshInterval() {
+		Duration interval = this.properties.getMetrics().getRefreshInterval();
+		return check("delayqueue.metrics.refresh-interval", interval, (value) -> {
+			if (value == null || value.toMillis() < 100) {
+				throw new IllegalArgumentException("must be at least 100ms");
+			}
+			return value;
+		});
+	}
+
+	Duration shutdownTimeout() {
+		return check(LISTENER + "shutdown-timeout", this.properties.getListener().getShutdownTimeout(), (timeout) -> {
+			if (timeout == null || timeout.isNegative()) {
+				throw new IllegalArgumentException("must not be negative");
+			}
+			return timeout;
+		});
+	}
+
+	/**
+	 * The default listener options the properties describe.
+	 * @return the options
+	 */
+	ListenerOptions listenerOptions() {
+		DelayQueueProperties.Listener listener = this.properties.getListener();
+		ListenerOptions.Builder options = ListenerOptions.builder();
+		check(LISTENER + "concurrency", listener.getConcurrency(), options::concurrency);
+		check(LISTENER + "visibility-timeout", listener.getVisibilityTimeout(), options::visibilityTimeout);
+		check(LISTENER + "max-attempts", listener.getMaxAttempts(), options::maxAttempts);
+		check(LISTENER + "batch-size", batchSize(), options::batchSize);
+		options.backOff(backOff(listener.getBackoff()));
+		return options.build();
+	}
+
+	/** The listener setting; else the one of 0.1's name (deprecated); else the default. */
+	@SuppressWarnings("deprecation")
+	private int batchSize() {
+		Integer batchSize = this.properties.getListener().getBatchSize();
+		if (batchSize == null) {
+			batchSize = this.properties.getScheduler().getBatchSize();
+		}
+		return (batchSize != null) ? batchSize : ListenerOptions.DEFAULT_BATCH_SIZE;
+	}
+
+	/** Each value is checked on its own first, so that the failure names the property at fault. */
+	private static BackOff backOff(DelayQueueProperties.Backoff backoff) {
+		Duration delay = backoff.effectiveDelay();
+		Duration maxDelay = backoff.effectiveMaxDelay();
+		Duration jitter = (backoff.getJitter() != null) ? backoff.getJitter() : delay.dividedBy(4);
+		check(BACKOFF + "delay", delay, (value) -> ListenerOptions.exponentialBackOff(value, 1, value, Duration.ZERO));
+		check(BACKOFF + "multiplier", backoff.getMultiplier(),
+				(value) -> ListenerOptions.exponentialBackOff(ONE_MILLI, value, ONE_MILLI, Duration.ZERO));
+		check(BACKOFF + "jitter", jitter,
+				(value) -> ListenerOptions.exponentialBackOff(ONE_MILLI, 1, ONE_MILLI, value));
+		return check(BACKOFF + "max-delay", maxDelay, (value) -> {
+			if (value != null && value.compareTo(delay) < 0) {
+				throw new IllegalArgumentException(
+						"must not be less than " + BACKOFF + "delay (" + delay + ")");
+			}
+			return ListenerOptions.exponentialBackOff(delay, backoff.getMultiplier(), value, jitter);
+		});
+	}
+
+	/**
+	 * Applies a property's value; a value the part rejects fails naming the property.
+	 */
+	private static <T, R> R check(String name, T value, Function<T, R> use) {
+		try {
+			return use.apply(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(name, value, ex.getMessage());
+		}
+	}
+
+}
