@@ -7,7 +7,6 @@ import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
 import io.github.delayqueue.support.micrometer.MicrometerDelayQueueMonitor;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.observation.MeterObservationHandler;
-import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -31,19 +30,14 @@ import org.springframework.context.annotation.Bean;
 public final class DelayQueueMetricsAutoConfiguration {
 
 	/**
-	 * The monitor; it leaves handler time to the {@code delayqueue.listener} observation where that is timed (an
-	 * observation registry and a meter observation handler exist, and {@code delayqueue.observation.enabled}), so
-	 * that handler time is recorded once.
+	 * The monitor; where observations are timed (a meter observation handler exists) it leaves the time of observed
+	 * handler calls to the {@code delayqueue.listener} observation, so that handler time is recorded once.
 	 */
 	@Bean
 	@ConditionalOnMissingBean(DelayQueueMonitor.class)
-	MicrometerDelayQueueMonitor delayQueueMonitor(MeterRegistry registry, DelayQueueProperties properties,
-			ObjectProvider<ObservationRegistry> observationRegistry,
+	MicrometerDelayQueueMonitor delayQueueMonitor(MeterRegistry registry,
 			ObjectProvider<MeterObservationHandler<?>> meterObservationHandlers) {
-		ObservationRegistry observations = observationRegistry.getIfUnique();
-		boolean timedByObservation = properties.getObservation().isEnabled() && observations != null
-				&& !observations.isNoop() && meterObservationHandlers.stream().findAny().isPresent();
-		return new MicrometerDelayQueueMonitor(registry, !timedByObservation);
+		return new MicrometerDelayQueueMonitor(registry, meterObservationHandlers.stream().findAny().isPresent());
 	}
 
 	@Bean

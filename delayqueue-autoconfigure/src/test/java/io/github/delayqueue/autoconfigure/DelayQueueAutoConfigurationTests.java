@@ -143,6 +143,22 @@ class DelayQueueAutoConfigurationTests {
 				assertThat(meters.get("delayqueue.messages.delivered").tag("topic", "observed").counter().count())
 					.isEqualTo(1);
 			});
+		// the listener observation switched off: its calls are not observed, so the monitor times them
+		SimpleMeterRegistry filtered = new SimpleMeterRegistry();
+		DefaultMeterObservationHandler filteredHandler = new DefaultMeterObservationHandler(filtered);
+		ObservationRegistry withoutListener = ObservationRegistry.create();
+		withoutListener.observationConfig()
+			.observationHandler(filteredHandler)
+			.observationPredicate((name, observationContext) -> !name.equals("delayqueue.listener"));
+		this.runner.withBean(SimpleMeterRegistry.class, () -> filtered)
+			.withBean(ObservationRegistry.class, () -> withoutListener)
+			.withBean(DefaultMeterObservationHandler.class, () -> filteredHandler)
+			.run((context) -> {
+				handleOne(context, "unobserved");
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> filtered.find("delayqueue.handle").tag("outcome", "success").timer() != null);
+				assertThat(filtered.find("delayqueue.listener").timers()).isEmpty();
+			});
 		SimpleMeterRegistry plain = new SimpleMeterRegistry();
 		this.runner.withBean(SimpleMeterRegistry.class, () -> plain).run((context) -> {
 			handleOne(context, "timed");

@@ -22,7 +22,7 @@ import java.lang.annotation.Target;
  * {@link org.springframework.messaging.Message Message&lt;T&gt;}.</li>
  * </ul>
  * Every string attribute accepts {@code ${...}} placeholders and {@code #{...}} expressions; an empty attribute
- * takes the {@code delayqueue.listener.*} default.
+ * takes the container factory's default (with Spring Boot, the {@code delayqueue.listener.*} properties).
  *
  * <pre class="code">
  * &#64;DelayedListener(topic = "order-timeout")
@@ -88,8 +88,8 @@ public @interface DelayedListener {
 
 	/**
 	 * The name of the {@link io.github.delayqueue.listener.DeliveryErrorHandler} bean that decides what becomes of
-	 * a message whose handler threw (may be a placeholder); default: the application's single
-	 * {@code DeliveryErrorHandler} bean with Spring Boot, else retry with backoff, then dead letters.
+	 * a message whose handler threw (may be a placeholder); default: the container factory's (with Spring Boot, the
+	 * application's single {@code DeliveryErrorHandler} bean), else retry with backoff, then dead letters.
 	 * @return the bean name
 	 */
 	String errorHandler() default "";

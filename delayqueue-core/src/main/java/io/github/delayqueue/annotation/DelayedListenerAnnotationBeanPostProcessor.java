@@ -279,7 +279,19 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		return new BeanInitializationException("@DelayedListener on bean " + description + " " + problem);
 	}
 
+	/** A bean's method, the bean compared by identity. */
 	private record MethodKey(Object bean, Method method) {
+
+		@Override
+		public boolean equals(Object other) {
+			return other instanceof MethodKey key && key.bean == this.bean && key.method.equals(this.method);
+		}
+
+		@Override
+		public int hashCode() {
+			return System.identityHashCode(this.bean) * 31 + this.method.hashCode();
+		}
+
 	}
 
 	/**

@@ -88,6 +88,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	 * @param concurrency 1 to 1000
 	 */
 	public void setConcurrency(int concurrency) {
+		checkOptionsSettable();
 		ListenerOptions.builder().concurrency(concurrency);
 		this.concurrency = concurrency;
 	}
@@ -97,6 +98,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	 * @param maxAttempts at least 1
 	 */
 	public void setMaxAttempts(int maxAttempts) {
+		checkOptionsSettable();
 		ListenerOptions.builder().maxAttempts(maxAttempts);
 		this.maxAttempts = maxAttempts;
 	}
@@ -106,6 +108,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	 * @param visibilityTimeout at least 100 ms
 	 */
 	public void setVisibilityTimeout(Duration visibilityTimeout) {
+		checkOptionsSettable();
 		ListenerOptions.builder().visibilityTimeout(visibilityTimeout);
 		this.visibilityTimeout = visibilityTimeout;
 	}
@@ -115,6 +118,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	 * @param batchSize 1 to 1000
 	 */
 	public void setBatchSize(int batchSize) {
+		checkOptionsSettable();
 		ListenerOptions.builder().batchSize(batchSize);
 		this.batchSize = batchSize;
 	}
@@ -124,6 +128,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	 * @param backOff the backoff
 	 */
 	public void setBackOff(BackOff backOff) {
+		checkOptionsSettable();
 		Assert.notNull(backOff, "BackOff must not be null");
 		this.backOff = backOff;
 	}
@@ -133,6 +138,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	 * @param types the types, matched along the cause chain
 	 */
 	public void setNotRetryable(List<Class<? extends Throwable>> types) {
+		checkOptionsSettable();
 		Assert.noNullElements(types, "Exception types must not be null");
 		this.notRetryable.clear();
 		this.notRetryable.addAll(types);
@@ -143,6 +149,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	 * @param errorHandler the error handler, or {@code null} for the factory's
 	 */
 	public void setErrorHandler(@Nullable DeliveryErrorHandler errorHandler) {
+		checkOptionsSettable();
 		this.errorHandler = errorHandler;
 	}
 
@@ -170,6 +177,13 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 			options.errorHandler(handler);
 		}
 		return new ListenerRegistration<>(this.topic, getPayloadType(), createHandler(), options.build());
+	}
+
+	/**
+	 * Called by every option setter; an endpoint whose options are fixed rejects them here.
+	 * @throws IllegalStateException if this endpoint's options cannot be changed
+	 */
+	protected void checkOptionsSettable() {
 	}
 
 	/**

@@ -45,8 +45,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private Duration shutdownTimeout = DelayedListenerContainer.DEFAULT_SHUTDOWN_TIMEOUT;
 
-	private int phase = DelayedListenerContainer.DEFAULT_PHASE;
-
 	private boolean autoStartup = true;
 
 	/**
@@ -136,14 +134,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Sets the lifecycle phase of the containers.
-	 * @param phase the phase; must be higher than the scheduler's
-	 */
-	public void setPhase(int phase) {
-		this.phase = phase;
-	}
-
-	/**
 	 * Sets whether containers start with the application, unless an endpoint says otherwise.
 	 * @param autoStartup whether to start automatically
 	 */
@@ -165,7 +155,6 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		container.setTaskExecutor(this.taskExecutor);
 		container.setTaskDecorator(this.taskDecorator);
 		container.setShutdownTimeout(this.shutdownTimeout);
-		container.setPhase(this.phase);
 		Boolean endpointAutoStartup = endpoint.getAutoStartup();
 		container.setAutoStartup((endpointAutoStartup != null) ? endpointAutoStartup : this.autoStartup);
 		return container;

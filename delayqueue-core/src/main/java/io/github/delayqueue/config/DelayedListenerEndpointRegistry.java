@@ -3,10 +3,10 @@ package io.github.delayqueue.config;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -28,7 +28,8 @@ import org.springframework.util.Assert;
  */
 public class DelayedListenerEndpointRegistry implements SmartLifecycle, DisposableBean {
 
-	private final Map<String, DelayedListenerContainer> containers = new LinkedHashMap<>();
+	/** Read without a lock (lookups from health checks and handlers never wait for a start or stop). */
+	private final Map<String, DelayedListenerContainer> containers = new ConcurrentHashMap<>();
 
 	private final Object lifecycleMonitor = new Object();
 
@@ -62,6 +63,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			DelayedListenerContainerFactory factory, boolean startImmediately) {
 		Assert.notNull(endpoint, "Endpoint must not be null");
 		Assert.notNull(factory, "Container factory must not be null");
+		DelayedListenerContainer container;
+		boolean start;
 		synchronized (this.lifecycleMonitor) {
 			DelayedListenerContainer sameTopic = findByTopic(endpoint.getTopic());
 			Assert.state(sameTopic == null, () -> "Topic '" + endpoint.getTopic() + "' already has the listener "
@@ -69,25 +72,30 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			String id = endpoint.getId();
 			DelayedListenerContainer sameId = this.containers.get(id);
 			Assert.state(sameId == null, () -> "Listener id '" + id + "' is taken by " + sameId);
-			DelayedListenerContainer container = factory.createListenerContainer(endpoint);
-			if (startImmediately && this.running && container.isAutoStartup()) {
+			container = factory.createListenerContainer(endpoint);
+			start = startImmediately && this.running && container.isAutoStartup();
+			this.containers.put(id, container);
+		}
+		if (start) {
+			try {
 				container.start();
 			}
-			this.containers.put(id, container);
-			return container;
+			catch (RuntimeException ex) {
+				this.containers.remove(container.getId(), container);
+				throw ex;
+			}
 		}
+		return container;
 	}
 
 	/**
-	 * Stops a listener (gracefully, as its container's {@code stop()} does) and forgets it.
+	 * Stops a listener (gracefully, as its container's {@code stop()} does: this waits for its running handlers, up
+	 * to the shutdown timeout, unless called from one of them) and forgets it.
 	 * @param id the listener's id
 	 * @return its container, or {@code null} if there was none
 	 */
 	public @Nullable DelayedListenerContainer unregisterListenerContainer(String id) {
-		DelayedListenerContainer container;
-		synchronized (this.lifecycleMonitor) {
-			container = this.containers.remove(id);
-		}
+		DelayedListenerContainer container = this.containers.remove(id);
 		if (container != null) {
 			container.stop();
 		}
@@ -100,9 +108,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @return the container, or {@code null}
 	 */
 	public @Nullable DelayedListenerContainer getListenerContainer(String id) {
-		synchronized (this.lifecycleMonitor) {
-			return this.containers.get(id);
-		}
+		return this.containers.get(id);
 	}
 
 	/**
@@ -111,29 +117,23 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @return the container, or {@code null}
 	 */
 	public @Nullable DelayedListenerContainer getListenerContainerForTopic(String topic) {
-		synchronized (this.lifecycleMonitor) {
-			return findByTopic(topic);
-		}
+		return findByTopic(topic);
 	}
 
 	/**
 	 * The ids of the registered listeners.
-	 * @return the ids, in registration order
+	 * @return the ids
 	 */
 	public Set<String> getListenerContainerIds() {
-		synchronized (this.lifecycleMonitor) {
-			return Set.copyOf(this.containers.keySet());
-		}
+		return Set.copyOf(this.containers.keySet());
 	}
 
 	/**
 	 * The registered containers.
-	 * @return the containers, in registration order
+	 * @return the containers
 	 */
 	public Collection<DelayedListenerContainer> getListenerContainers() {
-		synchronized (this.lifecycleMonitor) {
-			return List.copyOf(this.containers.values());
-		}
+		return List.copyOf(this.containers.values());
 	}
 
 	/**
@@ -184,7 +184,8 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Stops every running container, all at once, and returns when all have stopped.
+	 * Stops every running container, all at once, and returns when all have stopped (at once if called from a
+	 * handler of one of them: waiting would wait for the caller).
 	 */
 	@Override
 	public void stop() {
@@ -222,10 +223,15 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	private static void stopAll(List<DelayedListenerContainer> containers) {
+		boolean fromHandler = containers.stream().anyMatch(DelayedListenerContainer::isHandlerThread);
 		List<DelayedListenerContainer> running = containers.stream().filter(DelayedListenerContainer::isRunning).toList();
 		CountDownLatch stopped = new CountDownLatch(running.size());
 		running.forEach((container) -> container.stop(stopped::countDown));
+		if (fromHandler) {
+			return;
+		}
 		try {
+			// every container bounds its own wait by its shutdown timeout
 			stopped.await();
 		}
 		catch (InterruptedException ex) {

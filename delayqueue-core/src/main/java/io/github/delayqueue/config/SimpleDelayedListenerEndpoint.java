@@ -65,7 +65,9 @@ public class SimpleDelayedListenerEndpoint<T> extends AbstractDelayedListenerEnd
 	}
 
 	/**
-	 * An endpoint that runs a registration as it is: its options replace the factory's defaults entirely.
+	 * An endpoint that runs a registration as it is: its options replace the factory's defaults entirely (the
+	 * factory's default error handler included), and the option setters are refused; its id and auto-startup may
+	 * still be set.
 	 * @param registration the topic, payload type, handler and options
 	 * @param <T> the payload type
 	 * @return the endpoint
@@ -82,6 +84,14 @@ public class SimpleDelayedListenerEndpoint<T> extends AbstractDelayedListenerEnd
 			return new ListenerRegistration<>(getTopic(), this.payloadType, this.handler, this.options);
 		}
 		return super.createRegistration(defaults);
+	}
+
+	@Override
+	protected void checkOptionsSettable() {
+		if (this.options != null) {
+			throw new IllegalStateException("Endpoint of topic '" + getTopic()
+					+ "' runs the options of its registration as they are; set them on the registration");
+		}
 	}
 
 	@Override

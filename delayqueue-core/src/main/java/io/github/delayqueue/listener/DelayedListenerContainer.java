@@ -1,6 +1,8 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 import io.github.delayqueue.payload.PayloadConverter;
@@ -65,6 +67,9 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	private volatile @Nullable Running running;
 
+	/** Runs stopped and still finishing their handlers. */
+	private final Set<Running> draining = ConcurrentHashMap.newKeySet();
+
 	/**
 	 * Creates a container for one listener.
 	 * @param id the listener's id, unique in its registry
@@ -117,7 +122,8 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 */
 	public int getInFlight() {
 		Running current = this.running;
-		return (current != null) ? current.consumer().inFlight() : 0;
+		int draining = this.draining.stream().mapToInt((run) -> run.consumer().inFlight()).sum();
+		return ((current != null) ? current.consumer().inFlight() : 0) + draining;
 	}
 
 	/**
@@ -128,8 +134,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 		Running current = this.running;
 		boolean active = current != null && current.consumer().isActive();
 		return new ListenerState(this.id, getTopic(), active, this.registration.options().concurrency(),
-				(current != null) ? current.consumer().inFlight() : 0,
-				current != null && current.consumer().isClaimFailing());
+				getInFlight(), current != null && current.consumer().isClaimFailing());
 	}
 
 	/**
@@ -197,7 +202,9 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * Starts consuming. If a step fails, nothing stays half-started and the exception is thrown.
+	 * Starts consuming. If a step fails, nothing stays half-started and the exception is thrown. A container that
+	 * is still finishing the handlers of an earlier run (stopped with {@link #stop(Runnable)}) starts at once beside
+	 * them: until they end, up to twice its concurrency may run.
 	 */
 	@Override
 	public void start() {
@@ -222,29 +229,29 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	/**
 	 * Stops claiming, gives running handlers the {@link #setShutdownTimeout(Duration) shutdown timeout} to finish,
-	 * then hands what is unfinished back to the queue; returns when done.
+	 * then hands what is unfinished back to the queue; returns when done. Called from one of this container's own
+	 * handlers, it returns at once and the handlers finish in the background (waiting would wait for the caller).
 	 */
 	@Override
 	public void stop() {
-		synchronized (this.lifecycleMonitor) {
-			Running current = this.running;
-			if (current == null) {
-				return;
-			}
-			try {
-				current.consumer().stop(this.shutdownTimeout);
-			}
-			finally {
-				current.threads().shutdown();
-				this.running = null;
-			}
+		Running stopping = detach();
+		if (stopping == null) {
+			return;
+		}
+		if (stopping.consumer().isHandlerThread()) {
+			drainInBackground(stopping, () -> {
+			});
+		}
+		else {
+			drain(stopping);
 		}
 	}
 
 	/**
-	 * Stops as {@link #stop()} does, on a thread of its own, then runs the callback: the application context stops
-	 * this container alongside the other beans of its phase. The context waits for the callback only up to its
-	 * timeout per shutdown phase (10 s in plain Spring, 30 s by default with Spring Boot): keep the
+	 * Stops as {@link #stop()} does, but finishes on a thread of its own, then runs the callback: the application
+	 * context stops this container alongside the other beans of its phase. Claiming stops before this returns, so
+	 * the container may be started again at once. The context waits for the callback only up to its timeout per
+	 * shutdown phase (10 s in plain Spring, 30 s by default with Spring Boot): keep the
 	 * {@link #setShutdownTimeout(Duration) shutdown timeout} well below it, or the context may close the Redis
 	 * connection while unfinished messages are still being handed back (they are then redelivered when their
 	 * lease ends).
@@ -252,9 +259,55 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 */
 	@Override
 	public void stop(Runnable callback) {
+		Running stopping = detach();
+		if (stopping == null) {
+			callback.run();
+			return;
+		}
+		drainInBackground(stopping, callback);
+	}
+
+	/**
+	 * Whether the calling thread is running one of this container's handlers (a stop from there must not wait for
+	 * the handlers to end).
+	 * @return whether it is a handler thread of this container
+	 */
+	public boolean isHandlerThread() {
+		Running current = this.running;
+		if (current != null && current.consumer().isHandlerThread()) {
+			return true;
+		}
+		return this.draining.stream().anyMatch((run) -> run.consumer().isHandlerThread());
+	}
+
+	/** Stops claiming and starting handlers, under the lifecycle lock; the caller then drains what it returns. */
+	private @Nullable Running detach() {
+		synchronized (this.lifecycleMonitor) {
+			Running current = this.running;
+			if (current == null) {
+				return null;
+			}
+			this.running = null;
+			this.draining.add(current);
+			current.consumer().beginStop();
+			return current;
+		}
+	}
+
+	private void drain(Running stopping) {
+		try {
+			stopping.consumer().drain(this.shutdownTimeout);
+		}
+		finally {
+			stopping.threads().shutdown();
+			this.draining.remove(stopping);
+		}
+	}
+
+	private void drainInBackground(Running stopping, Runnable callback) {
 		Thread stopper = new Thread(() -> {
 			try {
-				stop();
+				drain(stopping);
 			}
 			finally {
 				callback.run();
@@ -275,7 +328,8 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * Sets the lifecycle phase.
+	 * Sets the lifecycle phase, for a container that is a bean of its own; containers owned by a registry start and
+	 * stop in the registry's phase.
 	 * @param phase the phase; must be higher than the scheduler's
 	 */
 	public void setPhase(int phase) {

@@ -147,6 +147,11 @@ final class HandlerThreads {
 		return (this.decorator != null) ? this.decorator.decorate(work) : work;
 	}
 
+	/** Whether the calling thread is running one of these handlers. */
+	boolean isHandlerThread() {
+		return this.running.contains(Thread.currentThread());
+	}
+
 	/** Refuses new handler runs; running ones continue. */
 	void close() {
 		this.open = false;

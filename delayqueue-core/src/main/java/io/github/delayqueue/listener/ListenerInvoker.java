@@ -51,10 +51,10 @@ final class ListenerInvoker {
 	/**
 	 * Runs the handler.
 	 * @param delivery the delivery
-	 * @return what it threw (unwrapped from reflection), or why the message could not be read; {@code null} if it
-	 * returned
+	 * @return what it threw (unwrapped from reflection), or why the message could not be read, and whether the call
+	 * was observed
 	 */
-	@Nullable Throwable invoke(Delivery delivery) {
+	Result invoke(Delivery delivery) {
 		ClaimedMessage message = delivery.message();
 		String topic = this.registration.topic();
 		try {
@@ -65,18 +65,27 @@ final class ListenerInvoker {
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': the monitor failed; the message is handled regardless", topic, ex);
 		}
+		Object payload;
+		DeliveredMessage delivered;
 		try {
 			StoredMessage stored = message.message();
 			if (!stored.isReadable()) {
 				String reason = stored.malformation();
 				throw new UnreadableMessageException((reason != null) ? reason : "unknown format");
 			}
-			Object payload = this.converter.read(stored.payload(), this.registration.payloadType());
-			invoke(payload, deliveredMessage(delivery));
-			return null;
+			payload = this.converter.read(stored.payload(), this.registration.payloadType());
+			delivered = deliveredMessage(delivery);
 		}
 		catch (Throwable ex) {
-			return unwrap(ex);
+			return new Result(unwrap(ex), false);
+		}
+		Observation observation = observation(delivered);
+		try {
+			call(observation, payload, delivered);
+			return new Result(null, !observation.isNoop());
+		}
+		catch (Throwable ex) {
+			return new Result(unwrap(ex), !observation.isNoop());
 		}
 	}
 
@@ -92,17 +101,22 @@ final class ListenerInvoker {
 				(createdAt != null) ? createdAt : Instant.EPOCH, message.attempt(), stored.headers());
 	}
 
-	private void invoke(Object payload, DeliveredMessage delivered) throws Exception {
+	private Observation observation(DeliveredMessage delivered) {
 		if (this.observationRegistry.isNoop()) {
-			this.registration.handler().handle(payload, delivered);
-			return;
+			return Observation.NOOP;
 		}
 		DelayedMessageReceiverContext context = new DelayedMessageReceiverContext(delivered.headers(),
 				delivered.topic(), delivered.id(), delivered.attempt());
-		Observation observation = DelayQueueObservation.LISTENER
-			.observation(this.observationConvention, DefaultDelayQueueListenerObservationConvention.INSTANCE,
-					() -> context, this.observationRegistry)
-			.start();
+		return DelayQueueObservation.LISTENER.observation(this.observationConvention,
+				DefaultDelayQueueListenerObservationConvention.INSTANCE, () -> context, this.observationRegistry);
+	}
+
+	private void call(Observation observation, Object payload, DeliveredMessage delivered) throws Exception {
+		if (observation.isNoop()) {
+			this.registration.handler().handle(payload, delivered);
+			return;
+		}
+		observation.start();
 		try (Observation.Scope scope = observation.openScope()) {
 			this.registration.handler().handle(payload, delivered);
 		}
@@ -121,6 +135,14 @@ final class ListenerInvoker {
 			current = current.getCause();
 		}
 		return current;
+	}
+
+	/**
+	 * What a handler call came to.
+	 * @param failure what it threw, or why the message could not be read; {@code null} if it returned
+	 * @param observed whether the call ran in an observation (which may time it)
+	 */
+	record Result(@Nullable Throwable failure, boolean observed) {
 	}
 
 }

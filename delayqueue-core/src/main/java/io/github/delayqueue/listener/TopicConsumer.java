@@ -144,12 +144,13 @@ final class TopicConsumer {
 	}
 
 	/**
-	 * Stops claiming, gives running handlers until the deadline, then hands what is unfinished back to the queue
-	 * and interrupts those handlers.
+	 * Stops claiming and starting handlers at once; {@link #drain(Duration)} then ends the running ones. Quick: a
+	 * new consumer of the same topic may start as soon as this returns.
+	 * @return whether it was active
 	 */
-	synchronized void stop(Duration timeout) {
+	synchronized boolean beginStop() {
 		if (!this.active) {
-			return;
+			return false;
 		}
 		this.active = false;
 		TopicTrigger current = this.trigger;
@@ -158,6 +159,19 @@ final class TopicConsumer {
 			this.trigger = null;
 		}
 		this.handlers.close();
+		return true;
+	}
+
+	/** Whether the calling thread is running one of this consumer's handlers. */
+	boolean isHandlerThread() {
+		return this.handlers.isHandlerThread();
+	}
+
+	/**
+	 * After {@link #beginStop()}: gives running handlers until the deadline, then hands what is unfinished back to
+	 * the queue and interrupts those handlers.
+	 */
+	synchronized void drain(Duration timeout) {
 		try {
 			if (!this.handlers.awaitIdle(timeout)) {
 				logger.warn("Topic '{}': {} handler(s) still running after the shutdown timeout of {}; "
@@ -252,17 +266,18 @@ final class TopicConsumer {
 	private @Nullable Lease handle(Delivery delivery) {
 		Lease lease = delivery.message().lease();
 		long start = System.nanoTime();
-		Throwable failure = this.invoker.invoke(delivery);
+		ListenerInvoker.Result result = this.invoker.invoke(delivery);
 		long duration = System.nanoTime() - start;
+		Throwable failure = result.failure();
 		if (failure == null) {
 			boolean mine = this.leases.take(lease);
-			report(DelayQueueMonitor.Outcome.SUCCESS, duration, null);
+			report(DelayQueueMonitor.Outcome.SUCCESS, duration, null, result.observed());
 			return mine ? lease : null;
 		}
 		DeliveredMessage message = this.invoker.deliveredMessage(delivery);
 		FailureAction action = this.failures.decide(message, failure);
 		if (this.leases.take(lease)) {
-			report(this.failures.apply(message, lease, failure, action), duration, failure);
+			report(this.failures.apply(message, lease, failure, action), duration, failure, result.observed());
 		}
 		if (failure instanceof Error error && !(failure instanceof AssertionError)) {
 			throw error;
@@ -270,9 +285,10 @@ final class TopicConsumer {
 		return null;
 	}
 
-	private void report(DelayQueueMonitor.Outcome outcome, long durationNanos, @Nullable Throwable failure) {
+	private void report(DelayQueueMonitor.Outcome outcome, long durationNanos, @Nullable Throwable failure,
+			boolean observed) {
 		try {
-			this.monitor.handled(this.topic, outcome, durationNanos, failure);
+			this.monitor.handled(this.topic, outcome, durationNanos, failure, observed);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': the monitor failed", this.topic, ex);

@@ -54,6 +54,21 @@ public interface DelayQueueMonitor {
 	default void handled(String topic, Outcome outcome, long durationNanos, @Nullable Throwable exception) {
 	}
 
+	/**
+	 * A handler finished; the container calls this one. By default it calls
+	 * {@link #handled(String, Outcome, long, Throwable)}.
+	 * @param topic the topic
+	 * @param outcome what became of the message
+	 * @param durationNanos how long the handler ran
+	 * @param exception the exception it threw, or {@code null}
+	 * @param observed whether the handler call ran in an observation (which a meter observation handler times
+	 * already: a monitor that records handler time may leave it to the observation, so that it is recorded once)
+	 */
+	default void handled(String topic, Outcome outcome, long durationNanos, @Nullable Throwable exception,
+			boolean observed) {
+		handled(topic, outcome, durationNanos, exception);
+	}
+
 	/** What became of a handled message. */
 	enum Outcome {
 

@@ -146,4 +146,45 @@ class DelayedListenerEndpointRegistryTests {
 		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "slow").isEmpty());
 	}
 
+	@Test
+	void aListenerStoppedWithACallbackCanBeStartedAgainAtOnce() {
+		Recorder<String> recorder = new Recorder<>();
+		this.registry.registerListenerContainer(SimpleDelayedListenerEndpoint.of("restarted", String.class, recorder),
+				this.factory);
+		this.registry.start();
+		CountDownLatch stopped = new CountDownLatch(1);
+		this.registry.stop(stopped::countDown);
+		this.registry.start();
+
+		assertThat(this.registry.isRunning()).isTrue();
+		assertThat(this.registry.getListenerContainer("restarted").isRunning()).isTrue();
+		this.queue.schedule("restarted", "r-1", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> recorder.count("r-1") == 1);
+		await().atMost(WAIT).until(() -> stopped.getCount() == 0);
+		assertThat(this.registry.getListenerContainer("restarted").isRunning()).as("still running after the old run ended")
+			.isTrue();
+	}
+
+	@Test
+	void aListenerThatStopsItsOwnContainerIsAcknowledgedOnce() {
+		java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+		this.factory.setShutdownTimeout(Duration.ofSeconds(30));
+		this.registry.registerListenerContainer(SimpleDelayedListenerEndpoint.of("kill-switch", String.class,
+				(payload, message) -> {
+					calls.incrementAndGet();
+					long start = System.nanoTime();
+					this.registry.stop();
+					// returned at once: waiting for the running handlers would wait for this one
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+				}), this.factory);
+		this.registry.start();
+		this.queue.schedule("kill-switch", "k-1", "x", Duration.ZERO);
+
+		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "kill-switch").isEmpty());
+		await().atMost(WAIT)
+			.until(() -> !this.registry.getListenerContainer("kill-switch").isRunning()
+					&& this.registry.getListenerContainer("kill-switch").getInFlight() == 0);
+		assertThat(calls.get()).isEqualTo(1);
+	}
+
 }

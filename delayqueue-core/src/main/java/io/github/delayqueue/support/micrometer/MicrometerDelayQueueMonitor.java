@@ -9,7 +9,6 @@ import io.github.delayqueue.support.DelayQueueMonitor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import org.jspecify.annotations.Nullable;
 
@@ -20,8 +19,8 @@ import org.jspecify.annotations.Nullable;
  * successfully), {@code .retried}, {@code .recovered} (failed, dealt with by the listener's error handler) and
  * {@code .dead} (the last three with an {@code exception} tag);</li>
  * <li>timer {@code delayqueue.handle}: handler duration, with an {@code outcome} tag ({@code success},
- * {@code retry}, {@code recovered}, {@code dead}), unless handler time is recorded elsewhere (a
- * {@code delayqueue.listener} observation timed by a meter observation handler): it is recorded once;</li>
+ * {@code retry}, {@code recovered}, {@code dead}), for handler calls that did not run in an observation, or all
+ * of them unless observations are timed (by a meter observation handler): handler time is recorded once;</li>
  * <li>timer {@code delayqueue.lateness}: handler start minus due time on the Redis clock, with a percentile
  * histogram.</li>
  * </ul>
@@ -30,27 +29,28 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 
 	private final MeterRegistry registry;
 
-	private final boolean handlerTime;
+	private final boolean observationsTimed;
 
 	private final Map<String, TopicMeters> meters = new ConcurrentHashMap<>();
 
 	/**
-	 * Creates a monitor that records handler time.
+	 * Creates a monitor that records the time of every handler call.
 	 * @param registry where meters are registered
 	 */
 	public MicrometerDelayQueueMonitor(MeterRegistry registry) {
-		this(registry, true);
+		this(registry, false);
 	}
 
 	/**
 	 * Creates a monitor.
 	 * @param registry where meters are registered
-	 * @param handlerTime whether to record the {@code delayqueue.handle} timer; {@code false} where the handler
-	 * observation is timed already, so that handler time is recorded once
+	 * @param observationsTimed whether observations are timed (a meter observation handler is registered): the
+	 * {@code delayqueue.handle} timer then records only handler calls that ran without an observation, so that
+	 * handler time is recorded once
 	 */
-	public MicrometerDelayQueueMonitor(MeterRegistry registry, boolean handlerTime) {
+	public MicrometerDelayQueueMonitor(MeterRegistry registry, boolean observationsTimed) {
 		this.registry = registry;
-		this.handlerTime = handlerTime;
+		this.observationsTimed = observationsTimed;
 	}
 
 	@Override
@@ -70,26 +70,29 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 
 	@Override
 	public void handled(String topic, Outcome outcome, long durationNanos, @Nullable Throwable exception) {
+		handled(topic, outcome, durationNanos, exception, false);
+	}
+
+	@Override
+	public void handled(String topic, Outcome outcome, long durationNanos, @Nullable Throwable exception,
+			boolean observed) {
 		TopicMeters topicMeters = meters(topic);
+		if (!(observed && this.observationsTimed)) {
+			topicMeters.handleTimer(outcome).record(durationNanos, TimeUnit.NANOSECONDS);
+		}
 		switch (outcome) {
-			case SUCCESS -> {
-				topicMeters.handledSuccess.record(durationNanos, TimeUnit.NANOSECONDS);
-				topicMeters.delivered.increment();
-			}
+			case SUCCESS -> topicMeters.delivered.increment();
 			case RETRY -> {
-				topicMeters.handledRetry.record(durationNanos, TimeUnit.NANOSECONDS);
 				failureCounter("delayqueue.messages.retried", "Messages whose handler failed and that wait for a retry",
 						topic, tagOf(exception)).increment();
 			}
 			case RECOVERED -> {
-				topicMeters.handledRecovered.record(durationNanos, TimeUnit.NANOSECONDS);
 				failureCounter("delayqueue.messages.recovered",
 						"Messages whose handler failed and whose error handler dealt with them (acknowledged)", topic,
 						tagOf(exception))
 					.increment();
 			}
 			case DEAD -> {
-				topicMeters.handledDead.record(durationNanos, TimeUnit.NANOSECONDS);
 				failureCounter("delayqueue.messages.dead", "Messages moved to the dead letters", topic, tagOf(exception))
 					.increment();
 			}
@@ -116,13 +119,11 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 	}
 
 	private TopicMeters meters(String topic) {
-		return this.meters.computeIfAbsent(topic, (name) -> new TopicMeters(this.registry, name, this.handlerTime));
+		return this.meters.computeIfAbsent(topic, (name) -> new TopicMeters(this.registry, name));
 	}
 
 	private static final class TopicMeters {
 
-		/** Where meters that are not to be recorded go: nowhere (no meter is kept or published). */
-		private static final MeterRegistry NOT_RECORDED = new CompositeMeterRegistry();
 
 		final Counter scheduled;
 
@@ -132,15 +133,16 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 
 		final Timer lateness;
 
-		final Timer handledSuccess;
+		private final MeterRegistry registry;
 
-		final Timer handledRetry;
+		private final String topic;
 
-		final Timer handledRecovered;
+		/** The handler timers by outcome, registered when first recorded. */
+		private final Map<Outcome, Timer> handleTimers = new ConcurrentHashMap<>();
 
-		final Timer handledDead;
-
-		TopicMeters(MeterRegistry registry, String topic, boolean handlerTime) {
+		TopicMeters(MeterRegistry registry, String topic) {
+			this.registry = registry;
+			this.topic = topic;
 			this.scheduled = counter(registry, "delayqueue.messages.scheduled", "Messages stored by schedule calls",
 					topic);
 			this.cancelled = counter(registry, "delayqueue.messages.cancelled", "Waiting messages cancelled", topic);
@@ -153,10 +155,6 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 				.minimumExpectedValue(Duration.ofMillis(1))
 				.maximumExpectedValue(Duration.ofMinutes(10))
 				.register(registry);
-			this.handledSuccess = handleTimer(registry, topic, "success", handlerTime);
-			this.handledRetry = handleTimer(registry, topic, "retry", handlerTime);
-			this.handledRecovered = handleTimer(registry, topic, "recovered", handlerTime);
-			this.handledDead = handleTimer(registry, topic, "dead", handlerTime);
 		}
 
 		private static Counter counter(MeterRegistry registry, String name, String description, String topic) {
@@ -167,13 +165,13 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 				.register(registry);
 		}
 
-		/** The handler timer of an outcome; a timer that records nothing if handler time is recorded elsewhere. */
-		private static Timer handleTimer(MeterRegistry registry, String topic, String outcome, boolean handlerTime) {
-			Timer.Builder builder = Timer.builder("delayqueue.handle")
+		Timer handleTimer(Outcome outcome) {
+			Timer timer = this.handleTimers.get(outcome);
+			return (timer != null) ? timer : this.handleTimers.computeIfAbsent(outcome, (key) -> Timer.builder("delayqueue.handle")
 				.description("Time handlers take")
-				.tag("topic", topic)
-				.tag("outcome", outcome);
-			return handlerTime ? builder.register(registry) : builder.register(NOT_RECORDED);
+				.tag("topic", this.topic)
+				.tag("outcome", key.name().toLowerCase(java.util.Locale.ROOT))
+				.register(this.registry));
 		}
 
 	}
