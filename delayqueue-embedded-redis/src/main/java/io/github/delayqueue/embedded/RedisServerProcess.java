@@ -56,6 +56,10 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private final boolean appendOnly;
 
+	private final List<String> arguments;
+
+	private final List<String> configLines;
+
 	private final Path directory;
 
 	private int port;
@@ -65,6 +69,8 @@ public final class RedisServerProcess implements AutoCloseable {
 	private RedisServerProcess(Builder builder) {
 		this.binary = findBinary();
 		this.appendOnly = builder.appendOnly;
+		this.arguments = List.copyOf(builder.arguments);
+		this.configLines = List.copyOf(builder.configLines);
 		this.port = builder.port;
 		try {
 			this.directory = Files.createTempDirectory("redis-server-");
@@ -178,6 +184,26 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
+	 * The operating-system process id of the running server.
+	 * @return the pid
+	 * @throws IllegalStateException if it is not running
+	 */
+	public synchronized long pid() {
+		if (!isAlive()) {
+			throw new IllegalStateException("redis-server on port " + this.port + " is not running");
+		}
+		return this.process.pid();
+	}
+
+	/**
+	 * The server's data directory (its log is {@code redis.log} there).
+	 * @return the directory
+	 */
+	public Path directory() {
+		return this.directory;
+	}
+
+	/**
 	 * Whether the process is alive.
 	 * @return {@code true} while it runs
 	 */
@@ -213,12 +239,27 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	private Process launch() {
-		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--port", Integer.toString(this.port),
+		List<String> command = new ArrayList<>(List.of(this.binary.toString()));
+		if (!this.configLines.isEmpty()) {
+			// a file of its own in the data directory: Sentinel rewrites its configuration file as it learns
+			Path config = this.directory.resolve("redis.conf");
+			try {
+				if (!Files.exists(config)) {
+					Files.write(config, this.configLines, StandardCharsets.UTF_8);
+				}
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			command.add(config.toString());
+		}
+		command.addAll(List.of("--port", Integer.toString(this.port),
 				"--bind", "127.0.0.1", "--protected-mode", "no", "--daemonize", "no", "--save", "", "--dir",
 				this.directory.toString(), "--logfile", "redis.log"));
 		if (this.appendOnly) {
 			command.addAll(List.of("--appendonly", "yes", "--appendfsync", "always"));
 		}
+		command.addAll(this.arguments);
 		try {
 			Process started = new ProcessBuilder(command).directory(this.directory.toFile())
 				.redirectErrorStream(true)
@@ -343,6 +384,10 @@ public final class RedisServerProcess implements AutoCloseable {
 
 		private boolean appendOnly;
 
+		private final List<String> arguments = new ArrayList<>();
+
+		private final List<String> configLines = new ArrayList<>();
+
 		private Builder(int port) {
 			this.port = port;
 		}
@@ -355,6 +400,28 @@ public final class RedisServerProcess implements AutoCloseable {
 		 */
 		public Builder appendOnly(boolean appendOnly) {
 			this.appendOnly = appendOnly;
+			return this;
+		}
+
+		/**
+		 * Adds command-line arguments, such as {@code --cluster-enabled yes} or {@code --replicaof 127.0.0.1 6379};
+		 * they come after the defaults, so they win where both set one.
+		 * @param arguments the arguments
+		 * @return this builder
+		 */
+		public Builder arguments(String... arguments) {
+			this.arguments.addAll(List.of(arguments));
+			return this;
+		}
+
+		/**
+		 * Adds lines to a configuration file the server starts with (written once into its data directory; a
+		 * Sentinel, started with {@code arguments("--sentinel")}, needs one and rewrites it).
+		 * @param lines the configuration lines, such as {@code sentinel monitor mymaster 127.0.0.1 6379 2}
+		 * @return this builder
+		 */
+		public Builder configLines(String... lines) {
+			this.configLines.addAll(List.of(lines));
 			return this;
 		}
 

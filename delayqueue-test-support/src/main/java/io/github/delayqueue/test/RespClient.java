@@ -3,6 +3,7 @@ package io.github.delayqueue.test;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -27,6 +28,22 @@ final class RespClient implements AutoCloseable {
 		this.socket.setSoTimeout(timeoutMillis);
 		this.in = new BufferedInputStream(this.socket.getInputStream());
 		this.out = this.socket.getOutputStream();
+	}
+
+	/**
+	 * Connects, sends one command, and returns its reply (see {@link #call(String...)}).
+	 * @param port the server's loopback port
+	 * @param args the command
+	 * @return the reply
+	 * @throws UncheckedIOException on an I/O failure or an error reply
+	 */
+	static String send(int port, String... args) {
+		try (RespClient client = new RespClient("127.0.0.1", port, 5_000)) {
+			return client.call(args);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Redis on port " + port + " failed " + java.util.Arrays.toString(args), ex);
+		}
 	}
 
 	/**

@@ -1,0 +1,182 @@
+package io.github.delayqueue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
+import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.listener.ListenerOptions;
+import io.github.delayqueue.listener.ListenerRegistration;
+import io.github.delayqueue.payload.JacksonPayloadConverter;
+import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.test.TestRedisCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.backoff.FixedBackOff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The core behaviour on a Redis Cluster of three masters started by the test: every script touches one topic's
+ * hash slot only, the wake channel reaches the listener whichever node published, and topics spread over the
+ * masters.
+ */
+class ClusterTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	private static TestRedisCluster cluster;
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	private RedisMessageStore store;
+
+	private RedisDelayedQueue queue;
+
+	private DelayedMessageScheduler scheduler;
+
+	private DefaultDelayedListenerContainerFactory factory;
+
+	private DelayedListenerEndpointRegistry registry;
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = TestRedisCluster.builder().masters(3).start();
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		if (cluster != null) {
+			cluster.close();
+		}
+	}
+
+	@BeforeEach
+	void setUp() {
+		cluster.flush();
+		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(cluster.nodeAddresses()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+		connectionFactory.afterPropertiesSet();
+		connectionFactory.start();
+		this.closeables.add(connectionFactory::destroy);
+		this.store = new RedisMessageStore(connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
+		this.queue = new RedisDelayedQueue(this.store, new JacksonPayloadConverter());
+		this.scheduler = new DelayedMessageScheduler(connectionFactory, Duration.ofMillis(5), Duration.ofMillis(500));
+		this.scheduler.start();
+		this.closeables.add(0, this.scheduler::stop);
+		this.factory = new DefaultDelayedListenerContainerFactory(this.store, new JacksonPayloadConverter(),
+				this.scheduler);
+		this.factory.setShutdownTimeout(Duration.ofSeconds(2));
+		this.registry = new DelayedListenerEndpointRegistry();
+		this.registry.start();
+		this.closeables.add(0, this.registry::stop);
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		for (AutoCloseable closeable : this.closeables) {
+			closeable.close();
+		}
+		this.closeables.clear();
+	}
+
+	@Test
+	void scheduleCancelRescheduleAndIdempotentIdsWorkOnEveryMaster() {
+		List<String> topics = spreadTopics();
+		for (String topic : topics) {
+			assertThat(this.queue.schedule(topic, "a", "x", Duration.ofMinutes(5))).isTrue();
+			assertThat(this.queue.schedule(topic, "a", "again", Duration.ofMinutes(5))).as("idempotent").isFalse();
+			assertThat(this.queue.schedule(topic, "b", "y", Duration.ofMinutes(5))).isTrue();
+			assertThat(this.queue.cancel(topic, "b")).isTrue();
+			assertThat(this.queue.reschedule(topic, "a", Duration.ofMinutes(10))).isTrue();
+			assertThat(this.queue.stats(topic).waiting()).isEqualTo(1);
+		}
+		List<ScheduleResult> results = this.queue.scheduleAll(topics.stream()
+			.map((topic) -> ScheduleRequest.builder(topic, "bulk").id("c").delay(Duration.ofMinutes(5)).build())
+			.toList());
+		assertThat(results).allMatch(ScheduleResult::scheduled);
+		assertThat(this.store.knownTopics()).containsAll(topics);
+	}
+
+	@Test
+	void listenersOnEveryMasterReceiveTheirMessages() {
+		List<String> topics = spreadTopics();
+		List<Recorder<String>> recorders = new ArrayList<>();
+		for (String topic : topics) {
+			Recorder<String> recorder = new Recorder<>();
+			recorders.add(recorder);
+			this.registry.registerListenerContainer(SimpleDelayedListenerEndpoint.of(topic, String.class, recorder),
+					this.factory, true);
+		}
+		for (String topic : topics) {
+			for (int i = 0; i < 20; i++) {
+				this.queue.schedule(topic, "m-" + i, "p", Duration.ofMillis(200 + i * 10));
+			}
+		}
+		for (Recorder<String> recorder : recorders) {
+			await().atMost(WAIT).until(() -> recorder.received.size() == 20);
+			assertThat(recorder.countsById.values()).allMatch((count) -> count.get() == 1);
+			assertThat(recorder.received).allMatch((received) -> !received.message().dueAt()
+				.isAfter(java.time.Instant.ofEpochMilli(received.wallMillis()).plusMillis(5)));
+		}
+		for (String topic : topics) {
+			await().atMost(WAIT).until(() -> this.queue.stats(topic).inflight() == 0);
+		}
+	}
+
+	@Test
+	void aFailingMessageIsRetriedDeadLetteredAndReplayed() {
+		String topic = spreadTopics().get(1);
+		AtomicInteger calls = new AtomicInteger();
+		AtomicInteger succeedAfter = new AtomicInteger(Integer.MAX_VALUE);
+		this.registry.registerListenerContainer(SimpleDelayedListenerEndpoint.from(ListenerRegistration.of(topic,
+				String.class, (payload, message) -> {
+					if (calls.incrementAndGet() < succeedAfter.get()) {
+						throw new IllegalStateException("fails");
+					}
+				}, ListenerOptions.builder().maxAttempts(3).backOff(new FixedBackOff(20, 10)).build())), this.factory,
+				true);
+		this.queue.schedule(topic, "doomed", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> this.queue.stats(topic).dead() == 1);
+		assertThat(calls.get()).isEqualTo(3);
+		assertThat(this.queue.deadLetters(topic, 0, 10)).extracting(DeadLetter::id).containsExactly("doomed");
+
+		succeedAfter.set(0);
+		assertThat(this.queue.replayDeadLetter(topic, "doomed")).isTrue();
+		await().atMost(WAIT).until(() -> this.queue.stats(topic).dead() == 0 && this.queue.stats(topic).waiting() == 0
+				&& this.queue.stats(topic).ready() == 0 && this.queue.stats(topic).inflight() == 0);
+		assertThat(calls.get()).isEqualTo(4);
+	}
+
+	/** Three topics whose keys live on three different masters. */
+	private static List<String> spreadTopics() {
+		List<String> topics = new ArrayList<>();
+		Set<Integer> masters = new HashSet<>();
+		for (int i = 0; topics.size() < 3 && i < 1000; i++) {
+			String topic = "topic-" + i;
+			if (masters.add(cluster.masterPortOf("dq:{" + topic + "}:pending"))) {
+				topics.add(topic);
+			}
+		}
+		assertThat(topics).hasSize(3);
+		return topics;
+	}
+
+}
