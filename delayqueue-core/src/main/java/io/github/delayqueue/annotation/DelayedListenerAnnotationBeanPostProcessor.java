@@ -1,7 +1,6 @@
 package io.github.delayqueue.annotation;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.Arrays;
@@ -11,7 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
-import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.InvalidTopicException;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.config.DelayQueueConfigUtils;
@@ -35,20 +33,13 @@ import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.MethodIntrospector;
-import org.springframework.core.MethodParameter;
 import org.springframework.core.Ordered;
-import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
-import org.springframework.messaging.Message;
-import org.springframework.messaging.MessageHeaders;
-import org.springframework.messaging.handler.annotation.Header;
-import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
-import org.springframework.messaging.support.MessageHeaderAccessor;
 import org.springframework.util.StringUtils;
 
 /**
@@ -126,12 +117,12 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	private void processListener(Object bean, String beanName, Class<?> targetClass, Method method,
 			DelayedListener annotation) {
 		String description = "'" + beanName + "' method " + targetClass.getSimpleName() + "." + method.getName();
-		if (Modifier.isStatic(method.getModifiers())) {
-			throw failure(description, "must not be static");
+		Type payloadType;
+		try {
+			payloadType = ListenerMethodSignature.payloadType(method, targetClass);
 		}
-		if (method.getReturnType() != void.class) {
-			throw failure(description, "must return void (returning acknowledges the message), but returns "
-					+ method.getReturnType().getName());
+		catch (IllegalArgumentException ex) {
+			throw failure(description, ex.getMessage());
 		}
 		Method invocable;
 		try {
@@ -143,7 +134,6 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		if (!this.processed.add(new MethodKey(bean, invocable))) {
 			return;
 		}
-		Type payloadType = payloadType(method, targetClass, description);
 		String topic = resolve(annotation.topic());
 		try {
 			Topics.validate(topic);
@@ -182,35 +172,6 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			throw new IllegalArgumentException("expected true or false");
 		}
 		return Boolean.valueOf(text);
-	}
-
-	private static Type payloadType(Method method, Class<?> targetClass, String description) {
-		Type payloadType = null;
-		int payloadIndex = -1;
-		for (int i = 0; i < method.getParameterCount(); i++) {
-			MethodParameter parameter = new MethodParameter(method, i);
-			Class<?> type = parameter.getParameterType();
-			if (type == DeliveredMessage.class || MessageHeaders.class.isAssignableFrom(type)
-					|| MessageHeaderAccessor.class.isAssignableFrom(type) || parameter.hasParameterAnnotation(Header.class)
-					|| parameter.hasParameterAnnotation(Headers.class)) {
-				continue;
-			}
-			if (payloadIndex >= 0) {
-				throw failure(description, "has two payload parameters (" + (payloadIndex + 1) + " and " + (i + 1)
-						+ "); a listener takes one payload, plus optionally DeliveredMessage, @Header, @Headers, "
-						+ "MessageHeaders");
-			}
-			payloadIndex = i;
-			ResolvableType resolvable = ResolvableType.forMethodParameter(method, i, targetClass);
-			if (Message.class.isAssignableFrom(type)) {
-				ResolvableType generic = resolvable.as(Message.class).getGeneric(0);
-				payloadType = (generic.resolve() != null) ? generic.getType() : Object.class;
-			}
-			else {
-				payloadType = resolvable.getType();
-			}
-		}
-		return (payloadType != null) ? payloadType : Object.class;
 	}
 
 	/**

@@ -1,8 +1,6 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 import io.github.delayqueue.payload.PayloadConverter;
@@ -47,8 +45,6 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	private final DelayedMessageScheduler scheduler;
 
-	private final Object lifecycleMonitor = new Object();
-
 	private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
 
 	private DelayQueueMonitor monitor = DelayQueueMonitor.NONE;
@@ -65,10 +61,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	private boolean autoStartup = true;
 
-	private volatile @Nullable Running running;
-
-	/** Runs stopped and still finishing their handlers. */
-	private final Set<Running> draining = ConcurrentHashMap.newKeySet();
+	private final ContainerRuns runs;
 
 	/**
 	 * Creates a container for one listener.
@@ -90,6 +83,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 		this.store = store;
 		this.converter = converter;
 		this.scheduler = scheduler;
+		this.runs = new ContainerRuns(registration.topic());
 	}
 
 	/**
@@ -121,9 +115,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * @return the number of running handlers
 	 */
 	public int getInFlight() {
-		Running current = this.running;
-		int draining = this.draining.stream().mapToInt((run) -> run.consumer().inFlight()).sum();
-		return ((current != null) ? current.consumer().inFlight() : 0) + draining;
+		return this.runs.inFlight();
 	}
 
 	/**
@@ -131,10 +123,8 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * @return the state
 	 */
 	public ListenerState getListenerState() {
-		Running current = this.running;
-		boolean active = current != null && current.consumer().isActive();
-		return new ListenerState(this.id, getTopic(), active, this.registration.options().concurrency(),
-				getInFlight(), current != null && current.consumer().isClaimFailing());
+		return new ListenerState(this.id, getTopic(), this.runs.isActive(), this.registration.options().concurrency(),
+				this.runs.inFlight(), this.runs.isClaimFailing());
 	}
 
 	/**
@@ -208,23 +198,9 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 */
 	@Override
 	public void start() {
-		synchronized (this.lifecycleMonitor) {
-			if (this.running != null) {
-				return;
-			}
-			ContainerThreads threads = new ContainerThreads(getTopic());
-			TopicConsumer consumer = new TopicConsumer(this.registration, this.store, this.converter, this.scheduler,
-					this.monitor, this.observationRegistry, this.observationConvention, this.taskExecutor,
-					this.taskDecorator);
-			try {
-				consumer.start(threads.io(), threads.timer());
-			}
-			catch (RuntimeException ex) {
-				threads.shutdownNow();
-				throw ex;
-			}
-			this.running = new Running(consumer, threads);
-		}
+		this.runs.start(() -> new TopicConsumer(this.registration, this.store, this.converter, this.scheduler,
+				this.monitor, this.observationRegistry, this.observationConvention, this.taskExecutor,
+				this.taskDecorator));
 	}
 
 	/**
@@ -234,16 +210,16 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 */
 	@Override
 	public void stop() {
-		Running stopping = detach();
+		ContainerRuns.Run stopping = this.runs.detach();
 		if (stopping == null) {
 			return;
 		}
 		if (stopping.consumer().isHandlerThread()) {
-			drainInBackground(stopping, () -> {
+			this.runs.drainInBackground(stopping, this.shutdownTimeout, () -> {
 			});
 		}
 		else {
-			drain(stopping);
+			this.runs.drain(stopping, this.shutdownTimeout);
 		}
 	}
 
@@ -259,12 +235,12 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 */
 	@Override
 	public void stop(Runnable callback) {
-		Running stopping = detach();
+		ContainerRuns.Run stopping = this.runs.detach();
 		if (stopping == null) {
 			callback.run();
 			return;
 		}
-		drainInBackground(stopping, callback);
+		this.runs.drainInBackground(stopping, this.shutdownTimeout, callback);
 	}
 
 	/**
@@ -273,53 +249,12 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * @return whether it is a handler thread of this container
 	 */
 	public boolean isHandlerThread() {
-		Running current = this.running;
-		if (current != null && current.consumer().isHandlerThread()) {
-			return true;
-		}
-		return this.draining.stream().anyMatch((run) -> run.consumer().isHandlerThread());
-	}
-
-	/** Stops claiming and starting handlers, under the lifecycle lock; the caller then drains what it returns. */
-	private @Nullable Running detach() {
-		synchronized (this.lifecycleMonitor) {
-			Running current = this.running;
-			if (current == null) {
-				return null;
-			}
-			this.running = null;
-			this.draining.add(current);
-			current.consumer().beginStop();
-			return current;
-		}
-	}
-
-	private void drain(Running stopping) {
-		try {
-			stopping.consumer().drain(this.shutdownTimeout);
-		}
-		finally {
-			stopping.threads().shutdown();
-			this.draining.remove(stopping);
-		}
-	}
-
-	private void drainInBackground(Running stopping, Runnable callback) {
-		Thread stopper = new Thread(() -> {
-			try {
-				drain(stopping);
-			}
-			finally {
-				callback.run();
-			}
-		}, "delayqueue-stop-" + getTopic());
-		stopper.setDaemon(true);
-		stopper.start();
+		return this.runs.isHandlerThread();
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.running != null;
+		return this.runs.isRunning();
 	}
 
 	@Override
@@ -353,10 +288,6 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	public String toString() {
 		return "DelayedListenerContainer[id=" + this.id + ", topic=" + getTopic() + ", handler="
 				+ this.registration.handler() + "]";
-	}
-
-	/** What a started container runs; a new one on each start. */
-	private record Running(TopicConsumer consumer, ContainerThreads threads) {
 	}
 
 }
