@@ -3,6 +3,7 @@ package io.github.delayqueue.config;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 
+import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
@@ -32,6 +33,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	private final DelayedMessageScheduler scheduler;
 
 	private ListenerOptions defaultOptions = ListenerOptions.defaults();
+
+	private TopicPartitioning partitioning = TopicPartitioning.NONE;
 
 	private DelayQueueMonitor monitor = DelayQueueMonitor.NONE;
 
@@ -78,6 +81,15 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 */
 	public ListenerOptions getDefaultOptions() {
 		return this.defaultOptions;
+	}
+
+	/**
+	 * Sets how many partitions each topic has (its producers must use the same); by default one each.
+	 * @param partitioning the partitioning
+	 */
+	public void setPartitioning(TopicPartitioning partitioning) {
+		Assert.notNull(partitioning, "TopicPartitioning must not be null");
+		this.partitioning = partitioning;
 	}
 
 	/**
@@ -155,6 +167,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		container.setTaskExecutor(this.taskExecutor);
 		container.setTaskDecorator(this.taskDecorator);
 		container.setShutdownTimeout(this.shutdownTimeout);
+		container.setPartitions(this.partitioning.partitions(endpoint.getTopic()));
 		Boolean endpointAutoStartup = endpoint.getAutoStartup();
 		container.setAutoStartup((endpointAutoStartup != null) ? endpointAutoStartup : this.autoStartup);
 		return container;

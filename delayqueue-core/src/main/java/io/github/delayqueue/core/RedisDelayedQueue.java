@@ -20,6 +20,7 @@ import io.github.delayqueue.PayloadTooLargeException;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.TopicStats;
+import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DueTime;
@@ -68,6 +69,11 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 
 	private final Set<String> registeredTopics = ConcurrentHashMap.newKeySet();
 
+	/** Topics whose partition count this queue has checked against the one Redis keeps. */
+	private final Set<String> checkedTopics = ConcurrentHashMap.newKeySet();
+
+	private TopicPartitioning partitioning = TopicPartitioning.NONE;
+
 	/**
 	 * Per topic: small schedule calls that threads make at the same time go to Redis together, as one script call
 	 * (a lone call goes at once).
@@ -104,6 +110,16 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 		this.converter = converter;
 		this.maxPayloadBytes = maxPayloadSize.toBytes();
 		this.clock = Clock.systemUTC();
+	}
+
+	/**
+	 * Sets how many partitions each topic has (consumers of a topic must use the same); by default one each.
+	 * @param partitioning the partitioning
+	 */
+	public void setPartitioning(TopicPartitioning partitioning) {
+		Assert.notNull(partitioning, "TopicPartitioning must not be null");
+		this.partitioning = partitioning;
+		this.checkedTopics.clear();
 	}
 
 	/**
@@ -160,15 +176,18 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 		boolean observed = !this.observationRegistry.isNoop();
 		List<Observation> observations = observed ? new ArrayList<>(requests.size()) : List.of();
 		List<NewMessage> messages = new ArrayList<>(requests.size());
-		Map<String, List<Integer>> positionsByTopic = new LinkedHashMap<>();
+		Map<Partition, List<Integer>> positionsByPartition = new LinkedHashMap<>();
 		try {
 			for (int i = 0; i < requests.size(); i++) {
 				ScheduleRequest request = requests.get(i);
 				Assert.notNull(request, "Request must not be null");
-				messages.add(prepare(request, now, observations));
-				positionsByTopic.computeIfAbsent(request.topic(), (topic) -> new ArrayList<>()).add(i);
+				NewMessage message = prepare(request, now, observations);
+				messages.add(message);
+				positionsByPartition.computeIfAbsent(partition(request.topic(), message.id()),
+						(partition) -> new ArrayList<>()).add(i);
 			}
-			return store(requests, messages, positionsByTopic);
+			positionsByPartition.keySet().forEach((partition) -> checkPartitions(partition.topic()));
+			return store(requests, messages, positionsByPartition);
 		}
 		catch (RuntimeException ex) {
 			observations.forEach((observation) -> observation.error(ex));
@@ -180,14 +199,16 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	}
 
 	/**
-	 * Stores prepared messages topic by topic, in atomic chunks; if a chunk fails, says exactly what was stored.
+	 * Stores prepared messages partition by partition, in atomic chunks; if a chunk fails, says exactly what was
+	 * stored.
 	 */
 	private List<ScheduleResult> store(List<ScheduleRequest> requests, List<NewMessage> messages,
-			Map<String, List<Integer>> positionsByTopic) {
+			Map<Partition, List<Integer>> positionsByPartition) {
 		PartialScheduleException.Outcome[] outcomes = new PartialScheduleException.Outcome[requests.size()];
 		Arrays.fill(outcomes, PartialScheduleException.Outcome.NOT_SENT);
-		for (Map.Entry<String, List<Integer>> entry : positionsByTopic.entrySet()) {
-			String topic = entry.getKey();
+		for (Map.Entry<Partition, List<Integer>> entry : positionsByPartition.entrySet()) {
+			String topic = entry.getKey().topic();
+			String partition = entry.getKey().name();
 			List<Integer> positions = entry.getValue();
 			for (int from = 0; from < positions.size(); from += RedisMessageStore.CHUNK_SIZE) {
 				List<Integer> chunk = positions.subList(from,
@@ -196,8 +217,8 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 				chunk.forEach((position) -> batch.add(messages.get(position)));
 				List<Boolean> stored;
 				try {
-					stored = (batch.size() < SHARED_CALL_LIMIT) ? sharedCall(topic).submit(batch)
-							: this.store.schedule(topic, batch);
+					stored = (batch.size() < SHARED_CALL_LIMIT) ? sharedCall(partition).submit(batch)
+							: this.store.schedule(partition, batch);
 				}
 				catch (RuntimeException ex) {
 					chunk.forEach((position) -> outcomes[position] = PartialScheduleException.Outcome.UNKNOWN);
@@ -227,15 +248,16 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 		return results;
 	}
 
-	private GroupCommit<NewMessage, Boolean> sharedCall(String topic) {
-		GroupCommit<NewMessage, Boolean> call = this.sharedCalls.get(topic);
+	/** The shared calls of one partition ({@link RedisMessageStore#partitionName(String, int) its name}). */
+	private GroupCommit<NewMessage, Boolean> sharedCall(String partition) {
+		GroupCommit<NewMessage, Boolean> call = this.sharedCalls.get(partition);
 		if (call == null) {
 			if (this.sharedCalls.size() >= MAX_SHARED_CALL_TOPICS) {
 				// topics named at run time must not grow this without bound: starting afresh only costs sharing
 				// (a call in progress keeps the instance it has)
 				this.sharedCalls.clear();
 			}
-			call = this.sharedCalls.computeIfAbsent(topic, (key) -> new GroupCommit<>(
+			call = this.sharedCalls.computeIfAbsent(partition, (key) -> new GroupCommit<>(
 					(messages) -> this.store.schedule(key, messages), RedisMessageStore.CHUNK_SIZE, 2));
 		}
 		return call;
@@ -244,6 +266,37 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	/** How many topics' shared calls are kept now (for tests). */
 	int sharedCallTopics() {
 		return this.sharedCalls.size();
+	}
+
+	/** The partition a message id belongs to. */
+	private Partition partition(String topic, String id) {
+		return new Partition(topic,
+				RedisMessageStore.partitionName(topic, this.partitioning.partitionOf(topic, id)));
+	}
+
+	/** The store's names of all partitions of a topic, after checking their count once. */
+	private List<String> partitions(String topic) {
+		checkPartitions(topic);
+		int count = this.partitioning.partitions(topic);
+		List<String> names = new ArrayList<>(count);
+		for (int partition = 0; partition < count; partition++) {
+			names.add(RedisMessageStore.partitionName(topic, partition));
+		}
+		return names;
+	}
+
+	/** The store's name of the partition of a message id, after checking the topic's partition count once. */
+	private String partitionOf(String topic, String id) {
+		checkPartitions(topic);
+		return partition(topic, id).name();
+	}
+
+	/** Once per topic: Redis must keep the partition count this queue uses (see TopicPartitioning). */
+	private void checkPartitions(String topic) {
+		if (!this.checkedTopics.contains(topic)) {
+			this.store.checkPartitions(topic, this.partitioning.partitions(topic));
+			this.checkedTopics.add(topic);
+		}
 	}
 
 	private void registerTopic(String topic) {
@@ -295,7 +348,7 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	public boolean cancel(String topic, String id) {
 		Topics.validate(topic);
 		MessageIds.validate(id);
-		boolean cancelled = this.store.cancel(topic, id);
+		boolean cancelled = this.store.cancel(partitionOf(topic, id), id);
 		if (cancelled) {
 			this.monitor.cancelled(topic);
 		}
@@ -307,15 +360,29 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 		Topics.validate(topic);
 		MessageIds.validate(id);
 		ScheduleRequest.validateDelay(delay);
-		return this.store.reschedule(topic, id, DueTime.in(toMicrosRoundedUp(delay)));
+		return this.store.reschedule(partitionOf(topic, id), id, DueTime.in(toMicrosRoundedUp(delay)));
 	}
 
 	@Override
 	public TopicStats stats(String topic) {
 		Topics.validate(topic);
-		TopicCounts counts = this.store.stats(topic);
-		return new TopicStats(topic, counts.waiting(), counts.ready(), counts.leased(), counts.dead(),
-				counts.nextDueAt());
+		long waiting = 0;
+		long ready = 0;
+		long leased = 0;
+		long dead = 0;
+		Instant nextDueAt = null;
+		for (String partition : partitions(topic)) {
+			TopicCounts counts = this.store.stats(partition);
+			waiting += counts.waiting();
+			ready += counts.ready();
+			leased += counts.leased();
+			dead += counts.dead();
+			Instant next = counts.nextDueAt();
+			if (next != null && (nextDueAt == null || next.isBefore(nextDueAt))) {
+				nextDueAt = next;
+			}
+		}
+		return new TopicStats(topic, waiting, ready, leased, dead, nextDueAt);
 	}
 
 	@Override
@@ -329,10 +396,20 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 		Assert.isTrue(offset >= 0, () -> "Offset must not be negative, but was " + offset);
 		Assert.isTrue(limit >= 1 && limit <= MAX_DEAD_LETTER_PAGE,
 				() -> "Limit must be between 1 and " + MAX_DEAD_LETTER_PAGE + ", but was " + limit);
-		return this.store.deadLetters(topic, offset, limit)
-			.stream()
-			.map((letter) -> toDeadLetter(topic, letter))
-			.toList();
+		List<String> partitions = partitions(topic);
+		if (partitions.size() == 1) {
+			return this.store.deadLetters(partitions.get(0), offset, limit)
+				.stream()
+				.map((letter) -> toDeadLetter(topic, letter))
+				.toList();
+		}
+		// oldest first across partitions: the page is among the first offset + limit of each
+		List<StoredDeadLetter> merged = new ArrayList<>();
+		for (String partition : partitions) {
+			merged.addAll(this.store.deadLetters(partition, 0, offset + limit));
+		}
+		merged.sort(java.util.Comparator.comparing(StoredDeadLetter::diedAt).thenComparing(StoredDeadLetter::id));
+		return merged.stream().skip(offset).limit(limit).map((letter) -> toDeadLetter(topic, letter)).toList();
 	}
 
 	private static DeadLetter toDeadLetter(String topic, StoredDeadLetter letter) {
@@ -350,26 +427,30 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	public boolean replayDeadLetter(String topic, String id) {
 		Topics.validate(topic);
 		MessageIds.validate(id);
-		return this.store.replayDeadLetter(topic, id);
+		return this.store.replayDeadLetter(partitionOf(topic, id), id);
 	}
 
 	@Override
 	public long replayDeadLetters(String topic) {
 		Topics.validate(topic);
-		return this.store.replayDeadLetters(topic);
+		return partitions(topic).stream().mapToLong(this.store::replayDeadLetters).sum();
 	}
 
 	@Override
 	public boolean purgeDeadLetter(String topic, String id) {
 		Topics.validate(topic);
 		MessageIds.validate(id);
-		return this.store.purgeDeadLetter(topic, id);
+		return this.store.purgeDeadLetter(partitionOf(topic, id), id);
 	}
 
 	@Override
 	public long purgeDeadLetters(String topic) {
 		Topics.validate(topic);
-		return this.store.purgeDeadLetters(topic);
+		return partitions(topic).stream().mapToLong(this.store::purgeDeadLetters).sum();
+	}
+
+	/** A topic and the store's name of one of its partitions. */
+	private record Partition(String topic, String name) {
 	}
 
 }

@@ -33,6 +33,8 @@ final class ClaimLoop {
 
 	private final BooleanSupplier active;
 
+	private final BooleanSupplier ownHandlersRunning;
+
 	private final Function<Claim, List<Delivery>> accept;
 
 	private final Consumer<Delivery> dispatch;
@@ -48,16 +50,20 @@ final class ClaimLoop {
 	/**
 	 * Creates the claim loop of a topic.
 	 * @param active whether the topic's consumer runs
+	 * @param ownHandlersRunning whether handlers run messages of this claim loop's partition (as they finish, they
+	 * lease its next due messages themselves)
 	 * @param accept takes what a claim leased and returns the deliveries to run
 	 * @param dispatch runs a delivery in a slot reserved for it
 	 */
 	ClaimLoop(String topic, RedisMessageStore store, ListenerOptions options, HandlerThreads handlers,
-			BooleanSupplier active, Function<Claim, List<Delivery>> accept, Consumer<Delivery> dispatch) {
+			BooleanSupplier active, BooleanSupplier ownHandlersRunning, Function<Claim, List<Delivery>> accept,
+			Consumer<Delivery> dispatch) {
 		this.topic = topic;
 		this.store = store;
 		this.options = options;
 		this.handlers = handlers;
 		this.active = active;
+		this.ownHandlersRunning = ownHandlersRunning;
 		this.accept = accept;
 		this.dispatch = dispatch;
 	}
@@ -140,8 +146,9 @@ final class ClaimLoop {
 		List<Delivery> deliveries = this.accept.apply(claim);
 		this.handlers.release(limit - deliveries.size());
 		deliveries.forEach(this.dispatch);
-		if (this.wanted && !this.handlers.hasFreeSlot()) {
-			// more are due, but every handler is busy: as they finish, each leases the next due message itself
+		if (this.wanted && !this.handlers.hasFreeSlot() && this.ownHandlersRunning.getAsBoolean()) {
+			// more are due, but every handler is busy: as this partition's finish, each leases its next due message
+			// itself (a partition none of whose messages run stays wanted, for the next free slot)
 			this.wanted = false;
 		}
 	}

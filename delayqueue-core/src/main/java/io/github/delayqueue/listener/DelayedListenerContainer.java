@@ -3,6 +3,7 @@ package io.github.delayqueue.listener;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 
+import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
@@ -46,6 +47,8 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	private final DelayedMessageScheduler scheduler;
 
 	private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+
+	private int partitions = 1;
 
 	private DelayQueueMonitor monitor = DelayQueueMonitor.NONE;
 
@@ -174,6 +177,19 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	}
 
 	/**
+	 * Sets how many partitions the topic has (its producers must use the same count; see
+	 * {@link TopicPartitioning}); applies from the next start. The container claims from every
+	 * partition, each woken on its own, with its concurrency shared between them fairly.
+	 * @param partitions 1 to {@value TopicPartitioning#MAX_PARTITIONS}
+	 */
+	public void setPartitions(int partitions) {
+		Assert.isTrue(partitions >= 1 && partitions <= TopicPartitioning.MAX_PARTITIONS,
+				() -> "Partitions must be between 1 and " + TopicPartitioning.MAX_PARTITIONS
+						+ ", but was " + partitions);
+		this.partitions = partitions;
+	}
+
+	/**
 	 * Sets how long running handlers may take to finish on stop before their messages are handed back.
 	 * @param shutdownTimeout zero or more
 	 */
@@ -198,8 +214,8 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 */
 	@Override
 	public void start() {
-		this.runs.start(() -> new TopicConsumer(this.registration, this.store, this.converter, this.scheduler,
-				this.monitor, this.observationRegistry, this.observationConvention, this.taskExecutor,
+		this.runs.start(() -> new TopicConsumer(this.registration, this.partitions, this.store, this.converter,
+				this.scheduler, this.monitor, this.observationRegistry, this.observationConvention, this.taskExecutor,
 				this.taskDecorator));
 	}
 

@@ -66,6 +66,8 @@ public class RedisMessageStore {
 
 	private static final Script DEAD_PURGE = Script.load("dead-purge");
 
+	private static final Script PARTITIONS = Script.load("partitions");
+
 	private static final byte[] RETRY = bytes("retry");
 
 	private static final byte[] BURY = bytes("bury");
@@ -140,6 +142,48 @@ public class RedisMessageStore {
 
 	private byte[] key(String topic) {
 		return bytes(base(topic) + "pending");
+	}
+
+	/**
+	 * The name under which the store keeps one partition of a topic, to pass where its methods take a topic: the
+	 * topic itself for partition 0 (so a topic of one partition keeps the layout topics always had), else
+	 * {@code <topic>#<partition>}, a hash tag of its own ({@code #} never appears in a topic).
+	 * @param topic the topic
+	 * @param partition the partition, 0 or more
+	 * @return the name
+	 */
+	public static String partitionName(String topic, int partition) {
+		Assert.isTrue(partition >= 0, () -> "Partition must not be negative, but was " + partition);
+		return (partition == 0) ? topic : topic + "#" + partition;
+	}
+
+	/**
+	 * Makes sure a topic has the given number of partitions in Redis. Redis keeps the count a topic was first used
+	 * with (in its first partition); another count is adopted only while the topic holds no message in any
+	 * partition of either count (waiting, in flight or dead).
+	 * @param topic the topic
+	 * @param partitions the count this application uses
+	 * @throws IllegalStateException if Redis keeps another count and the topic holds messages
+	 */
+	public void checkPartitions(String topic, int partitions) {
+		Assert.isTrue(partitions >= 1, () -> "Partitions must be at least 1, but was " + partitions);
+		int stored = (int) number(run(PARTITIONS, ReturnType.INTEGER, key(topic), bytes("")));
+		if (stored == partitions) {
+			return;
+		}
+		long held = 0;
+		for (int partition = 0; partition < Math.max(stored, partitions); partition++) {
+			TopicCounts counts = stats(partitionName(topic, partition));
+			held += counts.waiting() + counts.ready() + counts.leased() + counts.dead();
+		}
+		if (held > 0) {
+			throw new IllegalStateException("Topic '" + topic + "' has " + stored + " partition(s) in Redis, but this "
+					+ "application uses " + partitions + ", and the topic holds " + held + " message(s). Keep "
+					+ stored + " partition(s), or change the count only once the topic is empty: stop its producers, "
+					+ "let consumers with the old count drain it, replay or purge its dead letters, then start with "
+					+ "the new count.");
+		}
+		run(PARTITIONS, ReturnType.INTEGER, key(topic), bytes(Integer.toString(partitions)));
 	}
 
 	/**
