@@ -165,6 +165,31 @@ class ClusterTests {
 		assertThat(calls.get()).isEqualTo(4);
 	}
 
+	@Test
+	void aPartitionedTopicSpreadsOverEveryMasterAndIsConsumedWhole() {
+		TopicPartitioning partitioning = new TopicPartitioning(java.util.Map.of("wide", 12));
+		this.queue.setPartitioning(partitioning);
+		this.factory.setPartitioning(partitioning);
+		Recorder<String> recorder = new Recorder<>();
+		this.registry.registerListenerContainer(SimpleDelayedListenerEndpoint.of("wide", String.class, recorder),
+				this.factory, true);
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 600; i++) {
+			requests.add(ScheduleRequest.builder("wide", "p").id("w-" + i).delay(Duration.ofMillis(300)).build());
+		}
+		this.queue.scheduleAll(requests);
+
+		Set<Integer> mastersUsed = new HashSet<>();
+		for (int partition = 0; partition < 12; partition++) {
+			mastersUsed.add(cluster.masterPortOf("dq:{" + RedisMessageStore.partitionName("wide", partition) + "}:x"));
+		}
+		assertThat(mastersUsed).containsExactlyInAnyOrderElementsOf(cluster.masterPorts());
+		await().atMost(WAIT).until(() -> recorder.received.size() == 600);
+		assertThat(recorder.countsById).hasSize(600).allSatisfy((id, count) -> assertThat(count.get()).isEqualTo(1));
+		await().atMost(WAIT).until(() -> this.queue.stats("wide").inflight() == 0);
+		assertThat(this.queue.stats("wide").waiting()).isZero();
+	}
+
 	/** Three topics whose keys live on three different masters. */
 	private static List<String> spreadTopics() {
 		List<String> topics = new ArrayList<>();

@@ -1,6 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcessor;
 import io.github.delayqueue.annotation.DelayedListenerConfigurer;
 import io.github.delayqueue.annotation.EnableDelayedListeners;
@@ -65,12 +66,19 @@ public final class DelayQueueAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
+	TopicPartitioning delayQueueTopicPartitioning(DelayQueueProperties properties) {
+		return new DelayQueuePropertiesMapper(properties).topicPartitioning();
+	}
+
+	@Bean
 	@ConditionalOnMissingBean(DelayedQueue.class)
-	RedisDelayedQueue delayedQueue(RedisMessageStore store, PayloadConverter converter,
+	RedisDelayedQueue delayedQueue(RedisMessageStore store, PayloadConverter converter, TopicPartitioning partitioning,
 			DelayQueueProperties properties, ObjectProvider<DelayQueueMonitor> monitor,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayQueueScheduleObservationConvention> observationConvention) {
 		RedisDelayedQueue queue = new DelayQueuePropertiesMapper(properties).delayedQueue(store, converter);
+		queue.setPartitioning(partitioning);
 		monitor.ifUnique(queue::setMonitor);
 		if (properties.getObservation().isEnabled()) {
 			observationRegistry.ifUnique(queue::setObservationRegistry);
@@ -93,9 +101,10 @@ public final class DelayQueueAutoConfiguration {
 			DelayQueueProperties properties, ObjectProvider<DelayQueueMonitor> monitor,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
-			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator) {
+			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator,
+			TopicPartitioning partitioning) {
 		return configurer(properties, monitor, observationRegistry, observationConvention, errorHandler,
-				taskDecorator);
+				taskDecorator, partitioning);
 	}
 
 	@Bean(name = "delayedListenerContainerFactoryConfigurer")
@@ -105,9 +114,10 @@ public final class DelayQueueAutoConfiguration {
 			DelayQueueProperties properties, ObjectProvider<DelayQueueMonitor> monitor,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
-			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator) {
+			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator,
+			TopicPartitioning partitioning) {
 		DelayedListenerContainerFactoryConfigurer configurer = configurer(properties, monitor, observationRegistry,
-				observationConvention, errorHandler, taskDecorator);
+				observationConvention, errorHandler, taskDecorator, partitioning);
 		SimpleAsyncTaskExecutor virtualThreads = new SimpleAsyncTaskExecutor("delayqueue-");
 		virtualThreads.setVirtualThreads(true);
 		configurer.setTaskExecutor(virtualThreads);
@@ -117,9 +127,11 @@ public final class DelayQueueAutoConfiguration {
 	private static DelayedListenerContainerFactoryConfigurer configurer(DelayQueueProperties properties,
 			ObjectProvider<DelayQueueMonitor> monitor, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
-			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator) {
+			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator,
+			TopicPartitioning partitioning) {
 		DelayedListenerContainerFactoryConfigurer configurer = new DelayedListenerContainerFactoryConfigurer(
 				properties);
+		configurer.setPartitioning(partitioning);
 		configurer.setMonitor(monitor.getIfUnique());
 		configurer.setObservationRegistry(observationRegistry.getIfUnique());
 		configurer.setObservationConvention(observationConvention.getIfUnique());

@@ -1,6 +1,8 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -40,6 +42,11 @@ public class DelayQueueProperties {
 	private final Metrics metrics = new Metrics();
 
 	private final Observation observation = new Observation();
+
+	/**
+	 * Settings per topic, by topic name.
+	 */
+	private final Map<String, Topic> topics = new LinkedHashMap<>();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -83,6 +90,31 @@ public class DelayQueueProperties {
 
 	public Observation getObservation() {
 		return this.observation;
+	}
+
+	public Map<String, Topic> getTopics() {
+		return this.topics;
+	}
+
+	/**
+	 * Settings of one topic; its producers and consumers must agree on them.
+	 */
+	public static class Topic {
+
+		/**
+		 * Partitions of the topic, each with a hash tag of its own, so that Redis Cluster spreads it over several
+		 * masters. Redis keeps the count a topic was first used with; change it only while the topic is empty.
+		 */
+		private int partitions = 1;
+
+		public int getPartitions() {
+			return this.partitions;
+		}
+
+		public void setPartitions(int partitions) {
+			this.partitions = partitions;
+		}
+
 	}
 
 	/**

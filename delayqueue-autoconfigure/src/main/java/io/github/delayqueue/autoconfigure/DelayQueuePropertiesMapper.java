@@ -1,8 +1,12 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.Function;
 
+import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.Topics;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.payload.PayloadConverter;
@@ -63,6 +67,18 @@ final class DelayQueuePropertiesMapper {
 				(poll) -> new DelayedMessageScheduler(connectionFactory, scheduler.getTick(), poll));
 		bean.setAutoStartup(scheduler.isAutoStartup());
 		return bean;
+	}
+
+	TopicPartitioning topicPartitioning() {
+		Map<String, Integer> partitions = new LinkedHashMap<>();
+		this.properties.getTopics().forEach((topic, settings) -> {
+			String name = "delayqueue.topics." + topic + ".partitions";
+			check(name, topic, (value) -> Topics.validate(value));
+			check(name, settings.getPartitions(),
+					(count) -> new TopicPartitioning(Map.of(topic, count)));
+			partitions.put(topic, settings.getPartitions());
+		});
+		return new TopicPartitioning(partitions);
 	}
 
 	Duration metricsRefreshInterval() {

@@ -2,6 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.util.concurrent.Executor;
 
+import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.listener.ListenerOptions;
@@ -14,7 +15,8 @@ import org.springframework.core.task.TaskDecorator;
 
 /**
  * Applies Spring Boot's settings to a {@link DefaultDelayedListenerContainerFactory}: the
- * {@code delayqueue.listener.*} properties as default options, shutdown timeout and auto-startup, and the
+ * {@code delayqueue.listener.*} properties as default options, shutdown timeout and auto-startup, the topics'
+ * partition counts ({@code delayqueue.topics.*.partitions}), and the
  * application's {@link DeliveryErrorHandler}, {@link TaskDecorator}, metrics, observation and (with
  * {@code spring.threads.virtual.enabled}) virtual-thread executor. Use it to build a second factory with Boot's
  * defaults and change one setting:
@@ -47,6 +49,8 @@ public class DelayedListenerContainerFactoryConfigurer {
 
 	private @Nullable TaskDecorator taskDecorator;
 
+	private TopicPartitioning partitioning = TopicPartitioning.NONE;
+
 	/**
 	 * Creates a configurer.
 	 * @param properties the {@code delayqueue.*} properties
@@ -75,6 +79,10 @@ public class DelayedListenerContainerFactoryConfigurer {
 		this.taskExecutor = taskExecutor;
 	}
 
+	void setPartitioning(TopicPartitioning partitioning) {
+		this.partitioning = partitioning;
+	}
+
 	void setTaskDecorator(@Nullable TaskDecorator taskDecorator) {
 		this.taskDecorator = taskDecorator;
 	}
@@ -90,6 +98,7 @@ public class DelayedListenerContainerFactoryConfigurer {
 				(this.errorHandler != null) ? defaults.toBuilder().errorHandler(this.errorHandler).build() : defaults);
 		factory.setShutdownTimeout(mapper.shutdownTimeout());
 		factory.setAutoStartup(this.properties.getListener().isAutoStartup());
+		factory.setPartitioning(this.partitioning);
 		factory.setTaskExecutor(this.taskExecutor);
 		factory.setTaskDecorator(this.taskDecorator);
 		if (this.monitor != null) {

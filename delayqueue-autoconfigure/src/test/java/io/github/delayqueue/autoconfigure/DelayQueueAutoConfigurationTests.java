@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.PayloadTooLargeException;
+import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcessor;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
@@ -363,6 +364,25 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void topicPartitionsAreBoundAndUsedByProducersAndListeners() {
+		this.runner.withPropertyValues("delayqueue.topics.order-timeout.partitions=4").run((context) -> {
+			assertThat(context).hasNotFailed();
+			TopicPartitioning partitioning = context.getBean(TopicPartitioning.class);
+			assertThat(partitioning.partitions("order-timeout")).isEqualTo(4);
+			assertThat(partitioning.partitions("other")).isEqualTo(1);
+			assertThat(codedContainer(context, "order-timeout").getPartitions()).isEqualTo(4);
+			for (int i = 0; i < 40; i++) {
+				context.getBean(DelayedQueue.class).schedule("order-timeout", "o-" + i, "x", Duration.ofMinutes(1));
+			}
+			assertThat(redis.get().call("EXISTS", "dq:{order-timeout#3}:pending")).isEqualTo("1");
+			assertThat(context.getBean(DelayedQueue.class).stats("order-timeout").waiting()).isEqualTo(40);
+		});
+		assertStartupFailsNaming("delayqueue.topics.order-timeout.partitions=0",
+				"delayqueue.topics.order-timeout.partitions");
+		assertStartupFailsNaming("delayqueue.topics[bad{topic}].partitions=2", "partitions");
+	}
+
+	@Test
 	void thePropertiesDefaultsAreThoseOfThePartsTheyConfigure() {
 		this.runner.run((context) -> {
 			ListenerOptions options = factory(context).getDefaultOptions();
@@ -469,7 +489,12 @@ class DelayQueueAutoConfigurationTests {
 
 	private static io.github.delayqueue.listener.DelayedListenerContainer codedContainer(
 			org.springframework.context.ApplicationContext context) {
-		return factory(context).createListenerContainer(SimpleDelayedListenerEndpoint.of("coded", String.class,
+		return codedContainer(context, "coded");
+	}
+
+	private static io.github.delayqueue.listener.DelayedListenerContainer codedContainer(
+			org.springframework.context.ApplicationContext context, String topic) {
+		return factory(context).createListenerContainer(SimpleDelayedListenerEndpoint.of(topic, String.class,
 				(payload, message) -> {
 				}));
 	}

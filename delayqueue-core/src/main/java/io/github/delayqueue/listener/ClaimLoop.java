@@ -103,10 +103,11 @@ final class ClaimLoop {
 	}
 
 	private void run() {
+		boolean starved = false;
 		try {
-			while (this.active.getAsBoolean() && this.wanted) {
+			while (this.active.getAsBoolean() && this.wanted && !starved) {
 				this.wanted = false;
-				claim();
+				starved = !claim();
 			}
 		}
 		catch (RuntimeException ex) {
@@ -121,13 +122,17 @@ final class ClaimLoop {
 		finally {
 			this.running.set(false);
 		}
-		if (this.wanted && this.active.getAsBoolean() && !this.failing) {
+		if (this.wanted && this.active.getAsBoolean() && !this.failing && !starved) {
 			request();
 		}
 	}
 
-	/** Claims due messages for the free handler slots and runs them. */
-	private void claim() {
+	/**
+	 * Claims due messages for the free handler slots and runs them.
+	 * @return {@code false} if due messages are left and no handler of this partition will lease them: the claim
+	 * stays wanted until a slot frees up
+	 */
+	private boolean claim() {
 		int limit = this.handlers.reserve(this.options.batchSize());
 		Claim claim;
 		try {
@@ -146,11 +151,18 @@ final class ClaimLoop {
 		List<Delivery> deliveries = this.accept.apply(claim);
 		this.handlers.release(limit - deliveries.size());
 		deliveries.forEach(this.dispatch);
-		if (this.wanted && !this.handlers.hasFreeSlot() && this.ownHandlersRunning.getAsBoolean()) {
-			// more are due, but every handler is busy: as this partition's finish, each leases its next due message
-			// itself (a partition none of whose messages run stays wanted, for the next free slot)
-			this.wanted = false;
+		if (this.wanted && !this.handlers.hasFreeSlot()) {
+			if (this.ownHandlersRunning.getAsBoolean()) {
+				// more are due, but every handler is busy: as this partition's finish, each leases its next due
+				// message itself
+				this.wanted = false;
+			}
+			else {
+				// every handler runs another partition's messages: this one waits, wanted, for the next free slot
+				return false;
+			}
 		}
+		return true;
 	}
 
 }

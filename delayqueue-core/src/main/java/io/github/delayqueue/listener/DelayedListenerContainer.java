@@ -190,6 +190,14 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	}
 
 	/**
+	 * How many partitions the topic has.
+	 * @return the partition count
+	 */
+	public int getPartitions() {
+		return this.partitions;
+	}
+
+	/**
 	 * Sets how long running handlers may take to finish on stop before their messages are handed back.
 	 * @param shutdownTimeout zero or more
 	 */

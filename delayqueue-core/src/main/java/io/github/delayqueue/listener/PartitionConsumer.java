@@ -229,9 +229,13 @@ final class PartitionConsumer {
 				Lease[] delivered = new Lease[1];
 				// the task decorator wraps each message's handling, not the run of a handler thread
 				this.handlers.decorate(() -> delivered[0] = handle(delivery)).run();
-				// a handler takes this partition's next message unless another partition's due messages are waiting
-				current = this.acknowledger.handOver(delivered[0],
-						this.active && !this.othersWaiting.getAsBoolean());
+				// a handler takes this partition's next message unless another partition's due messages are waiting:
+				// then it gives its slot up, and this partition waits its turn for one
+				boolean yielding = this.othersWaiting.getAsBoolean();
+				if (yielding) {
+					this.claims.want();
+				}
+				current = this.acknowledger.handOver(delivered[0], this.active && !yielding);
 			}
 		}
 		finally {

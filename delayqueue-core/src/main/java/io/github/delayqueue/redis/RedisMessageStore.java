@@ -158,6 +158,15 @@ public class RedisMessageStore {
 	}
 
 	/**
+	 * How many partitions Redis keeps for a topic.
+	 * @param topic the topic
+	 * @return the count; 1 for a topic never given another
+	 */
+	public int partitionsOf(String topic) {
+		return (int) number(run(PARTITIONS, ReturnType.INTEGER, key(topic), bytes("")));
+	}
+
+	/**
 	 * Makes sure a topic has the given number of partitions in Redis. Redis keeps the count a topic was first used
 	 * with (in its first partition); another count is adopted only while the topic holds no message in any
 	 * partition of either count (waiting, in flight or dead).
@@ -167,7 +176,7 @@ public class RedisMessageStore {
 	 */
 	public void checkPartitions(String topic, int partitions) {
 		Assert.isTrue(partitions >= 1, () -> "Partitions must be at least 1, but was " + partitions);
-		int stored = (int) number(run(PARTITIONS, ReturnType.INTEGER, key(topic), bytes("")));
+		int stored = partitionsOf(topic);
 		if (stored == partitions) {
 			return;
 		}

@@ -1,0 +1,192 @@
+package io.github.delayqueue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.ListenerOptions;
+import io.github.delayqueue.listener.ListenerRegistration;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.test.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.util.backoff.FixedBackOff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A topic of several partitions: each partition has keys of its own, a message's id decides its partition, the API
+ * sees the topic whole, a listener consumes every partition fairly, and a partition count that disagrees with the one
+ * Redis keeps is refused while the topic holds messages.
+ */
+class PartitionTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	private static final TopicPartitioning THREE = new TopicPartitioning(Map.of("split", 3));
+
+	private RedisFixture fixture;
+
+	private RedisMessageStore store;
+
+	private RedisDelayedQueue queue;
+
+	private final List<DelayedListenerContainer> containers = new ArrayList<>();
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.store = this.fixture.store(this.fixture.connectionFactory());
+		this.queue = this.fixture.queue(this.store);
+		this.queue.setPartitioning(THREE);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.containers.forEach(DelayedListenerContainer::stop);
+		this.fixture.close();
+	}
+
+	@Test
+	void eachPartitionHasKeysOfItsOwnAndTheApiSeesTheTopicWhole() {
+		for (int i = 0; i < 60; i++) {
+			this.queue.schedule("split", "m-" + i, "p", Duration.ofMinutes(5));
+		}
+		for (int p = 0; p < 3; p++) {
+			int partition = p;
+			String tag = (partition == 0) ? "{split}" : "{split#" + partition + "}";
+			long expected = java.util.stream.IntStream.range(0, 60)
+				.filter((i) -> THREE.partitionOf("split", "m-" + i) == partition)
+				.count();
+			assertThat(expected).as("the ids spread over the partitions").isPositive();
+			assertThat(redis.get().call("ZCARD", RedisFixture.PREFIX + ":" + tag + ":pending"))
+				.isEqualTo(Long.toString(expected));
+		}
+		assertThat(this.queue.stats("split").waiting()).isEqualTo(60);
+		assertThat(this.queue.schedule("split", "m-7", "again", Duration.ofMinutes(5))).as("idempotent").isFalse();
+		assertThat(this.queue.cancel("split", "m-7")).isTrue();
+		assertThat(this.queue.reschedule("split", "m-8", Duration.ofSeconds(1))).isTrue();
+		assertThat(this.queue.stats("split").waiting()).isEqualTo(59);
+		assertThat(this.queue.stats("split").nextDueAt()).isBefore(java.time.Instant.now().plusSeconds(2));
+		assertThat(this.queue.knownTopics()).contains("split").noneMatch((topic) -> topic.contains("#"));
+	}
+
+	@Test
+	void aListenerReceivesEveryPartitionsMessagesOnceAndDeadLettersAreListedTogether() {
+		Recorder<String> recorder = new Recorder<>();
+		start(ListenerRegistration.of("split", String.class, (payload, message) -> {
+			if (message.id().startsWith("bad-")) {
+				throw new IllegalStateException("bad");
+			}
+			recorder.handle(payload, message);
+		}, ListenerOptions.builder().concurrency(4).maxAttempts(1).build()));
+		for (int i = 0; i < 90; i++) {
+			this.queue.schedule("split", "m-" + i, "p", Duration.ofMillis(i % 30));
+		}
+		for (int i = 0; i < 6; i++) {
+			this.queue.schedule("split", "bad-" + i, "p", Duration.ZERO);
+		}
+		await().atMost(WAIT).until(() -> recorder.received.size() == 90);
+		await().atMost(WAIT).until(() -> this.queue.stats("split").dead() == 6);
+		assertThat(recorder.countsById.values()).allMatch((count) -> count.get() == 1);
+
+		List<DeadLetter> dead = this.queue.deadLetters("split", 0, 10);
+		assertThat(dead).extracting(DeadLetter::id)
+			.containsExactlyInAnyOrder("bad-0", "bad-1", "bad-2", "bad-3", "bad-4", "bad-5");
+		assertThat(dead).isSortedAccordingTo(java.util.Comparator.comparing(DeadLetter::diedAt));
+		assertThat(this.queue.deadLetters("split", 4, 10)).extracting(DeadLetter::id)
+			.containsExactly(dead.get(4).id(), dead.get(5).id());
+		assertThat(this.queue.purgeDeadLetter("split", "bad-0")).isTrue();
+		assertThat(this.queue.purgeDeadLetters("split")).isEqualTo(5);
+	}
+
+	@Test
+	void aBusyPartitionDoesNotStarveTheOthers() {
+		List<String> order = new CopyOnWriteArrayList<>();
+		// one handler thread: every message waits for the one before it
+		start(ListenerRegistration.of("split", String.class, (payload, message) -> {
+			order.add(message.id());
+			long until = System.nanoTime() + Duration.ofMillis(2).toNanos();
+			while (System.nanoTime() < until) {
+				Thread.onSpinWait();
+			}
+		}, ListenerOptions.builder().concurrency(1).build()));
+		List<String> busy = idsOf(0, 300, "busy-");
+		List<String> quiet = idsOf(1, 5, "quiet-");
+		List<ScheduleRequest> requests = new ArrayList<>();
+		busy.forEach((id) -> requests.add(ScheduleRequest.builder("split", "x").id(id).delay(Duration.ZERO).build()));
+		this.queue.scheduleAll(requests);
+		await().atMost(WAIT).until(() -> order.size() >= 10);
+		quiet.forEach((id) -> this.queue.schedule("split", id, "x", Duration.ZERO));
+
+		await().atMost(WAIT).until(() -> order.containsAll(quiet));
+		int lastQuiet = quiet.stream().mapToInt(order::indexOf).max().orElseThrow();
+		assertThat(lastQuiet).as("the quiet partition's messages are not left until the busy one is drained")
+			.isLessThan(200);
+		await().atMost(WAIT).until(() -> order.size() == 305);
+	}
+
+	@Test
+	void aCountThatDisagreesWithRedisIsRefusedWhileTheTopicHoldsMessagesAndAdoptedOnceItIsEmpty() {
+		RedisDelayedQueue single = this.fixture.queue(this.store);
+		single.schedule("split", "old", "x", Duration.ofMinutes(5));
+
+		assertThatIllegalStateException().isThrownBy(() -> this.queue.schedule("split", "new", "x", Duration.ZERO))
+			.withMessageContaining("Topic 'split' has 1 partition(s) in Redis, but this application uses 3")
+			.withMessageContaining("holds 1 message(s)");
+		DefaultDelayedListenerContainerFactory factory = this.fixture.consumer().listeners().factory();
+		factory.setPartitioning(THREE);
+		DelayedListenerContainer container = factory.createListenerContainer(
+				SimpleDelayedListenerEndpoint.of("split", String.class, new Recorder<>()));
+		assertThatIllegalStateException().isThrownBy(container::start)
+			.withMessageContaining("has 1 partition(s) in Redis");
+		assertThat(container.isRunning()).isFalse();
+		assertThat(single.stats("split").waiting()).as("nothing changed").isEqualTo(1);
+
+		assertThat(single.cancel("split", "old")).isTrue();
+		RedisDelayedQueue partitioned = this.fixture.queue(this.store);
+		partitioned.setPartitioning(THREE);
+		assertThat(partitioned.schedule("split", "new", "x", Duration.ofMinutes(5))).isTrue();
+		assertThat(this.store.partitionsOf("split")).isEqualTo(3);
+		// and now the one-partition application is the one refused
+		RedisDelayedQueue late = this.fixture.queue(this.store);
+		assertThatIllegalStateException().isThrownBy(() -> late.stats("split"))
+			.withMessageContaining("has 3 partition(s) in Redis, but this application uses 1");
+	}
+
+	private void start(ListenerRegistration<String> registration) {
+		DefaultDelayedListenerContainerFactory factory = this.fixture.consumer().listeners().factory();
+		factory.setPartitioning(THREE);
+		factory.setDefaultOptions(ListenerOptions.builder().backOff(new FixedBackOff(10, 100)).build());
+		DelayedListenerContainer container = factory
+			.createListenerContainer(SimpleDelayedListenerEndpoint.from(registration));
+		container.start();
+		this.containers.add(container);
+	}
+
+	/** Ids that fall into the given partition of "split". */
+	private static List<String> idsOf(int partition, int count, String prefix) {
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; ids.size() < count; i++) {
+			if (THREE.partitionOf("split", prefix + i) == partition) {
+				ids.add(prefix + i);
+			}
+		}
+		return ids;
+	}
+
+}
