@@ -175,6 +175,8 @@ public final class ClusterBenchmark {
 			}
 			container.stop();
 			Map<Integer, Long> commands = this.cluster.commandsPerMaster();
+			this.cluster.masterPorts()
+				.forEach((port) -> log("  master " + port + ": " + this.cluster.commandStats(port)));
 			double seconds = Math.max(1, lastHandled.get() - firstDue) / 1000.0;
 			Samples.Summary summary = lateness.summary();
 			log(topic + " with " + partitions + " partition(s): " + seen.size() + " of " + this.messages + " in "

@@ -35,6 +35,9 @@ final class PartitionConsumer {
 
 	private static final Logger logger = LoggerFactory.getLogger(PartitionConsumer.class);
 
+	/** Messages a handler runs in a row from its partition before it yields its slot to another waiting one. */
+	private static final int FAIR_SHARE_RUN = 8;
+
 	private final ListenerRegistration<Object> registration;
 
 	private final String topic;
@@ -224,14 +227,16 @@ final class PartitionConsumer {
 	private void runHandler(Delivery first) {
 		try {
 			Delivery current = first;
+			int run = 0;
 			while (current != null) {
 				Delivery delivery = current;
 				Lease[] delivered = new Lease[1];
 				// the task decorator wraps each message's handling, not the run of a handler thread
 				this.handlers.decorate(() -> delivered[0] = handle(delivery)).run();
-				// a handler takes this partition's next message unless another partition's due messages are waiting:
-				// then it gives its slot up, and this partition waits its turn for one
-				boolean yielding = this.othersWaiting.getAsBoolean();
+				// a handler takes this partition's next message in the call that acknowledges this one; after a run of
+				// them, if another partition's due messages are waiting, it gives its slot up, and this partition
+				// waits its turn for one (yielding after every message would cost a round trip per message)
+				boolean yielding = ++run >= FAIR_SHARE_RUN && this.othersWaiting.getAsBoolean();
 				if (yielding) {
 					this.claims.want();
 				}

@@ -3,6 +3,7 @@ package io.github.delayqueue.redis;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -14,6 +15,8 @@ import java.util.function.ToLongFunction;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
@@ -84,6 +87,10 @@ public class RedisMessageStore {
 
 	private final byte[] deadMaxAge;
 
+	private volatile int replicas;
+
+	private volatile Duration replicaTimeout = Duration.ofSeconds(1);
+
 	/**
 	 * Checks a key prefix: not blank, no braces (they would change the hash tag that keeps a topic's keys in one
 	 * cluster slot), no white space or control characters.
@@ -125,6 +132,23 @@ public class RedisMessageStore {
 	 */
 	public String getKeyPrefix() {
 		return this.keyPrefix;
+	}
+
+	/**
+	 * Makes the changes a user relies on (schedule, cancel, reschedule, dead-letter replay and purge) return only
+	 * once the given number of replicas confirm them ({@code WAIT}), and fail with a {@link NotReplicatedException}
+	 * when fewer do within the timeout (the change is then made on the master, but may be lost if it fails over).
+	 * Claims, acknowledgements and retries are not waited for: losing one on a failover only redelivers a message.
+	 * While a call waits, commands of other threads sharing its connection wait behind it.
+	 * @param replicas how many replicas must confirm; 0 (the default) waits for none
+	 * @param timeout how long to wait for them
+	 */
+	public void setReplicaAcknowledgement(int replicas, Duration timeout) {
+		Assert.isTrue(replicas >= 0, () -> "Replicas must not be negative, but was " + replicas);
+		Assert.isTrue(timeout != null && timeout.toMillis() >= 1,
+				() -> "Replica timeout must be at least 1ms, but was " + timeout);
+		this.replicaTimeout = timeout;
+		this.replicas = replicas;
 	}
 
 	/**
@@ -238,7 +262,7 @@ public class RedisMessageStore {
 			args[i++] = bytes(Long.toString(message.due().value()));
 			args[i++] = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
 		}
-		List<?> reply = run(SCHEDULE, ReturnType.MULTI, args);
+		List<?> reply = runReplicated(SCHEDULE, ReturnType.MULTI, args);
 		List<Boolean> stored = new ArrayList<>(reply.size());
 		for (Object flag : reply) {
 			stored.add(number(flag) == 1L);
@@ -253,7 +277,7 @@ public class RedisMessageStore {
 	 * @return {@code true} if it was waiting and is gone
 	 */
 	public boolean cancel(String topic, String id) {
-		return number(run(CANCEL, ReturnType.INTEGER, key(topic), bytes(id))) == 1L;
+		return number(runReplicated(CANCEL, ReturnType.INTEGER, key(topic), bytes(id))) == 1L;
 	}
 
 	/**
@@ -264,7 +288,7 @@ public class RedisMessageStore {
 	 * @return {@code true} if it was waiting and has moved
 	 */
 	public boolean reschedule(String topic, String id, DueTime due) {
-		return number(run(RESCHEDULE, ReturnType.INTEGER, key(topic), bytes(id), bytes(due.kind()),
+		return number(runReplicated(RESCHEDULE, ReturnType.INTEGER, key(topic), bytes(id), bytes(due.kind()),
 				bytes(Long.toString(due.value())))) == 1L;
 	}
 
@@ -429,7 +453,8 @@ public class RedisMessageStore {
 	}
 
 	private long replay(String topic, byte[] id) {
-		return number(run(DEAD_REPLAY, ReturnType.INTEGER, key(topic), id, bytes(Integer.toString(CHUNK_SIZE))));
+		return number(
+				runReplicated(DEAD_REPLAY, ReturnType.INTEGER, key(topic), id, bytes(Integer.toString(CHUNK_SIZE))));
 	}
 
 	/**
@@ -452,7 +477,8 @@ public class RedisMessageStore {
 	}
 
 	private long purge(String topic, byte[] id) {
-		return number(run(DEAD_PURGE, ReturnType.INTEGER, key(topic), id, bytes(Integer.toString(CHUNK_SIZE))));
+		return number(
+				runReplicated(DEAD_PURGE, ReturnType.INTEGER, key(topic), id, bytes(Integer.toString(CHUNK_SIZE))));
 	}
 
 	/** Runs a call that handles at most a chunk until it handles less, adding up what it handled. */
@@ -488,6 +514,42 @@ public class RedisMessageStore {
 			args[i++] = bytes(Long.toString(lease.token()));
 		}
 		return args;
+	}
+
+	/**
+	 * Runs a script whose change a user relies on (a message stored, cancelled, moved, replayed or purged); with
+	 * {@link #setReplicaAcknowledgement(int, Duration) replica acknowledgement}, returns only once the replicas
+	 * confirm it.
+	 */
+	private <T> T runReplicated(Script script, ReturnType type, byte[]... keysAndArgs) {
+		int replicas = this.replicas;
+		if (replicas == 0) {
+			return run(script, type, keysAndArgs);
+		}
+		long timeoutMillis = this.replicaTimeout.toMillis();
+		Object[] result = execute((connection) -> {
+			T reply = script.run(connection, type, keysAndArgs);
+			return new Object[] { reply, waitForReplicas(connection, keysAndArgs[0], replicas, timeoutMillis) };
+		});
+		Assert.state(result != null && result[0] != null,
+				() -> "Redis returned no reply to the delayqueue script " + script.name());
+		long confirmed = number(result[1]);
+		if (confirmed < replicas) {
+			throw new NotReplicatedException(script.name(), replicas, confirmed, this.replicaTimeout);
+		}
+		@SuppressWarnings("unchecked")
+		T reply = (T) result[0];
+		return reply;
+	}
+
+	/** WAIT on the node that ran the script (in a cluster, the master of the key's slot). */
+	private static Object waitForReplicas(RedisConnection connection, byte[] key, int replicas, long timeoutMillis) {
+		byte[] count = bytes(Integer.toString(replicas));
+		byte[] timeout = bytes(Long.toString(timeoutMillis));
+		Object reply = (connection instanceof RedisClusterConnection cluster)
+				? cluster.execute("WAIT", key, List.of(count, timeout)) : connection.execute("WAIT", count, timeout);
+		Assert.state(reply != null, "Redis returned no reply to WAIT");
+		return reply;
 	}
 
 	private <T> T run(Script script, ReturnType type, byte[]... keysAndArgs) {

@@ -165,16 +165,26 @@ public final class TestRedisCluster implements AutoCloseable {
 	public Map<Integer, Long> commandsPerMaster() {
 		Map<Integer, Long> counts = new LinkedHashMap<>();
 		for (int port : masterPorts()) {
-			long total = 0;
-			for (String line : call(port, "INFO", "commandstats").split("\r?\n")) {
-				int calls = line.indexOf("calls=");
-				if (line.startsWith("cmdstat_") && calls >= 0) {
-					total += Long.parseLong(line.substring(calls + 6, line.indexOf(',', calls)));
-				}
-			}
-			counts.put(port, total);
+			counts.put(port, commandStats(port).values().stream().mapToLong(Long::longValue).sum());
 		}
 		return counts;
+	}
+
+	/**
+	 * The calls of each command a node ran, from {@code INFO commandstats} (commands that scripts ran included).
+	 * @param port the node's port
+	 * @return the calls by command name
+	 */
+	public Map<String, Long> commandStats(int port) {
+		Map<String, Long> calls = new java.util.TreeMap<>();
+		for (String line : call(port, "INFO", "commandstats").split("\r?\n")) {
+			int at = line.indexOf("calls=");
+			if (line.startsWith("cmdstat_") && at >= 0) {
+				calls.put(line.substring("cmdstat_".length(), line.indexOf(':')),
+						Long.parseLong(line.substring(at + 6, line.indexOf(',', at))));
+			}
+		}
+		return calls;
 	}
 
 	/**
