@@ -43,6 +43,8 @@ public class DelayQueueProperties {
 
 	private final Observation observation = new Observation();
 
+	private final Durability durability = new Durability();
+
 	/**
 	 * Settings per topic, by topic name.
 	 */
@@ -94,6 +96,44 @@ public class DelayQueueProperties {
 
 	public Map<String, Topic> getTopics() {
 		return this.topics;
+	}
+
+	public Durability getDurability() {
+		return this.durability;
+	}
+
+	/**
+	 * Replica-acknowledged writes: schedule, cancel, reschedule, dead-letter replay and purge return only once
+	 * replicas confirm them (Redis WAIT), so that a failover does not lose them.
+	 */
+	public static class Durability {
+
+		/**
+		 * Replicas that must confirm each such change; 0 waits for none.
+		 */
+		private int replicas;
+
+		/**
+		 * How long to wait for the replicas before the change fails (it holds on the master then).
+		 */
+		private Duration timeout = Duration.ofSeconds(1);
+
+		public int getReplicas() {
+			return this.replicas;
+		}
+
+		public void setReplicas(int replicas) {
+			this.replicas = replicas;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
 	}
 
 	/**

@@ -43,7 +43,17 @@ final class DelayQueuePropertiesMapper {
 			RedisMessageStore.validateKeyPrefix(prefix);
 			return prefix;
 		});
-		return new RedisMessageStore(connectionFactory, keyPrefix, deadLetterPolicy());
+		RedisMessageStore store = new RedisMessageStore(connectionFactory, keyPrefix, deadLetterPolicy());
+		DelayQueueProperties.Durability durability = this.properties.getDurability();
+		check("delayqueue.durability.replicas", durability.getReplicas(), (replicas) -> {
+			store.setReplicaAcknowledgement(replicas, Duration.ofSeconds(1));
+			return replicas;
+		});
+		check("delayqueue.durability.timeout", durability.getTimeout(), (timeout) -> {
+			store.setReplicaAcknowledgement(durability.getReplicas(), timeout);
+			return timeout;
+		});
+		return store;
 	}
 
 	private DeadLetterPolicy deadLetterPolicy() {

@@ -330,6 +330,7 @@ class DelayQueueAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context.getBean(RedisMessageStore.class).getKeyPrefix()).isEqualTo("myapp");
+				assertThat(context.getBean(RedisMessageStore.class).getReplicaAcknowledgement()).isZero();
 				ListenerOptions options = factory(context).getDefaultOptions();
 				assertThat(options.concurrency()).isEqualTo(7);
 				assertThat(options.visibilityTimeout()).isEqualTo(Duration.ofSeconds(45));
@@ -361,6 +362,15 @@ class DelayQueueAutoConfigurationTests {
 		assertStartupFailsNaming("delayqueue.listener.shutdown-timeout=-1s", "delayqueue.listener.shutdown-timeout");
 		assertStartupFailsNaming("delayqueue.dead-letter.max-count=0", "delayqueue.dead-letter.max-count");
 		assertStartupFailsNaming("delayqueue.dead-letter.max-age=0s", "delayqueue.dead-letter.max-age");
+		assertStartupFailsNaming("delayqueue.durability.replicas=-1", "delayqueue.durability.replicas");
+		assertStartupFailsNaming("delayqueue.durability.timeout=0s", "delayqueue.durability.timeout");
+	}
+
+	@Test
+	void replicaAcknowledgementIsBound() {
+		this.runner.withPropertyValues("delayqueue.durability.replicas=2", "delayqueue.durability.timeout=250ms")
+			.run((context) -> assertThat(context.getBean(RedisMessageStore.class).getReplicaAcknowledgement())
+				.isEqualTo(2));
 	}
 
 	@Test

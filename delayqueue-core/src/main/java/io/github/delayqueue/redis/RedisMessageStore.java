@@ -11,11 +11,20 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.ToLongFunction;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
@@ -149,6 +158,14 @@ public class RedisMessageStore {
 				() -> "Replica timeout must be at least 1ms, but was " + timeout);
 		this.replicaTimeout = timeout;
 		this.replicas = replicas;
+	}
+
+	/**
+	 * How many replicas must confirm a change a user relies on.
+	 * @return the count; 0 if none
+	 */
+	public int getReplicaAcknowledgement() {
+		return this.replicas;
 	}
 
 	/**
@@ -533,7 +550,7 @@ public class RedisMessageStore {
 		});
 		Assert.state(result != null && result[0] != null,
 				() -> "Redis returned no reply to the delayqueue script " + script.name());
-		long confirmed = number(result[1]);
+		long confirmed = (Long) result[1];
 		if (confirmed < replicas) {
 			throw new NotReplicatedException(script.name(), replicas, confirmed, this.replicaTimeout);
 		}
@@ -542,14 +559,39 @@ public class RedisMessageStore {
 		return reply;
 	}
 
-	/** WAIT on the node that ran the script (in a cluster, the master of the key's slot). */
-	private static Object waitForReplicas(RedisConnection connection, byte[] key, int replicas, long timeoutMillis) {
-		byte[] count = bytes(Integer.toString(replicas));
-		byte[] timeout = bytes(Long.toString(timeoutMillis));
-		Object reply = (connection instanceof RedisClusterConnection cluster)
-				? cluster.execute("WAIT", key, List.of(count, timeout)) : connection.execute("WAIT", count, timeout);
-		Assert.state(reply != null, "Redis returned no reply to WAIT");
-		return reply;
+	/**
+	 * WAIT on the connection that ran the script (WAIT counts that connection's writes): in a cluster, the master of
+	 * the key's slot. Lettuce's own command, as Spring Data Redis has none for WAIT.
+	 */
+	private static long waitForReplicas(RedisConnection connection, byte[] key, int replicas, long timeoutMillis) {
+		Object nativeConnection = connection.getNativeConnection();
+		RedisFuture<Long> confirmed;
+		if (connection instanceof RedisClusterConnection cluster
+				&& nativeConnection instanceof RedisAdvancedClusterAsyncCommands<?, ?> commands) {
+			RedisClusterNode node = cluster.clusterGetNodeForKey(key);
+			Assert.state(node.getHost() != null && node.getPort() != null, () -> "No address for node " + node);
+			confirmed = commands.getConnection(node.getHost(), node.getPort()).waitForReplication(replicas,
+					timeoutMillis);
+		}
+		else if (nativeConnection instanceof BaseRedisAsyncCommands<?, ?> commands) {
+			confirmed = commands.waitForReplication(replicas, timeoutMillis);
+		}
+		else {
+			throw new IllegalStateException("Waiting for replicas needs a Lettuce connection, but the connection is "
+					+ nativeConnection.getClass().getName());
+		}
+		try {
+			Long count = confirmed.get(timeoutMillis + 10_000, TimeUnit.MILLISECONDS);
+			Assert.state(count != null, "Redis returned no reply to WAIT");
+			return count;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisSystemException("Interrupted waiting for replicas", ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new RedisSystemException("WAIT for " + replicas + " replica(s) failed: " + ex.getMessage(), ex);
+		}
 	}
 
 	private <T> T run(Script script, ReturnType type, byte[]... keysAndArgs) {

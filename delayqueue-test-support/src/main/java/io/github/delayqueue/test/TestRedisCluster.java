@@ -138,6 +138,23 @@ public final class TestRedisCluster implements AutoCloseable {
 	}
 
 	/**
+	 * The ports of the replicas of a master, as the cluster sees them now.
+	 * @param masterPort the master's port
+	 * @return the replicas' ports
+	 */
+	public List<Integer> replicaPortsOf(int masterPort) {
+		String masterId = node(masterPort).id;
+		List<Integer> replicas = new ArrayList<>();
+		for (String line : lines(call(aliveNode(), "CLUSTER", "NODES"))) {
+			String[] fields = line.split(" ");
+			if (fields[3].equals(masterId) && !fields[2].contains("fail")) {
+				replicas.add(Integer.parseInt(fields[1].substring(fields[1].indexOf(':') + 1, fields[1].indexOf('@'))));
+			}
+		}
+		return replicas;
+	}
+
+	/**
 	 * Sends a command to one node and returns its reply as text (see {@link TestRedis#call(String...)}).
 	 * @param port the node's port
 	 * @param args the command

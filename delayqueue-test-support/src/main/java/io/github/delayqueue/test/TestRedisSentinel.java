@@ -102,6 +102,21 @@ public final class TestRedisSentinel implements AutoCloseable {
 	}
 
 	/**
+	 * The port of the server started as the replica.
+	 * @return the port
+	 */
+	public int replicaPort() {
+		return this.servers.get(1).port();
+	}
+
+	/**
+	 * Stops the server started as the replica (a clean shutdown), so that writes find no replica to confirm them.
+	 */
+	public void stopReplica() {
+		this.servers.get(1).stop();
+	}
+
+	/**
 	 * Kills the current master ({@code SIGKILL}, by its pid) and waits until the Sentinels have promoted the
 	 * replica.
 	 * @return the new master's port

@@ -1,0 +1,75 @@
+package io.github.delayqueue;
+
+import java.time.Duration;
+
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.payload.JacksonPayloadConverter;
+import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.NotReplicatedException;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.test.TestRedisCluster;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Replica acknowledgement on a Redis Cluster with a replica per master: each change waits for the replica of the
+ * master that made it (and only that one).
+ */
+class ClusterReplicaTests {
+
+	private TestRedisCluster cluster;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	@BeforeEach
+	void setUp() {
+		this.cluster = TestRedisCluster.builder().masters(3).replicasPerMaster(1).start();
+		this.connectionFactory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(this.cluster.nodeAddresses()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.connectionFactory.destroy();
+		this.cluster.close();
+	}
+
+	@Test
+	void eachChangeWaitsForTheReplicaOfItsOwnMaster() {
+		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
+		store.setReplicaAcknowledgement(1, Duration.ofMillis(500));
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+		String quiet = topicOn(this.cluster.masterPorts().get(0));
+		String lonely = topicOn(this.cluster.masterPorts().get(1));
+		assertThat(queue.schedule(quiet, "a", "x", Duration.ofMinutes(5))).isTrue();
+		assertThat(queue.schedule(lonely, "a", "x", Duration.ofMinutes(5))).isTrue();
+
+		// the second master loses its replica: only its changes go unconfirmed
+		this.cluster.replicaPortsOf(this.cluster.masterPorts().get(1)).forEach(this.cluster::kill);
+		assertThatExceptionOfType(NotReplicatedException.class)
+			.isThrownBy(() -> queue.schedule(lonely, "b", "x", Duration.ofMinutes(5)));
+		assertThat(queue.schedule(quiet, "b", "x", Duration.ofMinutes(5))).isTrue();
+		assertThat(queue.stats(lonely).waiting()).as("made on its master").isEqualTo(2);
+	}
+
+	private String topicOn(int masterPort) {
+		for (int i = 0; i < 1000; i++) {
+			if (this.cluster.masterPortOf("dq:{t-" + i + "}:pending") == masterPort) {
+				return "t-" + i;
+			}
+		}
+		throw new IllegalStateException("No topic on master " + masterPort);
+	}
+
+}
