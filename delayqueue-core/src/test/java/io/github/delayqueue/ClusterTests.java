@@ -190,6 +190,51 @@ class ClusterTests {
 		assertThat(this.queue.stats("wide").waiting()).isZero();
 	}
 
+	@Test
+	void aSlotMovedToAnotherMasterUnderLoadLosesNothing() throws Exception {
+		String topic = spreadTopics().get(0);
+		Recorder<String> recorder = new Recorder<>();
+		this.registry.registerListenerContainer(SimpleDelayedListenerEndpoint.of(topic, String.class, recorder),
+				this.factory, true);
+		int count = 1500;
+		AtomicInteger failedCalls = new AtomicInteger();
+		Thread producer = new Thread(() -> {
+			for (int i = 0; i < count; i++) {
+				String id = "m-" + i;
+				long deadline = System.nanoTime() + WAIT.toNanos();
+				// about a thousand a second, so that the slot moves while messages keep coming
+				java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+				while (true) {
+					try {
+						// idempotent: a call whose outcome is unknown is simply made again
+						this.queue.schedule(topic, id, "p", Duration.ofMillis(i % 500));
+						break;
+					}
+					catch (RuntimeException ex) {
+						failedCalls.incrementAndGet();
+						if (System.nanoTime() > deadline) {
+							throw ex;
+						}
+					}
+				}
+			}
+		}, "producer");
+		producer.start();
+		await().atMost(WAIT).until(() -> recorder.received.size() > 100);
+		int source = cluster.masterPortOf("dq:{" + topic + "}:pending");
+		int target = cluster.masterPorts().stream().filter((port) -> port != source).findFirst().orElseThrow();
+		assertThat(producer.isAlive()).as("still producing as the slot moves").isTrue();
+		int moved = cluster.migrateSlotOf("dq:{" + topic + "}:pending", target);
+		producer.join(WAIT.toMillis());
+
+		assertThat(moved).as("keys moved").isPositive();
+		assertThat(cluster.masterPortOf("dq:{" + topic + "}:pending")).isEqualTo(target);
+		await().atMost(WAIT).until(() -> recorder.countsById.size() == count);
+		await().atMost(WAIT).until(() -> this.queue.stats(topic).inflight() == 0
+				&& this.queue.stats(topic).waiting() == 0 && this.queue.stats(topic).ready() == 0);
+		assertThat(this.queue.stats(topic).dead()).isZero();
+	}
+
 	/** Three topics whose keys live on three different masters. */
 	private static List<String> spreadTopics() {
 		List<String> topics = new ArrayList<>();

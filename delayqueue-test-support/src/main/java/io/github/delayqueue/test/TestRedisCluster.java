@@ -138,6 +138,47 @@ public final class TestRedisCluster implements AutoCloseable {
 	}
 
 	/**
+	 * Moves a hash slot, with its keys, to another master while clients keep using it (as {@code redis-cli --cluster
+	 * reshard} does): the target imports it, the source migrates it, the keys move in batches ({@code MIGRATE}),
+	 * then every node learns the new owner. Clients meanwhile see {@code ASK} and {@code TRYAGAIN} replies.
+	 * @param key a key of the slot
+	 * @param targetPort the master that takes it
+	 * @return how many keys moved
+	 */
+	public int migrateSlotOf(String key, int targetPort) {
+		String slot = call(this.nodes.get(0).port(), "CLUSTER", "KEYSLOT", key);
+		int sourcePort = masterPortOf(key);
+		if (sourcePort == targetPort) {
+			return 0;
+		}
+		String sourceId = node(sourcePort).id;
+		String targetId = node(targetPort).id;
+		call(targetPort, "CLUSTER", "SETSLOT", slot, "IMPORTING", sourceId);
+		call(sourcePort, "CLUSTER", "SETSLOT", slot, "MIGRATING", targetId);
+		int moved = 0;
+		while (true) {
+			String keys = call(sourcePort, "CLUSTER", "GETKEYSINSLOT", slot, "10");
+			if (keys == null || keys.isEmpty()) {
+				break;
+			}
+			List<String> command = new ArrayList<>(List.of("MIGRATE", "127.0.0.1", Integer.toString(targetPort), "",
+					"0", "5000", "KEYS"));
+			List<String> batch = lines(keys);
+			command.addAll(batch);
+			call(sourcePort, command.toArray(String[]::new));
+			moved += batch.size();
+		}
+		call(targetPort, "CLUSTER", "SETSLOT", slot, "NODE", targetId);
+		call(sourcePort, "CLUSTER", "SETSLOT", slot, "NODE", targetId);
+		for (Node node : this.nodes) {
+			if (node.port() != sourcePort && node.port() != targetPort && node.server.isAlive()) {
+				call(node.port(), "CLUSTER", "SETSLOT", slot, "NODE", targetId);
+			}
+		}
+		return moved;
+	}
+
+	/**
 	 * The ports of the replicas of a master, as the cluster sees them now.
 	 * @param masterPort the master's port
 	 * @return the replicas' ports
