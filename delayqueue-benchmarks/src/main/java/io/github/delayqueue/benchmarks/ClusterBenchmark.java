@@ -38,7 +38,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * One topic on a local Redis Cluster of three masters, with one partition and with three: how many messages a
- * second drain, how late, what is lost, and each master's share of the commands ({@code INFO commandstats}). The
+ * second drain, how late, what is lost, and each master's share of the commands ({@code INFO commandstats}); then a
+ * master killed under load, without and with replica acknowledgement ({@link ClusterFailover}). The
  * masters share the machine's cores with the harness, so the figure that must hold is the spread (each master
  * within ±20% of an even share with three partitions) and no loss, not a speed-up.
  * <p>
@@ -112,8 +113,12 @@ public final class ClusterBenchmark {
 			drains.add(benchmark.drain(1));
 			drains.add(benchmark.drain(MASTERS));
 		}
-		String markdown = markdown(environment, drains);
-		write(out, mode, markdown, environment, drains);
+		ClusterFailover failover = mode.equals("smoke")
+				? new ClusterFailover(Duration.ofMillis(500), Duration.ofMillis(500))
+				: new ClusterFailover(Duration.ofSeconds(3), Duration.ofSeconds(3));
+		List<ClusterFailover.Result> failovers = List.of(failover.run(0), failover.run(1));
+		String markdown = markdown(environment, drains) + failoverMarkdown(failovers);
+		write(out, mode, markdown, environment, drains, failovers);
 		return markdown;
 	}
 
@@ -236,6 +241,35 @@ public final class ClusterBenchmark {
 		return out.toString();
 	}
 
+	private static String failoverMarkdown(List<ClusterFailover.Result> results) {
+		StringBuilder out = new StringBuilder("\n### A master killed (SIGKILL) while 4 threads schedule to a topic of "
+				+ "3 partitions (3 masters with a replica each)\n\n");
+		out.append("| figure | unit |");
+		results.forEach((result) -> out.append(result.replicas() == 0 ? " no replica acknowledgement |"
+				: " durability.replicas=" + result.replicas() + " |"));
+		out.append("\n|---|---|");
+		results.forEach((result) -> out.append("---:|"));
+		out.append('\n');
+		failoverRow(out, "schedule throughput before the kill", "msgs/s", results, (r) -> Report.format(r.rate()));
+		failoverRow(out, "schedules acknowledged", "messages", results, (r) -> Report.format((double) r.acknowledged()));
+		failoverRow(out, "acknowledged, then lost in the failover", "messages", results,
+				(r) -> Integer.toString(r.lost()));
+		failoverRow(out, "calls that failed (not acknowledged; the producer may retry them)", "calls", results,
+				(r) -> Integer.toString(r.failedCalls()));
+		failoverRow(out, "kill to the replica serving the slots", "s", results, (r) -> Report.format(r.seconds()));
+		out.append("\nWithout replica acknowledgement, Redis replicates asynchronously: what the master acknowledged "
+				+ "but had not sent to its replica when it died is lost. With it, schedule returns only once the replica "
+				+ "has the message.\n");
+		return out.toString();
+	}
+
+	private static void failoverRow(StringBuilder out, String figure, String unit, List<ClusterFailover.Result> results,
+			java.util.function.Function<ClusterFailover.Result, String> value) {
+		out.append("| ").append(figure).append(" | ").append(unit).append(" |");
+		results.forEach((result) -> out.append(' ').append(value.apply(result)).append(" |"));
+		out.append('\n');
+	}
+
 	private static void row(StringBuilder out, String figure, String unit, List<Drain> drains,
 			java.util.function.Function<Drain, String> value) {
 		out.append("| ").append(figure).append(" | ").append(unit).append(" |");
@@ -244,13 +278,14 @@ public final class ClusterBenchmark {
 	}
 
 	private static void write(Path directory, String mode, String markdown, Map<String, Object> environment,
-			List<Drain> drains) {
+			List<Drain> drains, List<ClusterFailover.Result> failovers) {
 		try {
 			Files.createDirectories(directory);
 			Files.writeString(directory.resolve("results-cluster-" + mode + ".md"), markdown);
 			Map<String, Object> json = new LinkedHashMap<>();
 			json.put("environment", environment);
 			json.put("drains", drains);
+			json.put("failovers", failovers);
 			JsonMapper.builder()
 				.enable(SerializationFeature.INDENT_OUTPUT)
 				.build()

@@ -22,9 +22,11 @@ class ClusterBenchmarkSmokeTests {
 			.contains("| lost | messages | 0 | 0 |")
 			.contains("| duplicated | messages | 0 | 0 |")
 			.contains("| early | messages | 0 | 0 |")
-			.contains("master 3's share of the commands");
+			.contains("master 3's share of the commands")
+			.contains("| acknowledged, then lost in the failover | messages |")
+			.containsPattern("\\| acknowledged, then lost in the failover \\| messages \\| \\d+ \\| 0 \\|");
 		assertThat(Files.readString(out.resolve("results-cluster-smoke.md"))).isEqualTo(markdown);
-		assertThat(Files.readString(out.resolve("results-cluster-smoke.json"))).contains("\"commandsPerMaster\"");
+		assertThat(Files.readString(out.resolve("results-cluster-smoke.json"))).contains("\"commandsPerMaster\"").contains("\"failovers\"");
 	}
 
 }

@@ -116,7 +116,7 @@ public final class TestRedisCluster implements AutoCloseable {
 	 * @return the port
 	 */
 	public int masterPortOf(String key) {
-		int slot = Integer.parseInt(call(this.nodes.get(0).port(), "CLUSTER", "KEYSLOT", key));
+		int slot = Integer.parseInt(call(aliveNode(), "CLUSTER", "KEYSLOT", key));
 		for (String line : lines(call(aliveNode(), "CLUSTER", "NODES"))) {
 			String[] fields = line.split(" ");
 			if (!fields[2].contains("master") || fields[2].contains("fail")) {
@@ -146,7 +146,7 @@ public final class TestRedisCluster implements AutoCloseable {
 	 * @return how many keys moved
 	 */
 	public int migrateSlotOf(String key, int targetPort) {
-		String slot = call(this.nodes.get(0).port(), "CLUSTER", "KEYSLOT", key);
+		String slot = call(aliveNode(), "CLUSTER", "KEYSLOT", key);
 		int sourcePort = masterPortOf(key);
 		if (sourcePort == targetPort) {
 			return 0;
