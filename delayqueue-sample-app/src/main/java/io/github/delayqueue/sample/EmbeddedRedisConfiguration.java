@@ -17,7 +17,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * The sample's "no Redis installed" default: when nothing answers at the configured Redis address and that address
  * is on this machine, starts the {@code redis-server} that {@code org.signal:embedded-redis} ships there before any
- * Redis connection is made, and stops it on shutdown. With a Redis already running, uses that one.
+ * Redis connection is made, and stops it on shutdown. With a Redis already running, or a Redis Cluster or Sentinel
+ * configured, uses that.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty(name = "sample.embedded-redis.enabled", matchIfMissing = true)
@@ -27,6 +28,10 @@ class EmbeddedRedisConfiguration {
 
 	@Bean(name = BEAN_NAME, destroyMethod = "close")
 	EmbeddedRedis sampleEmbeddedRedis(Environment environment) {
+		if (environment.containsProperty("spring.data.redis.cluster.nodes")
+				|| environment.containsProperty("spring.data.redis.sentinel.master")) {
+			return EmbeddedRedis.none("a Redis Cluster or Sentinel is configured");
+		}
 		String host = environment.getProperty("spring.data.redis.host", "localhost");
 		int port = environment.getProperty("spring.data.redis.port", Integer.class, 6379);
 		return EmbeddedRedis.startIfAbsent(host, port);
@@ -55,6 +60,11 @@ class EmbeddedRedisConfiguration {
 
 		private EmbeddedRedis(RedisServerProcess server) {
 			this.server = server;
+		}
+
+		static EmbeddedRedis none(String reason) {
+			logger.info("Not starting an embedded Redis: {}", reason);
+			return new EmbeddedRedis(null);
 		}
 
 		static EmbeddedRedis startIfAbsent(String host, int port) {
