@@ -63,6 +63,24 @@ class ClusterReplicaTests {
 		assertThat(queue.stats(lonely).waiting()).as("made on its master").isEqualTo(2);
 	}
 
+	@Test
+	void aChangeToASlotThatMovedFollowsItAndWaitsForTheNewMastersReplica() {
+		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
+		store.setReplicaAcknowledgement(1, Duration.ofMillis(500));
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+		int from = this.cluster.masterPorts().get(0);
+		int to = this.cluster.masterPorts().get(2);
+		String topic = topicOn(from);
+		assertThat(queue.schedule(topic, "a", "x", Duration.ofMinutes(5))).isTrue();
+		this.cluster.migrateSlotOf("dq:{" + topic + "}:pending", to);
+
+		// the client still thinks the slot is on the first master: the script is redirected, and so is the WAIT
+		this.cluster.replicaPortsOf(to).forEach(this.cluster::kill);
+		assertThatExceptionOfType(NotReplicatedException.class)
+			.isThrownBy(() -> queue.schedule(topic, "b", "x", Duration.ofMinutes(5)));
+		assertThat(queue.stats(topic).waiting()).isEqualTo(2);
+	}
+
 	private String topicOn(int masterPort) {
 		for (int i = 0; i < 1000; i++) {
 			if (this.cluster.masterPortOf("dq:{t-" + i + "}:pending") == masterPort) {

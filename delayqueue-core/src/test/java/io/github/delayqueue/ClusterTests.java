@@ -23,6 +23,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -97,9 +99,13 @@ class ClusterTests {
 		this.closeables.clear();
 	}
 
-	@Test
-	void scheduleCancelRescheduleAndIdempotentIdsWorkOnEveryMaster() {
+	@ParameterizedTest
+	@ValueSource(ints = { 1, 3 })
+	void scheduleCancelRescheduleAndIdempotentIdsWorkOnEveryMaster(int partitions) {
 		List<String> topics = spreadTopics();
+		java.util.Map<String, Integer> counts = new java.util.HashMap<>();
+		topics.forEach((topic) -> counts.put(topic, partitions));
+		this.queue.setPartitioning(new TopicPartitioning(counts));
 		for (String topic : topics) {
 			assertThat(this.queue.schedule(topic, "a", "x", Duration.ofMinutes(5))).isTrue();
 			assertThat(this.queue.schedule(topic, "a", "again", Duration.ofMinutes(5))).as("idempotent").isFalse();
@@ -141,9 +147,13 @@ class ClusterTests {
 		}
 	}
 
-	@Test
-	void aFailingMessageIsRetriedDeadLetteredAndReplayed() {
+	@ParameterizedTest
+	@ValueSource(ints = { 1, 3 })
+	void aFailingMessageIsRetriedDeadLetteredAndReplayed(int partitions) {
 		String topic = spreadTopics().get(1);
+		TopicPartitioning partitioning = new TopicPartitioning(java.util.Map.of(topic, partitions));
+		this.queue.setPartitioning(partitioning);
+		this.factory.setPartitioning(partitioning);
 		AtomicInteger calls = new AtomicInteger();
 		AtomicInteger succeedAfter = new AtomicInteger(Integer.MAX_VALUE);
 		this.registry.registerListenerContainer(SimpleDelayedListenerEndpoint.from(ListenerRegistration.of(topic,

@@ -141,13 +141,14 @@ class PartitionTests {
 	}
 
 	@Test
-	void aCountThatDisagreesWithRedisIsRefusedWhileTheTopicHoldsMessagesAndAdoptedOnceItIsEmpty() {
+	void aCountThatDisagreesWithRedisIsRefusedUntilTheTopicIsEmptiedAndItsCountChanged() {
 		RedisDelayedQueue single = this.fixture.queue(this.store);
 		single.schedule("split", "old", "x", Duration.ofMinutes(5));
+		assertThat(single.partitions("split")).isEqualTo(1);
 
 		assertThatIllegalStateException().isThrownBy(() -> this.queue.schedule("split", "new", "x", Duration.ZERO))
 			.withMessageContaining("Topic 'split' has 1 partition(s) in Redis, but this application uses 3")
-			.withMessageContaining("holds 1 message(s)");
+			.withMessageContaining("changePartitions('split', n)");
 		DefaultDelayedListenerContainerFactory factory = this.fixture.consumer().listeners().factory();
 		factory.setPartitioning(THREE);
 		DelayedListenerContainer container = factory.createListenerContainer(
@@ -155,17 +156,37 @@ class PartitionTests {
 		assertThatIllegalStateException().isThrownBy(container::start)
 			.withMessageContaining("has 1 partition(s) in Redis");
 		assertThat(container.isRunning()).isFalse();
+		assertThatIllegalStateException().isThrownBy(() -> single.changePartitions("split", 3))
+			.withMessageContaining("holds 1 message(s)");
 		assertThat(single.stats("split").waiting()).as("nothing changed").isEqualTo(1);
+		// reads follow Redis, whatever the reader uses
+		assertThat(this.queue.stats("split").waiting()).isEqualTo(1);
 
 		assertThat(single.cancel("split", "old")).isTrue();
+		single.changePartitions("split", 3);
 		RedisDelayedQueue partitioned = this.fixture.queue(this.store);
 		partitioned.setPartitioning(THREE);
 		assertThat(partitioned.schedule("split", "new", "x", Duration.ofMinutes(5))).isTrue();
 		assertThat(this.store.partitionsOf("split")).isEqualTo(3);
-		// and now the one-partition application is the one refused
+		// and now the one-partition application is the one refused; reading still sees the whole topic
 		RedisDelayedQueue late = this.fixture.queue(this.store);
-		assertThatIllegalStateException().isThrownBy(() -> late.stats("split"))
+		assertThatIllegalStateException().isThrownBy(() -> late.schedule("split", "x", "x", Duration.ZERO))
 			.withMessageContaining("has 3 partition(s) in Redis, but this application uses 1");
+		assertThat(late.stats("split").waiting()).isEqualTo(1);
+	}
+
+	@Test
+	void aTopicHoldingMessagesFromBeforePartitionsCannotStartWithMore() {
+		RedisDelayedQueue single = this.fixture.queue(this.store);
+		single.schedule("legacy", "old", "x", Duration.ofMinutes(5));
+		// as 0.1 left it: messages, and no partition count kept
+		redis.get().call("HDEL", RedisFixture.PREFIX + ":{legacy}:meta", "partitions");
+		RedisDelayedQueue partitioned = this.fixture.queue(this.store);
+		partitioned.setPartitioning(new TopicPartitioning(Map.of("legacy", 4)));
+
+		assertThatIllegalStateException().isThrownBy(() -> partitioned.schedule("legacy", "new", "x", Duration.ZERO))
+			.withMessageContaining("Topic 'legacy' holds messages of one partition, but this application uses 4");
+		assertThat(single.stats("legacy").waiting()).isEqualTo(1);
 	}
 
 	private void start(ListenerRegistration<String> registration) {

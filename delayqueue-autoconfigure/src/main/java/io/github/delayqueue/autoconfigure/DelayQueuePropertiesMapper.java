@@ -46,7 +46,9 @@ final class DelayQueuePropertiesMapper {
 		RedisMessageStore store = new RedisMessageStore(connectionFactory, keyPrefix, deadLetterPolicy());
 		DelayQueueProperties.Durability durability = this.properties.getDurability();
 		check("delayqueue.durability.replicas", durability.getReplicas(), (replicas) -> {
-			store.setReplicaAcknowledgement(replicas, Duration.ofSeconds(1));
+			if (replicas < 0) {
+				throw new IllegalArgumentException("must not be negative");
+			}
 			return replicas;
 		});
 		check("delayqueue.durability.timeout", durability.getTimeout(), (timeout) -> {

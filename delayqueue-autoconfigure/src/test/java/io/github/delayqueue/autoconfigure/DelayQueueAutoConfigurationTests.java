@@ -367,6 +367,26 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void worksBehindRedisSentinelWithBootsProperties() {
+		try (io.github.delayqueue.test.TestRedisSentinel sentinel = io.github.delayqueue.test.TestRedisSentinel.start()) {
+			new ApplicationContextRunner()
+				.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+						DelayQueueAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.sentinel.master=" + sentinel.masterName(),
+						"spring.data.redis.sentinel.nodes=" + String.join(",", sentinel.sentinelAddresses()),
+						"delayqueue.durability.replicas=1")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					DelayedQueue queue = context.getBean(DelayedQueue.class);
+					assertThat(queue.schedule("sentinel", "s-1", "x", Duration.ofMinutes(5))).isTrue();
+					assertThat(sentinel.call(sentinel.replicaPort(), "ZSCORE", "dq:{sentinel}:pending", "s-1"))
+						.as("on the replica when schedule returned").isNotNull();
+					assertThat(queue.stats("sentinel").waiting()).isEqualTo(1);
+				});
+		}
+	}
+
+	@Test
 	void replicaAcknowledgementIsBound() {
 		this.runner.withPropertyValues("delayqueue.durability.replicas=2", "delayqueue.durability.timeout=250ms")
 			.run((context) -> assertThat(context.getBean(RedisMessageStore.class).getReplicaAcknowledgement())

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,9 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
 
 	private static final int MAX_DEAD_LETTER_PAGE = 1000;
+
+	/** How deep the dead letters of a topic of several partitions can be paged (each partition reads that many). */
+	private static final int MAX_DEAD_LETTER_WINDOW = 10_000;
 
 	/** Calls storing fewer messages of one topic than this share script calls with concurrent ones. */
 	private static final int SHARED_CALL_LIMIT = 16;
@@ -274,10 +278,9 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 				RedisMessageStore.partitionName(topic, this.partitioning.partitionOf(topic, id)));
 	}
 
-	/** The store's names of all partitions of a topic, after checking their count once. */
-	private List<String> partitions(String topic) {
-		checkPartitions(topic);
-		int count = this.partitioning.partitions(topic);
+	/** The store's names of all partitions a topic has in Redis (reads follow Redis, whatever this queue uses). */
+	private List<String> partitionNames(String topic) {
+		int count = this.store.partitionsOf(topic);
 		List<String> names = new ArrayList<>(count);
 		for (int partition = 0; partition < count; partition++) {
 			names.add(RedisMessageStore.partitionName(topic, partition));
@@ -371,7 +374,7 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 		long leased = 0;
 		long dead = 0;
 		Instant nextDueAt = null;
-		for (String partition : partitions(topic)) {
+		for (String partition : partitionNames(topic)) {
 			TopicCounts counts = this.store.stats(partition);
 			waiting += counts.waiting();
 			ready += counts.ready();
@@ -391,12 +394,30 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	}
 
 	@Override
+	public int partitions(String topic) {
+		Topics.validate(topic);
+		return this.store.partitionsOf(topic);
+	}
+
+	@Override
+	public void changePartitions(String topic, int partitions) {
+		Topics.validate(topic);
+		Assert.isTrue(partitions >= 1 && partitions <= TopicPartitioning.MAX_PARTITIONS,
+				() -> "Partitions must be between 1 and " + TopicPartitioning.MAX_PARTITIONS + ", but was " + partitions);
+		this.store.changePartitions(topic, partitions);
+		this.checkedTopics.remove(topic);
+	}
+
+	@Override
 	public List<DeadLetter> deadLetters(String topic, int offset, int limit) {
 		Topics.validate(topic);
 		Assert.isTrue(offset >= 0, () -> "Offset must not be negative, but was " + offset);
 		Assert.isTrue(limit >= 1 && limit <= MAX_DEAD_LETTER_PAGE,
 				() -> "Limit must be between 1 and " + MAX_DEAD_LETTER_PAGE + ", but was " + limit);
-		List<String> partitions = partitions(topic);
+		List<String> partitions = partitionNames(topic);
+		Assert.isTrue(partitions.size() == 1 || offset <= MAX_DEAD_LETTER_WINDOW - limit,
+				() -> "A topic of several partitions lists its first " + MAX_DEAD_LETTER_WINDOW
+						+ " dead letters at most (offset + limit), but offset was " + offset);
 		if (partitions.size() == 1) {
 			return this.store.deadLetters(partitions.get(0), offset, limit)
 				.stream()
@@ -408,7 +429,7 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 		for (String partition : partitions) {
 			merged.addAll(this.store.deadLetters(partition, 0, offset + limit));
 		}
-		merged.sort(java.util.Comparator.comparing(StoredDeadLetter::diedAt).thenComparing(StoredDeadLetter::id));
+		merged.sort(Comparator.comparing(StoredDeadLetter::diedAt).thenComparing(StoredDeadLetter::id));
 		return merged.stream().skip(offset).limit(limit).map((letter) -> toDeadLetter(topic, letter)).toList();
 	}
 
@@ -433,7 +454,7 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	@Override
 	public long replayDeadLetters(String topic) {
 		Topics.validate(topic);
-		return partitions(topic).stream().mapToLong(this.store::replayDeadLetters).sum();
+		return partitionNames(topic).stream().mapToLong(this.store::replayDeadLetters).sum();
 	}
 
 	@Override
@@ -446,7 +467,7 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	@Override
 	public long purgeDeadLetters(String topic) {
 		Topics.validate(topic);
-		return partitions(topic).stream().mapToLong(this.store::purgeDeadLetters).sum();
+		return partitionNames(topic).stream().mapToLong(this.store::purgeDeadLetters).sum();
 	}
 
 	/** A topic and the store's name of one of its partitions. */

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -43,6 +44,9 @@ final class ClaimLoop {
 
 	private volatile boolean wanted;
 
+	/** Counts {@link #want()} calls, so that a claim does not clear a want made while it ran. */
+	private final AtomicLong wants = new AtomicLong();
+
 	private volatile boolean failing;
 
 	private volatile Executor io = Runnable::run;
@@ -74,6 +78,7 @@ final class ClaimLoop {
 
 	/** Notes that a claim is wanted, without starting one now (one starts when a handler slot frees up). */
 	void want() {
+		this.wants.incrementAndGet();
 		this.wanted = true;
 	}
 
@@ -85,21 +90,27 @@ final class ClaimLoop {
 		return this.failing;
 	}
 
-	/** Asks for a claim now: messages may be due in Redis, or leases may have ended. */
-	void request() {
+	/**
+	 * Asks for a claim now: messages may be due in Redis, or leases may have ended.
+	 * @return whether a claim started (else one is running, which claims again as it is wanted, or the loop is
+	 * inactive)
+	 */
+	boolean request() {
 		this.wanted = true;
 		if (!this.active.getAsBoolean()) {
-			return;
+			return false;
 		}
 		if (this.running.compareAndSet(false, true)) {
 			try {
 				this.io.execute(this::run);
+				return true;
 			}
 			catch (RejectedExecutionException ex) {
 				this.running.set(false);
 				logger.debug("Topic '{}': claim not started", this.topic, ex);
 			}
 		}
+		return false;
 	}
 
 	private void run() {
@@ -122,7 +133,9 @@ final class ClaimLoop {
 		finally {
 			this.running.set(false);
 		}
-		if (this.wanted && this.active.getAsBoolean() && !this.failing && !starved) {
+		// a starved loop waits for a free slot, unless one freed while it was ending (its request found it running)
+		if (this.wanted && this.active.getAsBoolean() && !this.failing
+				&& (!starved || this.handlers.hasFreeSlot())) {
 			request();
 		}
 	}
@@ -133,6 +146,7 @@ final class ClaimLoop {
 	 * stays wanted until a slot frees up
 	 */
 	private boolean claim() {
+		long wantsBefore = this.wants.get();
 		int limit = this.handlers.reserve(this.options.batchSize());
 		Claim claim;
 		try {
@@ -152,9 +166,9 @@ final class ClaimLoop {
 		this.handlers.release(limit - deliveries.size());
 		deliveries.forEach(this.dispatch);
 		if (this.wanted && !this.handlers.hasFreeSlot()) {
-			if (this.ownHandlersRunning.getAsBoolean()) {
+			if (this.ownHandlersRunning.getAsBoolean() && this.wants.get() == wantsBefore) {
 				// more are due, but every handler is busy: as this partition's finish, each leases its next due
-				// message itself
+				// message itself (unless one yielded meanwhile, asking for a claim: that want stands)
 				this.wanted = false;
 			}
 			else {

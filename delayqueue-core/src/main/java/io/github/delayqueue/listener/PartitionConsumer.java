@@ -168,9 +168,12 @@ final class PartitionConsumer {
 		this.acknowledger.flush();
 	}
 
-	/** Asks for a claim: messages may be due in Redis, or leases may have ended. */
-	void requestClaim() {
-		this.claims.request();
+	/**
+	 * Asks for a claim: messages may be due in Redis, or leases may have ended.
+	 * @return whether a claim started
+	 */
+	boolean requestClaim() {
+		return this.claims.request();
 	}
 
 	/**

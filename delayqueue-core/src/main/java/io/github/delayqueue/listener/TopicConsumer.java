@@ -148,15 +148,21 @@ final class TopicConsumer {
 		this.partitions.forEach(PartitionConsumer::flush);
 	}
 
-	/** A handler slot is free: the next partition, in turn, whose due messages wait for one claims them now. */
+	/**
+	 * A handler slot is free: the next partition, in turn after the last one served, whose due messages wait for
+	 * one claims them now (one whose claim is running already takes it in that claim's next round).
+	 */
 	private void onSlotFreed() {
 		int count = this.partitions.size();
-		int start = Math.floorMod(this.nextTurn.getAndIncrement(), count);
+		int start = Math.floorMod(this.nextTurn.get(), count);
 		for (int i = 0; i < count; i++) {
-			PartitionConsumer partition = this.partitions.get((start + i) % count);
+			int index = (start + i) % count;
+			PartitionConsumer partition = this.partitions.get(index);
 			if (partition.isWaiting()) {
-				partition.requestClaim();
-				return;
+				this.nextTurn.set(index + 1);
+				if (partition.requestClaim() || count == 1) {
+					return;
+				}
 			}
 		}
 	}

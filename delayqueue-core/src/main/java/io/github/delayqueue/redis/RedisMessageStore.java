@@ -19,6 +19,7 @@ import java.util.function.ToLongFunction;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.jspecify.annotations.Nullable;
 
@@ -28,6 +29,7 @@ import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.util.Assert;
@@ -156,6 +158,8 @@ public class RedisMessageStore {
 		Assert.isTrue(replicas >= 0, () -> "Replicas must not be negative, but was " + replicas);
 		Assert.isTrue(timeout != null && timeout.toMillis() >= 1,
 				() -> "Replica timeout must be at least 1ms, but was " + timeout);
+		Assert.state(replicas == 0 || this.template.getConnectionFactory() instanceof LettuceConnectionFactory,
+				"Waiting for replicas needs Lettuce (Spring Boot's default Redis client)");
 		this.replicaTimeout = timeout;
 		this.replicas = replicas;
 	}
@@ -201,39 +205,86 @@ public class RedisMessageStore {
 	/**
 	 * How many partitions Redis keeps for a topic.
 	 * @param topic the topic
-	 * @return the count; 1 for a topic never given another
+	 * @return the count; 1 for a topic never used with more
 	 */
 	public int partitionsOf(String topic) {
-		return (int) number(run(PARTITIONS, ReturnType.INTEGER, key(topic), bytes("")));
+		int stored = storedPartitions(topic);
+		return (stored == 0) ? 1 : stored;
+	}
+
+	private int storedPartitions(String topic) {
+		return (int) number(run(PARTITIONS, ReturnType.INTEGER, key(topic), bytes(""), bytes("")));
+	}
+
+	/** Keeps a count if the count kept now is {@code expected} (0: none); returns the count kept before. */
+	private int keepPartitions(String topic, int partitions, int expected) {
+		return (int) number(run(PARTITIONS, ReturnType.INTEGER, key(topic), bytes(Integer.toString(partitions)),
+				bytes(Integer.toString(expected))));
 	}
 
 	/**
-	 * Makes sure a topic has the given number of partitions in Redis. Redis keeps the count a topic was first used
-	 * with (in its first partition); another count is adopted only while the topic holds no message in any
-	 * partition of either count (waiting, in flight or dead).
+	 * Makes sure Redis keeps the given partition count for a topic; the first application to use a topic records
+	 * its count (a topic that holds messages of one partition already cannot start with more). Every producer and
+	 * consumer of a topic must use the count Redis keeps; {@link #changePartitions(String, int)} changes it.
 	 * @param topic the topic
 	 * @param partitions the count this application uses
-	 * @throws IllegalStateException if Redis keeps another count and the topic holds messages
+	 * @throws IllegalStateException if Redis keeps another count, saying what to do
 	 */
 	public void checkPartitions(String topic, int partitions) {
 		Assert.isTrue(partitions >= 1, () -> "Partitions must be at least 1, but was " + partitions);
-		int stored = partitionsOf(topic);
-		if (stored == partitions) {
-			return;
+		int stored = storedPartitions(topic);
+		if (stored == 0) {
+			if (partitions > 1 && held(topic, 1) > 0) {
+				throw new IllegalStateException("Topic '" + topic + "' holds messages of one partition, but this "
+						+ "application uses " + partitions + ". " + howToChange(topic));
+			}
+			stored = keepPartitions(topic, partitions, 0);
+			if (stored == 0) {
+				return;
+			}
 		}
+		if (stored != partitions) {
+			throw new IllegalStateException("Topic '" + topic + "' has " + stored + " partition(s) in Redis, but this "
+					+ "application uses " + partitions + "; every producer and consumer of a topic must use the count "
+					+ "Redis keeps. " + howToChange(topic));
+		}
+	}
+
+	/**
+	 * Changes the partition count Redis keeps for a topic, only while the topic holds no message in any partition
+	 * (waiting, in flight or dead). Stop every instance that uses the topic first (they check the count once), and
+	 * start them with the new count afterwards.
+	 * @param topic the topic
+	 * @param partitions the new count
+	 * @throws IllegalStateException if the topic holds messages, or its count changed meanwhile
+	 */
+	public void changePartitions(String topic, int partitions) {
+		Assert.isTrue(partitions >= 1, () -> "Partitions must be at least 1, but was " + partitions);
+		int stored = storedPartitions(topic);
+		long held = held(topic, Math.max(Math.max(stored, 1), partitions));
+		if (held > 0) {
+			throw new IllegalStateException("Topic '" + topic + "' holds " + held + " message(s); its partition count "
+					+ "changes only while it is empty. " + howToChange(topic));
+		}
+		int before = keepPartitions(topic, partitions, stored);
+		Assert.state(before == stored, () -> "Topic '" + topic + "': its partition count changed meanwhile, from "
+				+ stored + " to " + before);
+	}
+
+	/** Messages a topic holds in its first {@code partitions} partitions, in every state. */
+	private long held(String topic, int partitions) {
 		long held = 0;
-		for (int partition = 0; partition < Math.max(stored, partitions); partition++) {
+		for (int partition = 0; partition < partitions; partition++) {
 			TopicCounts counts = stats(partitionName(topic, partition));
 			held += counts.waiting() + counts.ready() + counts.leased() + counts.dead();
 		}
-		if (held > 0) {
-			throw new IllegalStateException("Topic '" + topic + "' has " + stored + " partition(s) in Redis, but this "
-					+ "application uses " + partitions + ", and the topic holds " + held + " message(s). Keep "
-					+ stored + " partition(s), or change the count only once the topic is empty: stop its producers, "
-					+ "let consumers with the old count drain it, replay or purge its dead letters, then start with "
-					+ "the new count.");
-		}
-		run(PARTITIONS, ReturnType.INTEGER, key(topic), bytes(Integer.toString(partitions)));
+		return held;
+	}
+
+	private static String howToChange(String topic) {
+		return "To change the count: let consumers with the old count drain the topic (replay or purge its dead "
+				+ "letters), stop every instance that uses it, call changePartitions('" + topic + "', n) "
+				+ "(DelayedQueueAdmin), then start the instances with the new count.";
 	}
 
 	/**
@@ -544,54 +595,90 @@ public class RedisMessageStore {
 			return run(script, type, keysAndArgs);
 		}
 		long timeoutMillis = this.replicaTimeout.toMillis();
-		Object[] result = execute((connection) -> {
-			T reply = script.run(connection, type, keysAndArgs);
-			return new Object[] { reply, waitForReplicas(connection, keysAndArgs[0], replicas, timeoutMillis) };
-		});
-		Assert.state(result != null && result[0] != null,
+		Replicated<T> result = execute((connection) -> runAndWait(connection, script, type, replicas, timeoutMillis,
+				keysAndArgs));
+		Assert.state(result != null && result.reply() != null,
 				() -> "Redis returned no reply to the delayqueue script " + script.name());
-		long confirmed = (Long) result[1];
-		if (confirmed < replicas) {
-			throw new NotReplicatedException(script.name(), replicas, confirmed, this.replicaTimeout);
+		if (result.confirmed() < replicas) {
+			throw new NotReplicatedException(script.name(), replicas, result.confirmed(), this.replicaTimeout);
 		}
-		@SuppressWarnings("unchecked")
-		T reply = (T) result[0];
-		return reply;
+		return result.reply();
 	}
 
 	/**
-	 * WAIT on the connection that ran the script (WAIT counts that connection's writes): in a cluster, the master of
-	 * the key's slot. Lettuce's own command, as Spring Data Redis has none for WAIT.
+	 * Runs a script and then WAIT on the same connection (WAIT counts that connection's writes). In a cluster both go
+	 * to the node connection of the key's master, so that a script redirected elsewhere (MOVED, ASK) cannot be
+	 * confirmed by a WAIT on another node: it fails instead, and the call may be made again. Lettuce's own commands,
+	 * as Spring Data Redis has none for WAIT.
 	 */
-	private static long waitForReplicas(RedisConnection connection, byte[] key, int replicas, long timeoutMillis) {
+	@SuppressWarnings("unchecked")
+	private static <T> Replicated<T> runAndWait(RedisConnection connection, Script script, ReturnType type,
+			int replicas, long timeoutMillis, byte[]... keysAndArgs) {
 		Object nativeConnection = connection.getNativeConnection();
-		RedisFuture<Long> confirmed;
-		if (connection instanceof RedisClusterConnection cluster
-				&& nativeConnection instanceof RedisAdvancedClusterAsyncCommands<?, ?> commands) {
-			RedisClusterNode node = cluster.clusterGetNodeForKey(key);
-			Assert.state(node.getHost() != null && node.getPort() != null, () -> "No address for node " + node);
-			confirmed = commands.getConnection(node.getHost(), node.getPort()).waitForReplication(replicas,
-					timeoutMillis);
-		}
-		else if (nativeConnection instanceof BaseRedisAsyncCommands<?, ?> commands) {
-			confirmed = commands.waitForReplication(replicas, timeoutMillis);
-		}
-		else {
-			throw new IllegalStateException("Waiting for replicas needs a Lettuce connection, but the connection is "
-					+ nativeConnection.getClass().getName());
-		}
 		try {
-			Long count = confirmed.get(timeoutMillis + 10_000, TimeUnit.MILLISECONDS);
-			Assert.state(count != null, "Redis returned no reply to WAIT");
-			return count;
+			if (connection instanceof RedisClusterConnection cluster
+					&& nativeConnection instanceof RedisAdvancedClusterAsyncCommands<?, ?> commands) {
+				RedisClusterNode node = cluster.clusterGetNodeForKey(keysAndArgs[0]);
+				Assert.state(node.getHost() != null && node.getPort() != null, () -> "No address for node " + node);
+				String host = node.getHost();
+				int port = node.getPort();
+				for (int attempt = 1;; attempt++) {
+					RedisClusterAsyncCommands<byte[], byte[]> nodeCommands = (RedisClusterAsyncCommands<byte[], byte[]>) commands
+						.getConnection(host, port);
+					try {
+						T reply = script.runOn(nodeCommands, type, keysAndArgs);
+						return new Replicated<>(reply,
+								confirmed(nodeCommands.waitForReplication(replicas, timeoutMillis), timeoutMillis));
+					}
+					catch (ExecutionException ex) {
+						// the slot moved (the client's view of the cluster is behind): follow it once
+						String[] moved = movedTo(ex);
+						if (moved == null || attempt > 1) {
+							throw ex;
+						}
+						host = moved[0];
+						port = Integer.parseInt(moved[1]);
+					}
+				}
+			}
+			if (nativeConnection instanceof BaseRedisAsyncCommands<?, ?> commands) {
+				T reply = script.run(connection, type, keysAndArgs);
+				return new Replicated<>(reply, confirmed(commands.waitForReplication(replicas, timeoutMillis),
+						timeoutMillis));
+			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new RedisSystemException("Interrupted waiting for replicas", ex);
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			throw new RedisSystemException("WAIT for " + replicas + " replica(s) failed: " + ex.getMessage(), ex);
+			throw new RedisSystemException("The " + script.name() + " call waiting for " + replicas
+					+ " replica(s) failed: " + ex.getMessage(), ex);
 		}
+		throw new IllegalStateException("Waiting for replicas needs a Lettuce connection, but the connection is "
+				+ nativeConnection.getClass().getName());
+	}
+
+	/** From a {@code MOVED <slot> <host>:<port>} error, the host and port; else {@code null}. */
+	private static String @Nullable [] movedTo(ExecutionException ex) {
+		String message = (ex.getCause() != null) ? ex.getCause().getMessage() : null;
+		if (message == null || !message.startsWith("MOVED ")) {
+			return null;
+		}
+		String[] parts = message.split(" ");
+		int colon = (parts.length == 3) ? parts[2].lastIndexOf(':') : -1;
+		return (colon > 0) ? new String[] { parts[2].substring(0, colon), parts[2].substring(colon + 1) } : null;
+	}
+
+	private static long confirmed(RedisFuture<Long> wait, long timeoutMillis)
+			throws InterruptedException, ExecutionException, TimeoutException {
+		Long count = wait.get(timeoutMillis + 10_000, TimeUnit.MILLISECONDS);
+		Assert.state(count != null, "Redis returned no reply to WAIT");
+		return count;
+	}
+
+	/** A script's reply and how many replicas confirmed its write. */
+	private record Replicated<T>(T reply, long confirmed) {
 	}
 
 	private <T> T run(Script script, ReturnType type, byte[]... keysAndArgs) {

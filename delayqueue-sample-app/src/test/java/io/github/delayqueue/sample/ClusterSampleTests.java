@@ -70,6 +70,7 @@ class ClusterSampleTests {
 		}
 		assertThat(this.queue.stats("order-timeout").waiting()).isZero();
 		assertThat(http.get("/actuator/delayqueue").body().toString()).contains("order-timeout");
+		assertThat(http.get("/actuator/health").text("status")).isEqualTo("UP");
 	}
 
 }

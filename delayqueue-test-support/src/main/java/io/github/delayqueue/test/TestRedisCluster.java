@@ -171,7 +171,8 @@ public final class TestRedisCluster implements AutoCloseable {
 		call(targetPort, "CLUSTER", "SETSLOT", slot, "NODE", targetId);
 		call(sourcePort, "CLUSTER", "SETSLOT", slot, "NODE", targetId);
 		for (Node node : this.nodes) {
-			if (node.port() != sourcePort && node.port() != targetPort && node.server.isAlive()) {
+			if (node.port() != sourcePort && node.port() != targetPort && node.server.isAlive()
+					&& call(node.port(), "ROLE").startsWith("master")) {
 				call(node.port(), "CLUSTER", "SETSLOT", slot, "NODE", targetId);
 			}
 		}
