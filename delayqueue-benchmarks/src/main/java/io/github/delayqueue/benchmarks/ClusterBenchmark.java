@@ -39,7 +39,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * One topic on a local Redis Cluster of three masters, with one partition and with three: how many messages a
  * second drain, how late, what is lost, and each master's share of the commands ({@code INFO commandstats}); then a
- * master killed under load, without and with replica acknowledgement ({@link ClusterFailover}). The
+ * master killed under load, on the cluster and behind Sentinel, without and with replica acknowledgement
+ * ({@link Failover}). The
  * masters share the machine's cores with the harness, so the figure that must hold is the spread (each master
  * within ±20% of an even share with three partitions) and no loss, not a speed-up.
  * <p>
@@ -113,10 +114,14 @@ public final class ClusterBenchmark {
 			drains.add(benchmark.drain(1));
 			drains.add(benchmark.drain(MASTERS));
 		}
-		ClusterFailover failover = mode.equals("smoke")
-				? new ClusterFailover(Duration.ofMillis(500), Duration.ofMillis(500))
-				: new ClusterFailover(Duration.ofSeconds(3), Duration.ofSeconds(3));
-		List<ClusterFailover.Result> failovers = List.of(failover.run(0), failover.run(1));
+		Failover failover = mode.equals("smoke") ? new Failover(Duration.ofMillis(500), Duration.ofMillis(500))
+				: new Failover(Duration.ofSeconds(3), Duration.ofSeconds(3));
+		List<Failover.Result> failovers = new ArrayList<>(List.of(failover.run(false, 0), failover.run(false, 1)));
+		if (!mode.equals("smoke")) {
+			// the smoke run keeps the build short; SentinelTests covers a Sentinel failover there
+			failovers.add(failover.run(true, 0));
+			failovers.add(failover.run(true, 1));
+		}
 		String markdown = markdown(environment, drains) + failoverMarkdown(failovers);
 		write(out, mode, markdown, environment, drains, failovers);
 		return markdown;
@@ -241,12 +246,15 @@ public final class ClusterBenchmark {
 		return out.toString();
 	}
 
-	private static String failoverMarkdown(List<ClusterFailover.Result> results) {
-		StringBuilder out = new StringBuilder("\n### A master killed (SIGKILL) while 4 threads schedule to a topic of "
-				+ "3 partitions (3 masters with a replica each)\n\n");
+	private static String failoverMarkdown(List<Failover.Result> results) {
+		boolean sentinel = results.stream().anyMatch((result) -> result.setUp().equals("Sentinel"));
+		StringBuilder out = new StringBuilder("\n### A master killed (SIGKILL) while 4 threads schedule: a cluster of 3 "
+				+ "masters with a replica each (a topic of 3 partitions)"
+				+ (sentinel ? ", and Sentinel (1 master, 1 replica, 3 Sentinels)" : "") + "\n\n");
 		out.append("| figure | unit |");
-		results.forEach((result) -> out.append(result.replicas() == 0 ? " no replica acknowledgement |"
-				: " durability.replicas=" + result.replicas() + " |"));
+		results.forEach((result) -> out.append(' ').append(result.setUp()).append(", ")
+			.append(result.replicas() == 0 ? "no replica acknowledgement" : "durability.replicas=" + result.replicas())
+			.append(" |"));
 		out.append("\n|---|---|");
 		results.forEach((result) -> out.append("---:|"));
 		out.append('\n');
@@ -263,8 +271,8 @@ public final class ClusterBenchmark {
 		return out.toString();
 	}
 
-	private static void failoverRow(StringBuilder out, String figure, String unit, List<ClusterFailover.Result> results,
-			java.util.function.Function<ClusterFailover.Result, String> value) {
+	private static void failoverRow(StringBuilder out, String figure, String unit, List<Failover.Result> results,
+			java.util.function.Function<Failover.Result, String> value) {
 		out.append("| ").append(figure).append(" | ").append(unit).append(" |");
 		results.forEach((result) -> out.append(' ').append(value.apply(result)).append(" |"));
 		out.append('\n');
@@ -278,7 +286,7 @@ public final class ClusterBenchmark {
 	}
 
 	private static void write(Path directory, String mode, String markdown, Map<String, Object> environment,
-			List<Drain> drains, List<ClusterFailover.Result> failovers) {
+			List<Drain> drains, List<Failover.Result> failovers) {
 		try {
 			Files.createDirectories(directory);
 			Files.writeString(directory.resolve("results-cluster-" + mode + ".md"), markdown);

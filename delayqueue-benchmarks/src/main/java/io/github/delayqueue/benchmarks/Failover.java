@@ -15,19 +15,23 @@ import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.test.TestRedisCluster;
+import io.github.delayqueue.test.TestRedisSentinel;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisNode;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * A master killed ({@code SIGKILL}) while producers schedule to a topic of three partitions on a cluster of three
- * masters with a replica each: how many messages whose {@code schedule} returned are gone once the replica took over,
- * without and with replica acknowledgement, and what the acknowledgement costs in schedule throughput.
+ * A master killed ({@code SIGKILL}) while producers schedule: on a cluster of three masters with a replica each (to
+ * a topic of three partitions), or behind Sentinel (one master, one replica, three Sentinels). How many messages
+ * whose {@code schedule} returned are gone once the replica took over, without and with replica acknowledgement,
+ * and what the acknowledgement costs in schedule throughput.
  */
-final class ClusterFailover {
+final class Failover {
 
 	private static final String TOPIC = "failover";
 
@@ -37,30 +41,27 @@ final class ClusterFailover {
 
 	private final Duration after;
 
-	ClusterFailover(Duration before, Duration after) {
+	Failover(Duration before, Duration after) {
 		this.before = before;
 		this.after = after;
 	}
 
 	/**
-	 * Runs once on a fresh cluster.
+	 * Runs once on a fresh set-up.
+	 * @param sentinel {@code true} for Sentinel, {@code false} for a cluster
 	 * @param replicas replicas that must confirm each schedule (0: none)
 	 * @return the figures
 	 */
-	Result run(int replicas) {
-		try (TestRedisCluster cluster = TestRedisCluster.builder()
-			.masters(3)
-			.replicasPerMaster(1)
-			.nodeTimeout(Duration.ofSeconds(1))
-			.start()) {
-			LettuceConnectionFactory connectionFactory = connectionFactory(cluster);
+	Result run(boolean sentinel, int replicas) {
+		try (Target target = sentinel ? new SentinelTarget() : new ClusterTarget()) {
+			LettuceConnectionFactory connectionFactory = target.connectionFactory();
 			try {
 				RedisMessageStore store = new RedisMessageStore(connectionFactory, "bench", DeadLetterPolicy.DEFAULT);
 				if (replicas > 0) {
 					store.setReplicaAcknowledgement(replicas, Duration.ofSeconds(1));
 				}
 				RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
-				queue.setPartitioning(new TopicPartitioning(Map.of(TOPIC, 3)));
+				queue.setPartitioning(target.partitioning());
 				Set<String> acknowledged = ConcurrentHashMap.newKeySet();
 				AtomicInteger failedCalls = new AtomicInteger();
 				AtomicBoolean producing = new AtomicBoolean(true);
@@ -85,10 +86,8 @@ final class ClusterFailover {
 				}
 				sleep(this.before);
 				double rate = acknowledged.size() / (this.before.toMillis() / 1000.0);
-				int victim = cluster.masterPortOf("bench:{" + TOPIC + "}:pending");
-				cluster.kill(victim);
 				long killed = System.nanoTime();
-				awaitFailover(cluster, victim);
+				target.killMasterAndAwaitFailover();
 				double failoverSeconds = (System.nanoTime() - killed) / 1e9;
 				// and a while after it, to see writes go on
 				sleep(this.after);
@@ -100,7 +99,7 @@ final class ClusterFailover {
 				RedisDelayedQueue check = new RedisDelayedQueue(
 						new RedisMessageStore(connectionFactory, "bench", DeadLetterPolicy.DEFAULT),
 						new JacksonPayloadConverter());
-				check.setPartitioning(new TopicPartitioning(Map.of(TOPIC, 3)));
+				check.setPartitioning(target.partitioning());
 				int lost = 0;
 				for (String id : acknowledged) {
 					// a waiting message is cancelled; one that is not there was acknowledged and then lost
@@ -108,10 +107,11 @@ final class ClusterFailover {
 						lost++;
 					}
 				}
-				Benchmarks.log("failover with " + replicas + " replica(s) to confirm: " + acknowledged.size()
-						+ " acknowledged, " + lost + " lost, " + failedCalls.get() + " failed calls, " + rate
-						+ " msgs/s before the kill");
-				return new Result(replicas, rate, acknowledged.size(), lost, failedCalls.get(), failoverSeconds);
+				Benchmarks.log("failover (" + target.name() + ") with " + replicas + " replica(s) to confirm: "
+						+ acknowledged.size() + " acknowledged, " + lost + " lost, " + failedCalls.get()
+						+ " failed calls, " + rate + " msgs/s before the kill");
+				return new Result(target.name(), replicas, rate, acknowledged.size(), lost, failedCalls.get(),
+						failoverSeconds);
 			}
 			finally {
 				connectionFactory.destroy();
@@ -121,6 +121,99 @@ final class ClusterFailover {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/** Where the failover happens. */
+	private interface Target extends AutoCloseable {
+
+		String name();
+
+		LettuceConnectionFactory connectionFactory();
+
+		TopicPartitioning partitioning();
+
+		void killMasterAndAwaitFailover();
+
+		@Override
+		void close();
+
+	}
+
+	/** Three masters with a replica each; the master of the topic's first partition is killed. */
+	private static final class ClusterTarget implements Target {
+
+		private final TestRedisCluster cluster = TestRedisCluster.builder()
+			.masters(3)
+			.replicasPerMaster(1)
+			.nodeTimeout(Duration.ofSeconds(1))
+			.start();
+
+		@Override
+		public String name() {
+			return "cluster";
+		}
+
+		@Override
+		public LettuceConnectionFactory connectionFactory() {
+			return Failover.connectionFactory(this.cluster);
+		}
+
+		@Override
+		public TopicPartitioning partitioning() {
+			return new TopicPartitioning(Map.of(TOPIC, 3));
+		}
+
+		@Override
+		public void killMasterAndAwaitFailover() {
+			int victim = this.cluster.masterPortOf("bench:{" + TOPIC + "}:pending");
+			this.cluster.kill(victim);
+			awaitFailover(this.cluster, victim);
+		}
+
+		@Override
+		public void close() {
+			this.cluster.close();
+		}
+
+	}
+
+	/** One master, one replica, three Sentinels. */
+	private static final class SentinelTarget implements Target {
+
+		private final TestRedisSentinel sentinel = TestRedisSentinel.start();
+
+		@Override
+		public String name() {
+			return "Sentinel";
+		}
+
+		@Override
+		public LettuceConnectionFactory connectionFactory() {
+			RedisSentinelConfiguration configuration = new RedisSentinelConfiguration();
+			configuration.master(this.sentinel.masterName());
+			this.sentinel.sentinelAddresses().forEach((address) -> configuration.addSentinel(RedisNode.fromString(address)));
+			LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(configuration,
+					LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+			connectionFactory.afterPropertiesSet();
+			connectionFactory.start();
+			return connectionFactory;
+		}
+
+		@Override
+		public TopicPartitioning partitioning() {
+			return TopicPartitioning.NONE;
+		}
+
+		@Override
+		public void killMasterAndAwaitFailover() {
+			this.sentinel.killMaster();
+		}
+
+		@Override
+		public void close() {
+			this.sentinel.close();
+		}
+
 	}
 
 	/** A cluster connection that follows a failover: topology refreshed on redirects and reconnects, and every second. */
@@ -169,6 +262,7 @@ final class ClusterFailover {
 	/**
 	 * The figures of one failover.
 	 *
+	 * @param setUp {@code cluster} or {@code Sentinel}
 	 * @param replicas replicas that had to confirm each schedule
 	 * @param rate schedules acknowledged per second before the kill, by four producer threads
 	 * @param acknowledged schedules acknowledged in all
@@ -176,7 +270,7 @@ final class ClusterFailover {
 	 * @param failedCalls schedule calls that failed (during the failover)
 	 * @param seconds from the kill until the replica served the slots
 	 */
-	record Result(int replicas, double rate, int acknowledged, int lost, int failedCalls, double seconds) {
+	record Result(String setUp, int replicas, double rate, int acknowledged, int lost, int failedCalls, double seconds) {
 	}
 
 }
