@@ -105,6 +105,7 @@ final class TopicConsumer {
 			this.handlers.close();
 			started.forEach(PartitionConsumer::handBack);
 			this.handlers.interruptAndRelease();
+			started.forEach(PartitionConsumer::flush);
 			throw ex;
 		}
 		this.active = true;

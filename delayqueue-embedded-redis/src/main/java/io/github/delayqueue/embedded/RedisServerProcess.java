@@ -67,7 +67,7 @@ public final class RedisServerProcess implements AutoCloseable {
 	private Process process;
 
 	private RedisServerProcess(Builder builder) {
-		this.binary = findBinary();
+		this.binary = (builder.binary != null) ? builder.binary : findBinary();
 		this.appendOnly = builder.appendOnly;
 		this.arguments = List.copyOf(builder.arguments);
 		this.configLines = List.copyOf(builder.configLines);
@@ -388,6 +388,8 @@ public final class RedisServerProcess implements AutoCloseable {
 
 		private final List<String> configLines = new ArrayList<>();
 
+		private Path binary;
+
 		private Builder(int port) {
 			this.port = port;
 		}
@@ -411,6 +413,16 @@ public final class RedisServerProcess implements AutoCloseable {
 		 */
 		public Builder arguments(String... arguments) {
 			this.arguments.addAll(List.of(arguments));
+			return this;
+		}
+
+		/**
+		 * Runs another {@code redis-server} binary than the embedded one (one built with TLS, say).
+		 * @param binary the binary
+		 * @return this builder
+		 */
+		public Builder binary(Path binary) {
+			this.binary = binary;
 			return this;
 		}
 

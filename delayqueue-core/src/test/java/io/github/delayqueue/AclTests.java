@@ -1,0 +1,169 @@
+package io.github.delayqueue;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.ListenerOptions;
+import io.github.delayqueue.listener.ListenerRegistration;
+import io.github.delayqueue.payload.JacksonPayloadConverter;
+import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.test.TestRedis;
+import io.github.delayqueue.test.TestRedisCluster;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.backoff.FixedBackOff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The whole flow as a Redis user restricted by the ACL rule the README gives: the commands delayqueue sends and its
+ * scripts run, on keys and channels under {@code dq:} only.
+ */
+class AclTests {
+
+	/** The README's rule, word for word (after {@code ACL SETUSER delayqueue on >secret}). */
+	static final String RULE = "resetkeys ~dq:* resetchannels &dq:* nocommands "
+			+ "+evalsha +eval +sadd +smembers +subscribe +unsubscribe +ping +hello +auth +client|setname "
+			+ "+wait +time +exists +del +hget +hmget +hgetall +hexists +hset +hsetnx +hdel +zadd +zrem "
+			+ "+zcard +zcount +zscore +zrange +zrangebyscore +publish";
+
+	/** What a Redis Cluster adds to it: the commands Lettuce learns the topology with. */
+	static final String CLUSTER_RULE = "+cluster|nodes";
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	private TestRedis redis;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private DelayedMessageScheduler scheduler;
+
+	private DelayedListenerContainer container;
+
+	@BeforeEach
+	void setUp() {
+		// a server of its own: the test changes its users
+		this.redis = TestRedis.builder().allowExternal(false).allowContainer(false).build();
+		this.redis.start();
+		String[] command = ("ACL SETUSER delayqueue on >secret " + RULE).split(" ");
+		assertThat(this.redis.call(command)).isEqualTo("OK");
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(this.redis.host(),
+				this.redis.port());
+		configuration.setUsername("delayqueue");
+		configuration.setPassword("secret");
+		this.connectionFactory = new LettuceConnectionFactory(configuration);
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+	}
+
+	@AfterEach
+	void tearDown() {
+		if (this.container != null) {
+			this.container.stop();
+		}
+		if (this.scheduler != null) {
+			this.scheduler.stop();
+		}
+		this.connectionFactory.destroy();
+		this.redis.close();
+	}
+
+	@Test
+	void everythingWorksAsARestrictedUser() {
+		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+		this.scheduler = new DelayedMessageScheduler(this.connectionFactory, Duration.ofMillis(5),
+				Duration.ofMillis(200));
+		this.scheduler.start();
+		Recorder<String> recorder = new Recorder<>();
+		this.container = new DefaultDelayedListenerContainerFactory(store, new JacksonPayloadConverter(),
+				this.scheduler)
+			.createListenerContainer(SimpleDelayedListenerEndpoint.from(ListenerRegistration.of("acl", String.class,
+					(payload, message) -> {
+						if (message.id().startsWith("bad")) {
+							throw new IllegalStateException("bad");
+						}
+						recorder.handle(payload, message);
+					}, ListenerOptions.builder().maxAttempts(2).backOff(new FixedBackOff(10, 5)).build())));
+		this.container.start();
+
+		queue.schedule("acl", "m-1", "x", Duration.ofMillis(50));
+		queue.scheduleAll(List.of(ScheduleRequest.builder("acl", "y").id("m-2").delay(Duration.ofHours(1)).build(),
+				ScheduleRequest.builder("acl", "z").id("m-3").delay(Duration.ofHours(1)).build()));
+		assertThat(queue.reschedule("acl", "m-2", Duration.ZERO)).isTrue();
+		assertThat(queue.cancel("acl", "m-3")).isTrue();
+		queue.schedule("acl", "bad-1", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> recorder.count("m-1") == 1 && recorder.count("m-2") == 1);
+		await().atMost(WAIT).until(() -> queue.stats("acl").dead() == 1);
+		assertThat(queue.deadLetters("acl", 0, 10)).extracting(DeadLetter::id).containsExactly("bad-1");
+		assertThat(queue.purgeDeadLetter("acl", "bad-1")).isTrue();
+		assertThat(queue.knownTopics()).contains("acl");
+		assertThat(queue.partitions("acl")).isEqualTo(1);
+	}
+
+	@Test
+	void onAClusterTheRuleNeedsTheTopologyCommandsToo() {
+		try (TestRedisCluster cluster = TestRedisCluster.builder().masters(3).start()) {
+			String[] command = ("ACL SETUSER delayqueue on >secret " + RULE + " " + CLUSTER_RULE).split(" ");
+			cluster.nodeAddresses()
+				.forEach((address) -> assertThat(cluster.call(Integer.parseInt(address.substring(address.indexOf(':') + 1)),
+						command)).isEqualTo("OK"));
+			RedisClusterConfiguration configuration = new RedisClusterConfiguration(cluster.nodeAddresses());
+			configuration.setUsername("delayqueue");
+			configuration.setPassword("secret");
+			LettuceConnectionFactory clusterFactory = new LettuceConnectionFactory(configuration);
+			clusterFactory.afterPropertiesSet();
+			clusterFactory.start();
+			try {
+				RedisMessageStore store = new RedisMessageStore(clusterFactory, "dq", DeadLetterPolicy.DEFAULT);
+				RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+				for (int i = 0; i < 30; i++) {
+					queue.schedule("acl-" + i, "m", "x", Duration.ofMinutes(5));
+				}
+				assertThat(queue.stats("acl-7").waiting()).isEqualTo(1);
+				assertThat(queue.knownTopics()).hasSize(30);
+			}
+			finally {
+				clusterFactory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void theReadmeGivesThisRule() throws java.io.IOException {
+		String readme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "README.md")).replaceAll("\\s+", " ");
+		assertThat(readme).contains("ACL SETUSER delayqueue on >secret " + RULE).contains("add `" + CLUSTER_RULE + "`");
+	}
+
+	@Test
+	void keysOutsideThePrefixAreRefused() {
+		StringRedisTemplate template = new StringRedisTemplate(this.connectionFactory);
+		// a command the rule allows, on a key it does not
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> template.opsForHash().put("other:key", "field", "x"))
+			.havingRootCause()
+			.withMessageContaining("NOPERM");
+		RedisMessageStore elsewhere = new RedisMessageStore(this.connectionFactory, "other", DeadLetterPolicy.DEFAULT);
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> new RedisDelayedQueue(elsewhere, new JacksonPayloadConverter()).schedule("acl", "x",
+					Duration.ZERO))
+			.havingRootCause()
+			.withMessageContaining("NOPERM");
+	}
+
+}
