@@ -138,7 +138,7 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 			if (this.running) {
 				return;
 			}
-			warnIfKeysCanBeEvicted();
+			warnIfMessagesCanBeLost();
 			this.timer = new HashedWheelTimer(threadFactory("delayqueue-timer"), this.tick.toMillis(),
 					TimeUnit.MILLISECONDS, 512);
 			this.timer.start();
@@ -235,18 +235,32 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 		this.triggersByChannel.values().forEach(Trigger::fire);
 	}
 
-	private void warnIfKeysCanBeEvicted() {
+	/**
+	 * Warns, once at start, about Redis settings that lose accepted messages: an eviction policy other than
+	 * {@code noeviction}, and no append-only file (a restart then loses what was accepted since the last snapshot).
+	 * Skipped where {@code CONFIG GET} is not allowed.
+	 */
+	private void warnIfMessagesCanBeLost() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			Properties config = connection.serverCommands().getConfig("maxmemory-policy");
-			String policy = (config != null) ? config.getProperty("maxmemory-policy") : null;
+			String policy = config(connection, "maxmemory-policy");
 			if (policy != null && !"noeviction".equalsIgnoreCase(policy)) {
 				logger.warn("Redis maxmemory-policy is '{}': under memory pressure Redis may evict delayqueue keys "
 						+ "and lose messages. Set maxmemory-policy to 'noeviction'.", policy);
 			}
+			if ("no".equalsIgnoreCase(config(connection, "appendonly"))) {
+				logger.warn("Redis appendonly is 'no': if Redis restarts, messages accepted since its last snapshot "
+						+ "are lost. Set appendonly to 'yes' (appendfsync 'always' loses none, 'everysec' up to a "
+						+ "second) where accepted messages must survive a restart.");
+			}
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not read Redis maxmemory-policy (CONFIG GET may be disabled)", ex);
+			logger.debug("Could not read Redis persistence settings (CONFIG GET may be disabled)", ex);
 		}
+	}
+
+	private static @Nullable String config(RedisConnection connection, String name) {
+		Properties config = connection.serverCommands().getConfig(name);
+		return (config != null) ? config.getProperty(name) : null;
 	}
 
 	private static ThreadFactory threadFactory(String prefix) {
