@@ -19,6 +19,7 @@ import io.github.delayqueue.listener.ListenerState;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -34,8 +35,10 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>{@code POST /actuator/delayqueue/{topic}/dead} replays them all, {@code POST …/dead/{id}} one;</li>
  * <li>{@code DELETE /actuator/delayqueue/{topic}/dead} purges them all, {@code DELETE …/dead/{id}} one.</li>
  * </ul>
+ * Replay and purge change data: they are closed by default (read-only access); open them with
+ * {@code management.endpoint.delayqueue.access=unrestricted}, behind the application's own security.
  */
-@Endpoint(id = "delayqueue")
+@Endpoint(id = "delayqueue", defaultAccess = Access.READ_ONLY)
 public class DelayQueueEndpoint {
 
 	private static final String DEAD = "dead";

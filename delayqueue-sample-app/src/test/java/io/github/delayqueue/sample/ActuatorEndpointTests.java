@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  * The sample's actuator: the delayqueue endpoint, metrics and health over real HTTP.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = "delayqueue.metrics.refresh-interval=200ms")
+		properties = { "delayqueue.metrics.refresh-interval=200ms", "management.endpoint.delayqueue.access=unrestricted" })
 class ActuatorEndpointTests {
 
 	private static final int REDIS_PORT = OrderTimeoutEndToEndTests.freePort();

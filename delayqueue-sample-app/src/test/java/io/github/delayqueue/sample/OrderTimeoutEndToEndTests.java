@@ -48,6 +48,14 @@ class OrderTimeoutEndToEndTests {
 	}
 
 	@Test
+	void theEndpointIsReadOnlyUnlessOpened() {
+		HttpJson http = new HttpJson(this.port);
+		assertThat(http.get("/actuator/delayqueue").status()).isEqualTo(200);
+		// replay and purge change data: closed by default
+		assertThat(http.post("/actuator/delayqueue/order-timeout/dead", null).status()).isIn(404, 405);
+	}
+
+	@Test
 	void anUnpaidOrderIsCancelledWhenItsTimeoutFires() {
 		HttpJson http = new HttpJson(this.port);
 		HttpJson.Response created = http.post("/orders", "{\"customer\": \"alice\", \"amount\": 42.50}");
