@@ -1,0 +1,114 @@
+package io.github.delayqueue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.test.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import org.springframework.util.unit.DataSize;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The bad-input catalogue of docs/RELIABILITY.md, row by row: each input is refused with the error the catalogue
+ * quotes, before anything reaches Redis (no key of the topic, not even the set of known topics).
+ */
+class BadInputTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private RedisFixture fixture;
+
+	private RedisDelayedQueue queue;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.queue = new RedisDelayedQueue(this.fixture.store(this.fixture.connectionFactory()),
+				this.fixture.converter(), DataSize.ofBytes(64));
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.fixture.close();
+	}
+
+	static Stream<Arguments> badInputs() {
+		return Stream.of(
+				bad("a topic with a space", IllegalArgumentException.class,
+						"Topic 'bad topic' may only contain letters, digits and the characters . _ : - (no spaces or braces)",
+						(q) -> q.schedule("bad topic", "x", Duration.ZERO)),
+				bad("a topic with braces", IllegalArgumentException.class,
+						"Topic 'a{b}' may only contain letters, digits and the characters . _ : - (no spaces or braces)",
+						(q) -> q.schedule("a{b}", "x", Duration.ZERO)),
+				bad("a blank topic", IllegalArgumentException.class, "Topic must not be blank",
+						(q) -> q.schedule(" ", "x", Duration.ZERO)),
+				bad("a topic of 201 characters", IllegalArgumentException.class,
+						"Topic must be at most 200 characters, but has 201",
+						(q) -> q.schedule("t".repeat(201), "x", Duration.ZERO)),
+				bad("an empty id", IllegalArgumentException.class, "Message id must not be null or empty",
+						(q) -> q.schedule("orders", "", "x", Duration.ZERO)),
+				bad("an id with white space", IllegalArgumentException.class, "Message id must not contain white space or control characters, but has U+0020 at index 5",
+						(q) -> q.schedule("orders", "order 42", "x", Duration.ZERO)),
+				bad("a negative delay", IllegalArgumentException.class, "Delay must not be negative, but was PT-1S",
+						(q) -> q.schedule("orders", "x", Duration.ofSeconds(-1))),
+				bad("a delay over 36,500 days", IllegalArgumentException.class, "Delay PT876024H is longer than the maximum of PT876000H and cannot be represented",
+						(q) -> q.schedule("orders", "x", Duration.ofDays(36_501))),
+				bad("a due time after the year 9999", IllegalArgumentException.class,
+						"Due time +10000-01-01T00:00:00Z is after",
+						(q) -> q.scheduleAt("orders", "x", Instant.parse("+10000-01-01T00:00:00Z"))),
+				bad("a null payload", IllegalArgumentException.class, "Payload must not be null",
+						(q) -> q.schedule("orders", null, Duration.ZERO)),
+				bad("a payload over the size limit", PayloadTooLargeException.class,
+						"Payload for topic 'orders' is 66 bytes serialised, over the limit of 64 bytes (delayqueue.max-payload-size)",
+						(q) -> q.schedule("orders", "x".repeat(64), Duration.ZERO)),
+				bad("a payload Jackson cannot write", IllegalArgumentException.class,
+						"cannot be serialised as JSON: ",
+						(q) -> q.schedule("orders", new Unwritable(), Duration.ZERO)),
+				bad("a blank header name", IllegalArgumentException.class, "Header name must not be blank",
+						(q) -> q.schedule(ScheduleRequest.builder("orders", "x").header(" ", "v").build())),
+				bad("one bad request among good ones (scheduleAll)", IllegalArgumentException.class,
+						"Delay must not be negative",
+						(q) -> q.scheduleAll(List.of(ScheduleRequest.builder("orders", "x").build(),
+								ScheduleRequest.builder("orders", "y").delay(Duration.ofSeconds(-1)).build()))));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("badInputs")
+	void isRefusedAndChangesNothing(String input, Class<? extends Throwable> type, String message,
+			Consumer<DelayedQueue> call) throws Exception {
+		assertThatThrownBy(() -> call.accept(this.queue)).as(input).isInstanceOf(type).hasMessageContaining(message);
+		assertThat(redis.get().call("KEYS", RedisFixture.PREFIX + ":*")).as("nothing written").isEmpty();
+		String catalogue = Files.readString(Path.of("..", "docs", "RELIABILITY.md")).replaceAll("\\s+", " ");
+		assertThat(catalogue).as("docs/RELIABILITY.md quotes the error").contains("| " + input + " |").contains(message);
+	}
+
+	private static Arguments bad(String input, Class<? extends Throwable> type, String message,
+			Consumer<DelayedQueue> call) {
+		return Arguments.of(input, type, message, call);
+	}
+
+	/** A payload whose getter throws: Jackson cannot write it. */
+	static final class Unwritable {
+
+		public String getValue() {
+			throw new IllegalStateException("not today");
+		}
+
+	}
+
+}
