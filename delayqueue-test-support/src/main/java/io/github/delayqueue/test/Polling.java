@@ -3,32 +3,23 @@ package io.github.delayqueue.test;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
-/** Waits for a set-up of servers to become ready: polls a condition, treating a failure as "not yet". */
+import org.awaitility.Awaitility;
+
+/**
+ * Waits, up to a deadline, for servers to become ready (Awaitility): polls a condition every 50 ms, treating a
+ * failure as "not yet".
+ */
 final class Polling {
 
 	private Polling() {
 	}
 
 	static void until(String what, Duration timeout, BooleanSupplier condition) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		while (System.nanoTime() - deadline < 0) {
-			try {
-				if (condition.getAsBoolean()) {
-					return;
-				}
-			}
-			catch (RuntimeException ex) {
-				// not there yet
-			}
-			try {
-				Thread.sleep(50);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("Interrupted waiting for " + what, ex);
-			}
-		}
-		throw new IllegalStateException("Not ready within " + timeout + ": " + what);
+		Awaitility.await(what)
+			.atMost(timeout)
+			.pollInterval(Duration.ofMillis(50))
+			.ignoreExceptions()
+			.until(condition::getAsBoolean);
 	}
 
 }

@@ -215,19 +215,7 @@ public final class TestRedis implements AutoCloseable {
 	}
 
 	static void awaitRunning(TestRedis redis, Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		while (!redis.isRunning()) {
-			if (System.nanoTime() - deadline > 0) {
-				throw new IllegalStateException("Redis did not answer PING within " + timeout + ": " + redis);
-			}
-			try {
-				Thread.sleep(20);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("Interrupted while waiting for " + redis, ex);
-			}
-		}
+		Polling.until("Redis to answer PING: " + redis, timeout, redis::isRunning);
 	}
 
 	/** The kinds of server this helper can give. */
