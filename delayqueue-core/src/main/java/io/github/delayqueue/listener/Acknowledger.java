@@ -9,7 +9,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
 
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.Lease;
@@ -41,7 +40,7 @@ final class Acknowledger {
 
 	private final ListenerOptions options;
 
-	private final Function<Claim, List<Delivery>> onClaim;
+	private final ClaimAcceptor onClaim;
 
 	private final Runnable onHandOverFailure;
 
@@ -64,7 +63,7 @@ final class Acknowledger {
 	 * @param onHandOverFailure runs when a handover call failed (its handlers get no next message)
 	 */
 	Acknowledger(String topic, RedisMessageStore store, ListenerOptions options,
-			Function<Claim, List<Delivery>> onClaim, Runnable onHandOverFailure) {
+			ClaimAcceptor onClaim, Runnable onHandOverFailure) {
 		this.topic = topic;
 		this.store = store;
 		this.options = options;
@@ -118,9 +117,10 @@ final class Acknowledger {
 				acks.add(handover.ack());
 			}
 		}
+		long sent = System.nanoTime();
 		Claim claim = this.store.ackAndClaim(this.topic, acks, handovers.size(),
 				this.options.visibilityTimeout().toMillis(), this.options.maxAttempts());
-		List<@Nullable Delivery> next = new ArrayList<>(this.onClaim.apply(claim));
+		List<@Nullable Delivery> next = new ArrayList<>(this.onClaim.accept(claim, sent));
 		while (next.size() < handovers.size()) {
 			next.add(null);
 		}

@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.Function;
 
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -36,7 +35,7 @@ final class ClaimLoop {
 
 	private final BooleanSupplier ownHandlersRunning;
 
-	private final Function<Claim, List<Delivery>> accept;
+	private final ClaimAcceptor accept;
 
 	private final Consumer<Delivery> dispatch;
 
@@ -60,7 +59,7 @@ final class ClaimLoop {
 	 * @param dispatch runs a delivery in a slot reserved for it
 	 */
 	ClaimLoop(String topic, RedisMessageStore store, ListenerOptions options, HandlerThreads handlers,
-			BooleanSupplier active, BooleanSupplier ownHandlersRunning, Function<Claim, List<Delivery>> accept,
+			BooleanSupplier active, BooleanSupplier ownHandlersRunning, ClaimAcceptor accept,
 			Consumer<Delivery> dispatch) {
 		this.topic = topic;
 		this.store = store;
@@ -149,6 +148,7 @@ final class ClaimLoop {
 		long wantsBefore = this.wants.get();
 		int limit = this.handlers.reserve(this.options.batchSize());
 		Claim claim;
+		long sent = System.nanoTime();
 		try {
 			claim = this.store.claim(this.topic, limit, this.options.visibilityTimeout().toMillis(),
 					this.options.maxAttempts());
@@ -162,7 +162,7 @@ final class ClaimLoop {
 			this.failing = false;
 			logger.info("Topic '{}': claiming works again", this.topic);
 		}
-		List<Delivery> deliveries = this.accept.apply(claim);
+		List<Delivery> deliveries = this.accept.accept(claim, sent);
 		this.handlers.release(limit - deliveries.size());
 		deliveries.forEach(this.dispatch);
 		if (this.wanted && !this.handlers.hasFreeSlot()) {

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,6 +21,11 @@ import org.slf4j.LoggerFactory;
  * The leases one topic's consumer holds: it extends them every third of the visibility timeout while they are
  * held, and lets each end once. Whoever takes a lease out ({@link #take}) decides how it ends: the handler's outcome
  * (ack, retry, dead letter) or the hand-back on stop, never both.
+ * <p>
+ * It also knows, on this JVM's monotonic clock, until when each lease is surely still this consumer's: a visibility
+ * timeout after the call that leased or last extended it was sent (Redis ran the call later, so the lease lasts at
+ * least that long). A consumer that stood still past that (a long GC pause, a stopped process) does not start a
+ * handler on the lease: another consumer may have the message already.
  */
 final class LeaseKeeper {
 
@@ -32,7 +37,8 @@ final class LeaseKeeper {
 
 	private final Duration visibilityTimeout;
 
-	private final Set<Lease> held = ConcurrentHashMap.newKeySet();
+	/** Lease to the {@link System#nanoTime()} until which it is surely still held in Redis. */
+	private final Map<Lease, Long> held = new ConcurrentHashMap<>();
 
 	private @Nullable ScheduledFuture<?> extension;
 
@@ -42,9 +48,13 @@ final class LeaseKeeper {
 		this.visibilityTimeout = visibilityTimeout;
 	}
 
-	/** Holds a new lease: extended until taken. */
-	void hold(Lease lease) {
-		this.held.add(lease);
+	/**
+	 * Holds a new lease: extended until taken.
+	 * @param lease the lease
+	 * @param sentNanos {@link System#nanoTime()} just before the call that leased it was sent
+	 */
+	void hold(Lease lease, long sentNanos) {
+		this.held.put(lease, sentNanos + this.visibilityTimeout.toNanos());
 	}
 
 	/**
@@ -52,7 +62,18 @@ final class LeaseKeeper {
 	 * @return {@code true} if the caller decides how it ends, {@code false} if someone else took it already
 	 */
 	boolean take(Lease lease) {
-		return this.held.remove(lease);
+		return this.held.remove(lease) != null;
+	}
+
+	/**
+	 * Whether a lease may have run out in Redis: it is no longer held here, or more than the visibility timeout has
+	 * passed since the call that leased or last extended it was sent.
+	 * @param lease the lease
+	 * @return {@code true} if another consumer may have its message now
+	 */
+	boolean mayHaveRunOut(Lease lease) {
+		Long until = this.held.get(lease);
+		return until == null || System.nanoTime() - until >= 0;
 	}
 
 	int size() {
@@ -83,9 +104,16 @@ final class LeaseKeeper {
 		if (this.held.isEmpty()) {
 			return;
 		}
-		List<Lease> current = new ArrayList<>(this.held);
+		List<Lease> current = new ArrayList<>(this.held.keySet());
+		long sent = System.nanoTime();
 		try {
-			this.store.extend(this.topic, current, this.visibilityTimeout.toMillis());
+			long extended = this.store.extend(this.topic, current, this.visibilityTimeout.toMillis());
+			if (extended == current.size()) {
+				// every one was still this consumer's: each lasts a visibility timeout from the call; where some
+				// were not, it is not known which, and none is counted on for longer than before
+				Long until = sent + this.visibilityTimeout.toNanos();
+				current.forEach((lease) -> this.held.computeIfPresent(lease, (key, before) -> until));
+			}
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': could not extend the leases of {} message(s)", this.topic, current.size(), ex);
@@ -117,7 +145,7 @@ final class LeaseKeeper {
 
 	/** Hands back every lease still held. */
 	void handBackAll() {
-		handBack(new ArrayList<>(this.held));
+		handBack(new ArrayList<>(this.held.keySet()));
 	}
 
 }

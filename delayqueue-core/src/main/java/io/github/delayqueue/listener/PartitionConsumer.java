@@ -181,11 +181,11 @@ final class PartitionConsumer {
 	 * meanwhile), reports burials, and arms the trigger for the next due time.
 	 * @return the deliveries to run
 	 */
-	private List<Delivery> accept(Claim claim) {
+	private List<Delivery> accept(Claim claim, long sentNanos) {
 		long claimedNanos = System.nanoTime();
 		List<Delivery> deliveries = new ArrayList<>(claim.messages().size());
 		for (ClaimedMessage message : claim.messages()) {
-			this.leases.hold(message.lease());
+			this.leases.hold(message.lease(), sentNanos);
 			deliveries.add(new Delivery(message, claim.serverTime(), claimedNanos));
 		}
 		if (claim.buried() > 0) {
@@ -257,6 +257,17 @@ final class PartitionConsumer {
 	 */
 	private @Nullable Lease handle(Delivery delivery) {
 		Lease lease = delivery.message().lease();
+		if (this.leases.mayHaveRunOut(lease)) {
+			// this consumer stood still (a long pause) since the claim, or stopped: another consumer may have the
+			// message already, so its handler does not start here (handed back if the lease is still ours after all)
+			if (this.active) {
+				logger.warn("Topic '{}': the lease of message '{}' may have run out before its handler started (this "
+						+ "consumer stood still longer than the visibility timeout); it is redelivered, not handled here",
+						this.topic, lease.id());
+			}
+			this.leases.handBack(List.of(lease));
+			return null;
+		}
 		long start = System.nanoTime();
 		ListenerInvoker.Result result = this.invoker.invoke(delivery);
 		long duration = System.nanoTime() - start;

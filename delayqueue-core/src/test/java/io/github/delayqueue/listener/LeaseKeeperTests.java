@@ -52,8 +52,8 @@ class LeaseKeeperTests {
 		ClaimedMessage kept = claim("kept", 300);
 		ClaimedMessage taken = claim("taken", 300);
 		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofMillis(300));
-		keeper.hold(kept.lease());
-		keeper.hold(taken.lease());
+		keeper.hold(kept.lease(), System.nanoTime());
+		keeper.hold(taken.lease(), System.nanoTime());
 		assertThat(keeper.take(taken.lease())).isTrue();
 		assertThat(keeper.take(taken.lease())).as("a lease is taken once").isFalse();
 		keeper.startExtending(this.maintenance, Runnable::run);
@@ -76,8 +76,8 @@ class LeaseKeeperTests {
 		ClaimedMessage running = claim("running", 30_000);
 		ClaimedMessage finished = claim("finished", 30_000);
 		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofSeconds(30));
-		keeper.hold(running.lease());
-		keeper.hold(finished.lease());
+		keeper.hold(running.lease(), System.nanoTime());
+		keeper.hold(finished.lease(), System.nanoTime());
 		// the handler of 'finished' returned first: its outcome decides, the hand-back must not touch it
 		assertThat(keeper.take(finished.lease())).isTrue();
 		keeper.handBackAll();

@@ -69,6 +69,39 @@ class LeaseTests {
 	}
 
 	@Test
+	void aConsumerThatStoodStillPastTheLeaseBeforeTheHandlerStartedDoesNotStartIt() {
+		ListenerOptions options = ListenerOptions.builder().visibilityTimeout(Duration.ofSeconds(1)).build();
+		LettuceConnectionFactory stalledConnection = this.fixture.connectionFactory();
+		Recorder<String> survivor = new Recorder<>();
+		CountDownLatch standingStill = new CountDownLatch(1);
+		CountDownLatch goneOn = new CountDownLatch(1);
+		// the JVM stands still (a long GC pause, SIGSTOP) between the claim and the handler's start, until another
+		// consumer has had the message
+		RedisFixture.Consumer stalled = this.fixture.consumer(stalledConnection,
+				(factory) -> factory.setTaskDecorator((handling) -> () -> {
+					standingStill.countDown();
+					await().atMost(WAIT).until(() -> survivor.count("p-1") == 1);
+					handling.run();
+					goneOn.countDown();
+				}));
+		AtomicInteger stalledHandled = new AtomicInteger();
+		stalled.listeners().register(ListenerRegistration.of("pause", String.class,
+				(payload, message) -> stalledHandled.incrementAndGet(), options));
+		this.queue.schedule("pause", "p-1", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> standingStill.getCount() == 0);
+		// frozen: its leases are not extended either
+		stalledConnection.destroy();
+
+		this.fixture.consumer().listeners().register(ListenerRegistration.of("pause", String.class, survivor, options));
+		await().atMost(WAIT).until(() -> survivor.count("p-1") == 1);
+
+		await().atMost(WAIT).until(() -> goneOn.getCount() == 0);
+		assertThat(stalledHandled.get()).as("the stalled consumer's handler must not start on a lease that ran out")
+			.isZero();
+		assertThat(survivor.count("p-1")).isEqualTo(1);
+	}
+
+	@Test
 	void aHandlerRunningLongerThanTheLeaseIsNotRedelivered() {
 		ListenerOptions options = ListenerOptions.builder().visibilityTimeout(Duration.ofSeconds(1)).build();
 		AtomicInteger deliveries = new AtomicInteger();
