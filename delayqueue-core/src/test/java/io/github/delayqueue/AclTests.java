@@ -38,9 +38,9 @@ class AclTests {
 
 	/** The README's rule, word for word (after {@code ACL SETUSER delayqueue on >secret}). */
 	static final String RULE = "resetkeys ~dq:* resetchannels &dq:* nocommands "
-			+ "+evalsha +eval +sadd +smembers +subscribe +unsubscribe +ping +hello +auth +client|setname "
-			+ "+wait +time +exists +del +hget +hmget +hgetall +hexists +hset +hsetnx +hdel +zadd +zrem "
-			+ "+zcard +zcount +zscore +zrange +zrangebyscore +publish";
+			+ "+evalsha +eval +sadd +srem +scard +smismember +smembers +subscribe +unsubscribe +ping +hello +auth "
+			+ "+client|setname +wait +time +exists +del +hget +hmget +hgetall +hexists +hset +hsetnx +hdel +zadd "
+			+ "+zrem +zcard +zcount +zscore +zrange +zrangebyscore +publish";
 
 	/** What a Redis Cluster adds to it: the commands Lettuce learns the topology with. */
 	static final String CLUSTER_RULE = "+cluster|nodes";

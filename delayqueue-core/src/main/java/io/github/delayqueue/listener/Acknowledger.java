@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delayqueue.redis.Claim;
+import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.support.GroupCommit;
@@ -42,6 +43,8 @@ final class Acknowledger {
 
 	private final ClaimAcceptor onClaim;
 
+	private final SuspectGate suspects;
+
 	private final Runnable onHandOverFailure;
 
 	private final GroupCommit<Handover, @Nullable Delivery> handovers;
@@ -63,7 +66,8 @@ final class Acknowledger {
 	 * @param onHandOverFailure runs when a handover call failed (its handlers get no next message)
 	 */
 	Acknowledger(String topic, RedisMessageStore store, ListenerOptions options,
-			ClaimAcceptor onClaim, Runnable onHandOverFailure) {
+			SuspectGate suspects, ClaimAcceptor onClaim, Runnable onHandOverFailure) {
+		this.suspects = suspects;
 		this.topic = topic;
 		this.store = store;
 		this.options = options;
@@ -117,10 +121,23 @@ final class Acknowledger {
 				acks.add(handover.ack());
 			}
 		}
+		boolean mayLeaseSuspect = this.suspects.tryEnter();
 		long sent = System.nanoTime();
-		Claim claim = this.store.ackAndClaim(this.topic, acks, handovers.size(),
-				this.options.visibilityTimeout().toMillis(), this.options.maxAttempts());
+		Claim claim;
+		try {
+			claim = this.store.ackAndClaim(this.topic, acks, handovers.size(),
+					this.options.visibilityTimeout().toMillis(), this.options.maxAttempts(), mayLeaseSuspect);
+		}
+		catch (RuntimeException ex) {
+			if (mayLeaseSuspect) {
+				this.suspects.leave();
+			}
+			throw ex;
+		}
 		List<@Nullable Delivery> next = new ArrayList<>(this.onClaim.accept(claim, sent));
+		if (mayLeaseSuspect && claim.messages().stream().noneMatch(ClaimedMessage::suspect)) {
+			this.suspects.leave();
+		}
 		while (next.size() < handovers.size()) {
 			next.add(null);
 		}

@@ -9,6 +9,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import io.github.delayqueue.redis.Claim;
+import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,8 @@ final class ClaimLoop {
 	private final ListenerOptions options;
 
 	private final HandlerThreads handlers;
+
+	private final SuspectGate suspects;
 
 	private final BooleanSupplier active;
 
@@ -59,12 +62,13 @@ final class ClaimLoop {
 	 * @param dispatch runs a delivery in a slot reserved for it
 	 */
 	ClaimLoop(String topic, RedisMessageStore store, ListenerOptions options, HandlerThreads handlers,
-			BooleanSupplier active, BooleanSupplier ownHandlersRunning, ClaimAcceptor accept,
+			SuspectGate suspects, BooleanSupplier active, BooleanSupplier ownHandlersRunning, ClaimAcceptor accept,
 			Consumer<Delivery> dispatch) {
 		this.topic = topic;
 		this.store = store;
 		this.options = options;
 		this.handlers = handlers;
+		this.suspects = suspects;
 		this.active = active;
 		this.ownHandlersRunning = ownHandlersRunning;
 		this.accept = accept;
@@ -148,12 +152,16 @@ final class ClaimLoop {
 		long wantsBefore = this.wants.get();
 		int limit = this.handlers.reserve(this.options.batchSize());
 		Claim claim;
+		boolean mayLeaseSuspect = this.suspects.tryEnter();
 		long sent = System.nanoTime();
 		try {
 			claim = this.store.claim(this.topic, limit, this.options.visibilityTimeout().toMillis(),
-					this.options.maxAttempts());
+					this.options.maxAttempts(), mayLeaseSuspect);
 		}
 		catch (RuntimeException ex) {
+			if (mayLeaseSuspect) {
+				this.suspects.leave();
+			}
 			this.wanted = true;
 			this.handlers.release(limit);
 			throw ex;
@@ -163,6 +171,9 @@ final class ClaimLoop {
 			logger.info("Topic '{}': claiming works again", this.topic);
 		}
 		List<Delivery> deliveries = this.accept.accept(claim, sent);
+		if (mayLeaseSuspect && claim.messages().stream().noneMatch(ClaimedMessage::suspect)) {
+			this.suspects.leave();
+		}
 		this.handlers.release(limit - deliveries.size());
 		deliveries.forEach(this.dispatch);
 		if (this.wanted && !this.handlers.hasFreeSlot()) {

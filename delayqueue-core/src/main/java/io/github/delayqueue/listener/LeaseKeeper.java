@@ -10,6 +10,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -42,18 +43,29 @@ final class LeaseKeeper {
 
 	private @Nullable ScheduledFuture<?> extension;
 
-	LeaseKeeper(String topic, RedisMessageStore store, Duration visibilityTimeout) {
+	private final SuspectGate suspects;
+
+	/** The lease of the suspect this keeper holds, if any: its end opens the listener's {@link SuspectGate}. */
+	private final AtomicReference<@Nullable Lease> suspect = new AtomicReference<>();
+
+	LeaseKeeper(String topic, RedisMessageStore store, Duration visibilityTimeout, SuspectGate suspects) {
 		this.topic = topic;
 		this.store = store;
 		this.visibilityTimeout = visibilityTimeout;
+		this.suspects = suspects;
 	}
 
 	/**
 	 * Holds a new lease: extended until taken.
 	 * @param lease the lease
 	 * @param sentNanos {@link System#nanoTime()} just before the call that leased it was sent
+	 * @param suspect whether it is the suspect the claim leased through the listener's {@link SuspectGate}: the
+	 * gate opens when the call that ends it has returned ({@link #ended})
 	 */
-	void hold(Lease lease, long sentNanos) {
+	void hold(Lease lease, long sentNanos, boolean suspect) {
+		if (suspect) {
+			this.suspect.set(lease);
+		}
 		this.held.put(lease, sentNanos + this.visibilityTimeout.toNanos());
 	}
 
@@ -63,6 +75,18 @@ final class LeaseKeeper {
 	 */
 	boolean take(Lease lease) {
 		return this.held.remove(lease) != null;
+	}
+
+	/**
+	 * Says that the call ending a lease has returned (acknowledged, retried, dead-lettered or handed back): if it was
+	 * the suspect's, the listener's {@link SuspectGate} opens. Not before: the next suspect may kill the JVM at once,
+	 * and this one's acknowledgement must have reached Redis by then.
+	 * @param lease the lease
+	 */
+	void ended(Lease lease) {
+		if (this.suspect.compareAndSet(lease, null)) {
+			this.suspects.release();
+		}
 	}
 
 	/**
@@ -140,6 +164,9 @@ final class LeaseKeeper {
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': could not hand back {} unfinished message(s); they are redelivered when "
 					+ "their lease ends", this.topic, unfinished.size(), ex);
+		}
+		finally {
+			unfinished.forEach(this::ended);
 		}
 	}
 

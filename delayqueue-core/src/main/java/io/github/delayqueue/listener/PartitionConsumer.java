@@ -80,7 +80,7 @@ final class PartitionConsumer {
 			PayloadConverter converter, DelayedMessageScheduler scheduler, DelayQueueMonitor monitor,
 			ObservationRegistry observationRegistry,
 			@Nullable DelayQueueListenerObservationConvention observationConvention, HandlerThreads handlers,
-			BooleanSupplier othersWaiting) {
+			SuspectGate suspects, BooleanSupplier othersWaiting) {
 		this.registration = (ListenerRegistration<Object>) registration;
 		this.topic = registration.topic();
 		this.partition = partition;
@@ -92,11 +92,12 @@ final class PartitionConsumer {
 		this.monitor = monitor;
 		this.invoker = new ListenerInvoker(this.registration, converter, monitor, observationRegistry,
 				observationConvention);
-		this.leases = new LeaseKeeper(partition, store, this.options.visibilityTimeout());
-		this.claims = new ClaimLoop(partition, store, this.options, this.handlers, () -> this.active,
+		this.leases = new LeaseKeeper(partition, store, this.options.visibilityTimeout(), suspects);
+		this.claims = new ClaimLoop(partition, store, this.options, this.handlers, suspects, () -> this.active,
 				() -> this.running.get() > 0, this::accept, this::dispatch);
 		// a handover that failed leaves its handlers without a next message: a claim takes over once they are free
-		this.acknowledger = new Acknowledger(partition, store, this.options, this::accept, this.claims::want);
+		this.acknowledger = new Acknowledger(partition, store, this.options, suspects, this::accept,
+				this.claims::want);
 		this.failures = new FailedDeliveries(partition, store, this.options, this.acknowledger);
 	}
 
@@ -185,7 +186,7 @@ final class PartitionConsumer {
 		long claimedNanos = System.nanoTime();
 		List<Delivery> deliveries = new ArrayList<>(claim.messages().size());
 		for (ClaimedMessage message : claim.messages()) {
-			this.leases.hold(message.lease(), sentNanos);
+			this.leases.hold(message.lease(), sentNanos, message.suspect());
 			deliveries.add(new Delivery(message, claim.serverTime(), claimedNanos));
 		}
 		if (claim.buried() > 0) {
@@ -244,6 +245,8 @@ final class PartitionConsumer {
 					this.claims.want();
 				}
 				current = this.acknowledger.handOver(delivered[0], this.active && !yielding);
+				// a suspect's outcome is in Redis now: the next suspect may run
+				this.leases.ended(delivery.message().lease());
 			}
 		}
 		finally {

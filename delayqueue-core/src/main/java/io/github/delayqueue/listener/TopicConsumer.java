@@ -55,14 +55,18 @@ final class TopicConsumer {
 		ListenerOptions options = registration.options();
 		this.handlers = new HandlerThreads(this.topic, options.concurrency(), taskExecutor, taskDecorator,
 				this::onSlotFreed);
+		// one suspect at a time for the whole listener: its partitions share the JVM a suspect may kill
+		SuspectGate suspects = new SuspectGate();
 		List<PartitionConsumer> consumers = new ArrayList<>(partitionCount);
 		for (int partition = 0; partition < partitionCount; partition++) {
 			int self = partition;
 			consumers.add(new PartitionConsumer(registration, RedisMessageStore.partitionName(this.topic, partition),
 					store, converter, scheduler, monitor, observationRegistry, observationConvention, this.handlers,
-					(partitionCount == 1) ? () -> false : () -> othersWaiting(self)));
+					suspects, (partitionCount == 1) ? () -> false : () -> othersWaiting(self)));
 		}
 		this.partitions = List.copyOf(consumers);
+		// the suspects left waiting while one ran are claimed as it ends
+		suspects.onRelease(() -> this.partitions.forEach(PartitionConsumer::requestClaim));
 	}
 
 	boolean isActive() {

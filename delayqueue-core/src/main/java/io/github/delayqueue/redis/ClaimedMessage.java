@@ -10,8 +10,21 @@ import java.time.Instant;
  * message is claimed again after a lease expired
  * @param attempt the attempt number: the claim counted its handler's start
  * @param message what is stored for it
+ * @param suspect whether its last attempt started and never finished (its lease ran out: it may have killed its
+ * consumer); a consumer runs one suspect at a time
  */
-public record ClaimedMessage(Lease lease, Instant dueAt, int attempt, StoredMessage message) {
+public record ClaimedMessage(Lease lease, Instant dueAt, int attempt, StoredMessage message, boolean suspect) {
+
+	/**
+	 * A leased message that is not a suspect.
+	 * @param lease the lease every later call about this message presents
+	 * @param dueAt when it was due on the Redis clock
+	 * @param attempt the attempt number
+	 * @param message what is stored for it
+	 */
+	public ClaimedMessage(Lease lease, Instant dueAt, int attempt, StoredMessage message) {
+		this(lease, dueAt, attempt, message, false);
+	}
 
 	/**
 	 * The message id.

@@ -359,9 +359,26 @@ public class RedisMessageStore {
 	 * @return the leased messages, and the delay to the next due time or lease deadline
 	 */
 	public Claim claim(String topic, int limit, long leaseMillis, int maxAttempts) {
+		return claim(topic, limit, leaseMillis, maxAttempts, true);
+	}
+
+	/**
+	 * Like {@link #claim(String, int, long, int)}, saying whether a suspect may be leased: a message whose last
+	 * attempt started and never finished (its lease ran out, so it may have killed its consumer). A claim leases at
+	 * most one suspect; a consumer that runs one already passes {@code false}, so that a message that kills its JVM
+	 * does not take the same neighbours down with it on every attempt.
+	 * @param topic the topic
+	 * @param limit how many messages to lease ({@code 0}: only the upkeep)
+	 * @param leaseMillis the lease, in milliseconds
+	 * @param maxAttempts the most attempts
+	 * @param mayLeaseSuspect whether one suspect may be among the leased messages
+	 * @return the leased messages (the suspect marked), and the delay to the next due time or lease deadline
+	 * (suspects left behind not counted as due)
+	 */
+	public Claim claim(String topic, int limit, long leaseMillis, int maxAttempts, boolean mayLeaseSuspect) {
 		return claimOf(run(CLAIM, ReturnType.MULTI, key(topic), bytes(Integer.toString(limit)),
 				bytes(Long.toString(leaseMillis)), bytes(Integer.toString(maxAttempts)), this.deadMaxCount,
-				this.deadMaxAge));
+				this.deadMaxAge, flag(mayLeaseSuspect)));
 	}
 
 	/**
@@ -377,18 +394,40 @@ public class RedisMessageStore {
 	 * @return the leased messages, and the delay to the next due time (not lease deadlines)
 	 */
 	public Claim ackAndClaim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts) {
+		return ackAndClaim(topic, acks, limit, leaseMillis, maxAttempts, true);
+	}
+
+	/**
+	 * Like {@link #ackAndClaim(String, List, int, long, int)}, saying whether a suspect may be leased (see
+	 * {@link #claim(String, int, long, int, boolean)}).
+	 * @param topic the topic
+	 * @param acks the leases of delivered messages (a lease that is not current is ignored), at most
+	 * {@value #CHUNK_SIZE}
+	 * @param limit how many messages to lease ({@code 0}: only acknowledge)
+	 * @param leaseMillis the lease, in milliseconds
+	 * @param maxAttempts the most attempts
+	 * @param mayLeaseSuspect whether one suspect may be among the leased messages
+	 * @return the leased messages (the suspect marked), and the delay to the next due time (not lease deadlines)
+	 */
+	public Claim ackAndClaim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts,
+			boolean mayLeaseSuspect) {
 		Assert.isTrue(acks.size() <= CHUNK_SIZE, () -> "At most " + CHUNK_SIZE + " acks per call");
 		return claimOf(run(ACK_CLAIM, ReturnType.MULTI, leaseArgs(key(topic), acks, bytes(Integer.toString(limit)),
 				bytes(Long.toString(leaseMillis)), bytes(Integer.toString(maxAttempts)), this.deadMaxCount,
-				this.deadMaxAge)));
+				this.deadMaxAge, flag(mayLeaseSuspect))));
+	}
+
+	private static byte[] flag(boolean value) {
+		return bytes(value ? "1" : "0");
 	}
 
 	private static Claim claimOf(List<?> reply) {
-		List<ClaimedMessage> messages = new ArrayList<>((reply.size() - 3) / 5);
-		for (int i = 3; i + 4 < reply.size(); i += 5) {
+		String suspect = text(reply.get(3));
+		List<ClaimedMessage> messages = new ArrayList<>((reply.size() - 4) / 5);
+		for (int i = 4; i + 4 < reply.size(); i += 5) {
 			Lease lease = new Lease(text(reply.get(i)), number(reply.get(i + 1)));
 			messages.add(new ClaimedMessage(lease, instantOf(reply.get(i + 2)), (int) number(reply.get(i + 3)),
-					StoredMessage.decode(nullableBytes(reply.get(i + 4)))));
+					StoredMessage.decode(nullableBytes(reply.get(i + 4))), lease.id().equals(suspect)));
 		}
 		return new Claim(Instant.EPOCH.plus(number(reply.get(0)), ChronoUnit.MICROS), messages,
 				number(reply.get(1)), (int) number(reply.get(2)));

@@ -3,17 +3,19 @@
 -- only if its lease is the current one), then leases up to ARGV[1] due messages and counts their start (see
 -- leaseDue). The upkeep (expired leases, format-1 messages, bucket shrinking) is left to claim.lua.
 -- ARGV[1] messages to lease, ARGV[2] lease ms, ARGV[3] max attempts, ARGV[4] dead letter max count,
--- ARGV[5] dead letter max age ms; then id, token, id, token, ... to acknowledge
+-- ARGV[5] dead letter max age ms, ARGV[6] 1 if a suspect may be leased, else 0; then id, token, id, token, ... to
+-- acknowledge
 -- Returns what claim.lua returns, with the delay to the next due time only (-1: none waits).
-acknowledge(6, #ARGV)
+acknowledge(7, #ARGV)
 local limit = tonumber(ARGV[1])
-local out = {0, -1, 0}
+local out = {0, -1, 0, ''}
 if limit > 0 then
   local now, nowUs = clock()
   out[1] = int(nowUs)
-  out[3] = leaseDue(limit, now, score(nowUs), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]),
-      tonumber(ARGV[5]), out)
-  local next = earliest(PENDING)
+  local left
+  out[3], left = leaseDue(limit, now, score(nowUs), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]),
+      tonumber(ARGV[5]), tonumber(ARGV[6]), out)
+  local next = earliestBeyond(PENDING, left)
   if next then
     out[2] = delayUs(next, nowUs)
   end

@@ -13,6 +13,10 @@
 --   meta      HASH  buckets -> bucket count; token -> last lease token handed out
 --   tries     HASH  id -> handler starts so far of a message that is not leased (absent before the first); while
 --                   leased, the lease record carries the count
+--   suspect   SET   ids of pending messages whose last attempt started and never finished (its lease ran out: the
+--                   message may have killed its consumer); a claim leases at most one, and only to a consumer that
+--                   runs no other suspect, so that a message that kills its JVM does not take the same neighbours
+--                   down with it attempt after attempt
 --   buried    ZSET  id -> time it died (ms): dead letters; their envelopes stay in the buckets
 --   error     HASH  id -> last error of a retrying or dead message
 -- and the pub/sub channel <prefix>:{<topic>}:wake, on which the delay to a new earliest due time is published.
@@ -270,11 +274,13 @@ end
 -- @section dead --------------------------------------------------------------------------------------------------
 
 local TRIES = BASE .. 'tries'
+local SUSPECT = BASE .. 'suspect'
 local BURIED = BASE .. 'buried'
 local ERROR = BASE .. 'error'
 
 -- Deletes what the topic holds for an id besides its place in pending, leased or buried.
 local function forget(id)
+  redis.call('SREM', SUSPECT, id)
   redis.call('HDEL', bodyOf(id), id)
   redis.call('HDEL', TRIES, id)
   redis.call('HDEL', ERROR, id)
@@ -325,6 +331,7 @@ end
 -- Moves an id to the dead letters with a reason (kept if a reason is recorded already and keepError is set).
 local function bury(id, now, reason, keepError)
   endLease(id)
+  redis.call('SREM', SUSPECT, id)
   redis.call('ZREM', PENDING, id)
   redis.call('ZADD', BURIED, int(now), id)
   if not keepError or redis.call('HEXISTS', ERROR, id) == 0 then
@@ -358,19 +365,43 @@ end
 
 -- Leases up to 'limit' due messages, earliest first, and counts their start: a consumer leases a message only when
 -- a handler is free to run it, so no message waits in a consumer with its attempt counted. A message whose
--- attempts are used up, or that has no stored envelope, goes to the dead letters instead. Per message one command
--- (its envelope's bucket); the rest once for the whole claim.
--- Appends id, token, due score, attempt and envelope per leased message to 'out'; returns how many it buried.
-local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, out)
-  local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', nowScore, 'WITHSCORES', 'LIMIT', 0, limit)
+-- attempts are used up, or that has no stored envelope, goes to the dead letters instead. A suspect (see the
+-- 'suspect' key) is leased only if 'suspects' is 1, and then at most one. Per message one command (its envelope's
+-- bucket); the rest once for the whole claim.
+-- Sets out[4] to the id of the suspect leased (or leaves it ''), appends id, token, due score, attempt and envelope
+-- per leased message to 'out'; returns how many it buried and the due time of the earliest due message it left
+-- (a suspect it may not lease), or nil.
+local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
+  local suspectCount = redis.call('SCARD', SUSPECT)
+  local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', nowScore, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
   if #due == 0 then
-    return 0
+    return 0, nil
   end
-  local ids = {}
+  local ids, scoresOf = {}, {}
+  local flags = {}
   for i = 1, #due, 2 do
     ids[#ids + 1] = due[i]
   end
-  local tries = hmget(TRIES, ids)
+  if suspectCount > 0 then
+    flags = redis.call('SMISMEMBER', SUSPECT, unpack(ids))
+  end
+  -- the messages to lease: suspects only as allowed, the rest up to the limit
+  local chosen, dueOf = {}, {}
+  local leftDue = nil
+  local suspectLeased = nil
+  for k, id in ipairs(ids) do
+    local suspect = flags[k] == 1
+    if #chosen < limit and (not suspect or (suspects == 1 and suspectLeased == nil)) then
+      chosen[#chosen + 1] = id
+      dueOf[id] = due[2 * k]
+      if suspect then
+        suspectLeased = id
+      end
+    elseif suspect and leftDue == nil then
+      leftDue = due[2 * k]
+    end
+  end
+  local tries = hmget(TRIES, chosen)
   local token = count(redis.call('HGET', META, 'token'))
   if token == false then
     -- unreadable: continue above any token a counter could have handed out
@@ -380,7 +411,7 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
   local leaseUntil = int(now + leaseMillis)
   local leased, scores, records = {}, {}, {}
   local buried = 0
-  for k, id in ipairs(ids) do
+  for k, id in ipairs(chosen) do
     local envelope = redis.call('HGET', bodyOf(id), id)
     local attempt, reason = nil, 'No stored envelope for this message'
     if envelope then
@@ -390,16 +421,19 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
       -- shown in the dead letters with the reason, never dropped silently
       bury(id, now, reason, envelope ~= false)
       buried = buried + 1
+      if id == suspectLeased then
+        suspectLeased = nil
+      end
     else
       token = token + 1
       leased[#leased + 1] = id
       scores[#scores + 1] = leaseUntil
       scores[#scores + 1] = id
       records[#records + 1] = id
-      records[#records + 1] = int(token) .. ':' .. due[2 * k] .. ':' .. attempt
+      records[#records + 1] = int(token) .. ':' .. dueOf[id] .. ':' .. attempt
       out[#out + 1] = id
       out[#out + 1] = int(token)
-      out[#out + 1] = due[2 * k]
+      out[#out + 1] = dueOf[id]
       out[#out + 1] = attempt
       out[#out + 1] = envelope
     end
@@ -408,19 +442,50 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
   each('ZADD', LEASED, scores)
   each('HSET', LEASE, records)
   each('ZREM', PENDING, leased)
+  if suspectLeased then
+    redis.call('SREM', SUSPECT, suspectLeased)
+    out[4] = suspectLeased
+  end
   if #leased > 0 then
     redis.call('HSET', META, 'token', int(token))
   end
   if buried > 0 then
     trimDead(now, deadMaxCount, deadMaxAge)
   end
-  return buried
+  return buried, leftDue
 end
 
 -- The earliest score in a sorted set (a due time, a lease deadline), or nil if it is empty.
 local function earliest(key)
   local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
   return tonumber(first[2])
+end
+
+-- The earliest due time in the pending set; if 'left' is set (a claim left a due suspect it could not lease), the
+-- suspects are passed over: they wait for a consumer that may lease them and are not due now for this one.
+local function earliestBeyond(key, left)
+  if left == nil then
+    return earliest(key)
+  end
+  local n = redis.call('SCARD', SUSPECT)
+  local first = redis.call('ZRANGE', key, 0, n, 'WITHSCORES')
+  if #first == 0 then
+    return nil
+  end
+  local ids = {}
+  for i = 1, #first, 2 do
+    ids[#ids + 1] = first[i]
+  end
+  local flags = {}
+  if n > 0 then
+    flags = redis.call('SMISMEMBER', SUSPECT, unpack(ids))
+  end
+  for k = 1, #ids do
+    if flags[k] ~= 1 then
+      return tonumber(first[2 * k])
+    end
+  end
+  return nil
 end
 
 -- @section v1 ----------------------------------------------------------------------------------------------------

@@ -90,7 +90,7 @@ class AcknowledgerTests {
 	}
 
 	private Acknowledger acknowledger() {
-		Acknowledger acknowledger = new Acknowledger(TOPIC, this.store, OPTIONS, (claim, sent) -> {
+		Acknowledger acknowledger = new Acknowledger(TOPIC, this.store, OPTIONS, new SuspectGate(), (claim, sent) -> {
 			this.claims.add(claim);
 			long now = System.nanoTime();
 			return claim.messages().stream().map((message) -> new Delivery(message, claim.serverTime(), now)).toList();

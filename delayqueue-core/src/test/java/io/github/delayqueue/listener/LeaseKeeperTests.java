@@ -51,9 +51,9 @@ class LeaseKeeperTests {
 	void aHeldLeaseIsExtendedPastItsFirstDeadlineAndATakenOneIsNot() {
 		ClaimedMessage kept = claim("kept", 300);
 		ClaimedMessage taken = claim("taken", 300);
-		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofMillis(300));
-		keeper.hold(kept.lease(), System.nanoTime());
-		keeper.hold(taken.lease(), System.nanoTime());
+		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofMillis(300), new SuspectGate());
+		keeper.hold(kept.lease(), System.nanoTime(), false);
+		keeper.hold(taken.lease(), System.nanoTime(), false);
 		assertThat(keeper.take(taken.lease())).isTrue();
 		assertThat(keeper.take(taken.lease())).as("a lease is taken once").isFalse();
 		keeper.startExtending(this.maintenance, Runnable::run);
@@ -75,9 +75,9 @@ class LeaseKeeperTests {
 	void handingBackSkipsWhatWasTakenAndReturnsTheRestUncharged() {
 		ClaimedMessage running = claim("running", 30_000);
 		ClaimedMessage finished = claim("finished", 30_000);
-		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofSeconds(30));
-		keeper.hold(running.lease(), System.nanoTime());
-		keeper.hold(finished.lease(), System.nanoTime());
+		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofSeconds(30), new SuspectGate());
+		keeper.hold(running.lease(), System.nanoTime(), false);
+		keeper.hold(finished.lease(), System.nanoTime(), false);
 		// the handler of 'finished' returned first: its outcome decides, the hand-back must not touch it
 		assertThat(keeper.take(finished.lease())).isTrue();
 		keeper.handBackAll();

@@ -1,0 +1,116 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.delayqueue.DeadLetter;
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.test.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A message that kills its JVM, and a neighbour that was running beside it when it did: both come back as suspects
+ * when their leases run out, and a consumer runs one suspect at a time, so the neighbour is not killed again with
+ * it on every attempt (found by the fault suite: with three attempts, a neighbour went to the dead letters).
+ */
+class CrashIsolationTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	private static final String TOPIC = "crashing";
+
+	private final CountDownLatch release = new CountDownLatch(1);
+
+	private final List<Jvm> jvms = new CopyOnWriteArrayList<>();
+
+	private final Set<String> handled = ConcurrentHashMap.newKeySet();
+
+	private RedisFixture fixture;
+
+	private RedisDelayedQueue queue;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.release.countDown();
+		this.fixture.close();
+	}
+
+	@Test
+	void aMessageThatKillsItsJvmDoesNotTakeItsNeighbourToTheDeadLetters() {
+		this.queue.schedule(TOPIC, "neighbour", "neighbour", Duration.ZERO);
+		this.queue.schedule(TOPIC, "poison", "poison", Duration.ofMillis(1));
+		// a fresh JVM each time the last one died, until the poison is a dead letter
+		startJvm();
+		await().atMost(WAIT).until(() -> {
+			if (this.jvms.get(this.jvms.size() - 1).dead.get()) {
+				startJvm();
+			}
+			return deadLetterIds().contains("poison");
+		});
+		await().atMost(WAIT).until(() -> this.handled.contains("neighbour"));
+		assertThat(deadLetterIds()).containsExactly("poison");
+		assertThat(this.jvms.size()).as("JVMs the poison killed, one per attempt, and the one that buried it")
+			.isEqualTo(3);
+	}
+
+	private List<String> deadLetterIds() {
+		return this.queue.deadLetters(TOPIC, 0, 10).stream().map(DeadLetter::id).toList();
+	}
+
+	/**
+	 * A consumer as a JVM of its own: the poison kills it (its connection is cut and none of its handlers finishes,
+	 * as when the process dies); the neighbour takes a while, so that it runs beside a poison claimed with it.
+	 */
+	private void startJvm() {
+		LettuceConnectionFactory connectionFactory = this.fixture.connectionFactory();
+		Jvm jvm = new Jvm(connectionFactory, new CountDownLatch(1), new AtomicBoolean());
+		this.jvms.add(jvm);
+		ListenerOptions options = ListenerOptions.builder()
+			.visibilityTimeout(Duration.ofSeconds(1))
+			.maxAttempts(2)
+			.build();
+		this.fixture.consumer(connectionFactory).listeners().register(ListenerRegistration.of(TOPIC, String.class,
+				(payload, message) -> {
+					if (payload.equals("poison")) {
+						jvm.dead.set(true);
+						jvm.poisonStarted.countDown();
+						connectionFactory.destroy();
+						this.release.await();
+					}
+					// a neighbour's work: done unless the poison kills the JVM meanwhile
+					jvm.poisonStarted.await(500, TimeUnit.MILLISECONDS);
+					if (jvm.dead.get()) {
+						this.release.await();
+					}
+					this.handled.add(payload);
+				}, options));
+	}
+
+	private record Jvm(LettuceConnectionFactory connectionFactory, CountDownLatch poisonStarted, AtomicBoolean dead) {
+	}
+
+}

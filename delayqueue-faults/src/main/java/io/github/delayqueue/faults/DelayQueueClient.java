@@ -1,0 +1,74 @@
+package io.github.delayqueue.faults;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
+
+import io.github.delayqueue.DeadLetter;
+import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.TopicStats;
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.payload.JacksonPayloadConverter;
+import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.RedisMessageStore;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/** The producing side of delayqueue: {@link RedisDelayedQueue} with an explicit id and due time per message. */
+final class DelayQueueClient implements QueueClient {
+
+	private static final int DEAD_LETTER_PAGE = 1_000;
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final RedisDelayedQueue queue;
+
+	DelayQueueClient(int port, Duration timeout) {
+		this.connectionFactory = DelayQueueConsumer.connectionFactory(port, timeout);
+		this.queue = new RedisDelayedQueue(new RedisMessageStore(this.connectionFactory, DelayQueueConsumer.PREFIX,
+				DeadLetterPolicy.DEFAULT), new JacksonPayloadConverter());
+	}
+
+	@Override
+	public boolean send(String id, Work work) {
+		return this.queue
+			.schedule(ScheduleRequest.builder(DelayQueueConsumer.TOPIC, work)
+				.id(id)
+				.dueAt(Instant.ofEpochMilli(work.due()))
+				.build())
+			.scheduled();
+	}
+
+	@Override
+	public void sendUnreadable(String id, long due) {
+		this.queue.schedule(ScheduleRequest.builder(DelayQueueConsumer.TOPIC, "not a work item")
+			.id(id)
+			.dueAt(Instant.ofEpochMilli(due))
+			.build());
+	}
+
+	@Override
+	public long remaining() {
+		TopicStats stats = this.queue.stats(DelayQueueConsumer.TOPIC);
+		return stats.pending() + stats.inflight();
+	}
+
+	@Override
+	public Set<String> deadLetterIds() {
+		Set<String> ids = new HashSet<>();
+		for (int offset = 0;; offset += DEAD_LETTER_PAGE) {
+			var page = this.queue.deadLetters(DelayQueueConsumer.TOPIC, offset, DEAD_LETTER_PAGE);
+			page.stream().map(DeadLetter::id).forEach(ids::add);
+			if (page.size() < DEAD_LETTER_PAGE) {
+				return ids;
+			}
+		}
+	}
+
+	@Override
+	public void close() {
+		this.connectionFactory.destroy();
+	}
+
+}

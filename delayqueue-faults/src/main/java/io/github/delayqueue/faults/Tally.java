@@ -1,0 +1,142 @@
+package io.github.delayqueue.faults;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Counts what a run did: every acknowledged message against every recorded delivery.
+ */
+final class Tally {
+
+	/** A delivery later than this after its due time is late, for the time to recover. */
+	static final long LATE_MILLIS = 1_000;
+
+	private Tally() {
+	}
+
+	/**
+	 * Counts a run.
+	 * @param sent the acknowledged messages: key to due time
+	 * @param deliveries what the handlers recorded
+	 * @param crashed the worker incarnations that crashed or stalled past their lease: a duplicate whose earlier
+	 * delivery was theirs is explained
+	 * @param events the injected faults
+	 * @param leaseMillis the visibility timeout: a duplicate whose earlier delivery started within a lease before a
+	 * Redis-side fault ended is explained by the fault (its acknowledgement may not have reached Redis)
+	 * @return the figures
+	 */
+	static Figures count(Map<String, Long> sent, List<Ledger.Delivery> deliveries, Set<String> crashed,
+			List<Event> events, long leaseMillis) {
+		Map<String, List<Ledger.Delivery>> byKey = new HashMap<>();
+		int early = 0;
+		for (Ledger.Delivery delivery : deliveries) {
+			Long due = sent.get(delivery.key());
+			if (due == null) {
+				// a message whose schedule call failed, yet reached Redis: not counted as sent
+				continue;
+			}
+			byKey.computeIfAbsent(delivery.key(), (k) -> new ArrayList<>()).add(delivery);
+			if (delivery.startedAt() < due) {
+				early++;
+			}
+		}
+		int duplicated = 0;
+		int explained = 0;
+		List<String> unexplained = new ArrayList<>();
+		long maxLateness = 0;
+		List<long[]> firsts = new ArrayList<>();
+		for (Map.Entry<String, List<Ledger.Delivery>> entry : byKey.entrySet()) {
+			List<Ledger.Delivery> all = entry.getValue();
+			all.sort(Comparator.comparingLong(Ledger.Delivery::startedAt));
+			long due = sent.get(entry.getKey());
+			long firstAt = all.get(0).startedAt();
+			maxLateness = Math.max(maxLateness, firstAt - due);
+			firsts.add(new long[] { firstAt, firstAt - due });
+			for (int i = 1; i < all.size(); i++) {
+				duplicated++;
+				if (explains(all.get(i - 1), crashed, events, leaseMillis)) {
+					explained++;
+				}
+				else if (unexplained.size() < 10) {
+					unexplained.add(entry.getKey() + " due " + due + ": " + all);
+				}
+			}
+		}
+		List<String> lost = new ArrayList<>();
+		for (String key : sent.keySet()) {
+			if (!byKey.containsKey(key)) {
+				lost.add(key);
+			}
+		}
+		lost.sort(null);
+		return new Figures(sent.size(), byKey.size(), lost.size(), duplicated, explained, early, maxLateness,
+				recovery(firsts, events), lost.subList(0, Math.min(10, lost.size())), unexplained);
+	}
+
+	private static boolean explains(Ledger.Delivery earlier, Set<String> crashed, List<Event> events,
+			long leaseMillis) {
+		if (crashed.contains(earlier.incarnation())) {
+			return true;
+		}
+		for (Event event : events) {
+			if (event.redisSide() && earlier.startedAt() >= event.start() - leaseMillis
+					&& earlier.startedAt() <= event.end() + leaseMillis) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * The longest time, over the faults, from a fault's start to the last late first delivery before the next fault:
+	 * how long deliveries took to be on time again (0 where none was late).
+	 */
+	private static long recovery(List<long[]> firsts, List<Event> events) {
+		long longest = 0;
+		for (int i = 0; i < events.size(); i++) {
+			long start = events.get(i).start();
+			long next = (i + 1 < events.size()) ? events.get(i + 1).start() : Long.MAX_VALUE;
+			for (long[] first : firsts) {
+				if (first[0] >= start && first[0] < next && first[1] > LATE_MILLIS) {
+					longest = Math.max(longest, first[0] - start);
+				}
+			}
+		}
+		return longest;
+	}
+
+	/**
+	 * One injected fault.
+	 *
+	 * @param start when it began, epoch milliseconds
+	 * @param end when it was over (the process back, the connection free again)
+	 * @param redisSide whether Redis or the connections to it were hit (acknowledgements may be lost)
+	 */
+	record Event(long start, long end, boolean redisSide) {
+	}
+
+	/**
+	 * The figures of a run.
+	 *
+	 * @param sent messages the queue acknowledged
+	 * @param delivered of them, those handled at least once
+	 * @param lost of them, those never handled
+	 * @param duplicated deliveries beyond the first
+	 * @param explained of those, the ones a crash or stall explains (the earlier delivery's JVM crashed or stalled
+	 * past its lease, or a Redis-side fault hit its acknowledgement)
+	 * @param early deliveries that started before the message was due
+	 * @param maxLatenessMillis the longest time from a message's due time to its first delivery
+	 * @param recoverMillis the longest time from a fault's start until deliveries were on time again (no first
+	 * delivery more than {@link #LATE_MILLIS} late)
+	 * @param lostSample up to ten lost keys, to start looking
+	 * @param unexplainedSample up to ten duplicates no crash or stall explains, with their deliveries
+	 */
+	record Figures(int sent, int delivered, int lost, int duplicated, int explained, int early, long maxLatenessMillis,
+			long recoverMillis, List<String> lostSample, List<String> unexplainedSample) {
+	}
+
+}

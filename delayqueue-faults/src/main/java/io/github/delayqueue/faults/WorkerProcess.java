@@ -1,0 +1,174 @@
+package io.github.delayqueue.faults;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.awaitility.Awaitility;
+
+/**
+ * One worker JVM the suite started: it is only ever signalled by its own pid ({@code SIGKILL}, {@code SIGTERM},
+ * {@code SIGSTOP}, {@code SIGCONT}).
+ */
+final class WorkerProcess {
+
+	private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
+	private final String incarnation;
+
+	private final Process process;
+
+	private final Path log;
+
+	private volatile boolean crashed;
+
+	private WorkerProcess(String incarnation, Process process, Path log) {
+		this.incarnation = incarnation;
+		this.process = process;
+		this.log = log;
+	}
+
+	/**
+	 * Starts a worker JVM on this JVM's class path; {@link #awaitReady()} waits until it consumes.
+	 * @param directory the run's directory (ledger and log files)
+	 * @param incarnation a name unique in the run
+	 * @param environment variables added to the JVM's environment (e.g. libfaketime's), or none
+	 * @param arguments the worker's arguments, without {@code ledger}
+	 * @return the running worker
+	 */
+	static WorkerProcess start(Path directory, String incarnation, Map<String, String> environment,
+			List<String> arguments) {
+		List<String> command = new ArrayList<>();
+		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+		command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+				System.getProperty("java.class.path"), Worker.class.getName()));
+		command.addAll(arguments);
+		command.add("--ledger=" + Ledger.file(directory, incarnation));
+		Path log = directory.resolve(incarnation + ".log");
+		try {
+			ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(log.toFile());
+			builder.environment().putAll(environment);
+			return new WorkerProcess(incarnation, builder.start(), log);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start a worker JVM", ex);
+		}
+	}
+
+	/**
+	 * Waits until the worker consumes.
+	 * @return this worker
+	 * @throws IllegalStateException if it exited first
+	 */
+	WorkerProcess awaitReady() {
+		Awaitility.await(this.incarnation + " ready")
+			.atMost(READY_TIMEOUT)
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> {
+				if (!this.process.isAlive()) {
+					throw new IllegalStateException(this.incarnation + " exited before it was ready: " + tail());
+				}
+				return Files.readString(this.log, StandardCharsets.UTF_8).contains("READY");
+			});
+		return this;
+	}
+
+	String incarnation() {
+		return this.incarnation;
+	}
+
+	boolean isAlive() {
+		return this.process.isAlive();
+	}
+
+	/**
+	 * Whether this worker died without being asked to stop gracefully (killed, or halted by a poison).
+	 * @return {@code true} if it crashed
+	 */
+	boolean crashed() {
+		return this.crashed;
+	}
+
+	/** Marks this worker as one whose in-flight work may be redone (it crashed or stalled past its lease). */
+	void markCrashed() {
+		this.crashed = true;
+	}
+
+	/** {@code kill -9}, and waits until it is gone. */
+	void kill() {
+		this.crashed = true;
+		this.process.destroyForcibly();
+		awaitExit(Duration.ofSeconds(10));
+	}
+
+	/** {@code SIGTERM}: the worker shuts down gracefully; waits until it has. */
+	void terminate() {
+		this.process.destroy();
+		if (!awaitExit(Duration.ofSeconds(60))) {
+			throw new IllegalStateException(this.incarnation + " did not shut down within 60 s: " + tail());
+		}
+		if (this.process.exitValue() != 143 && this.process.exitValue() != 0) {
+			throw new IllegalStateException(this.incarnation + " exited with " + this.process.exitValue() + ": "
+					+ tail());
+		}
+	}
+
+	/** {@code SIGSTOP}: the JVM stands still, as in a long GC pause. */
+	void pause() {
+		signal("STOP");
+	}
+
+	/** {@code SIGCONT}. */
+	void resume() {
+		signal("CONT");
+	}
+
+	private void signal(String signal) {
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid())).start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " " + this.process.pid() + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private boolean awaitExit(Duration timeout) {
+		try {
+			return this.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	/**
+	 * The end of the worker's output, for error messages.
+	 * @return up to its last 2,000 characters
+	 */
+	String tail() {
+		try {
+			String out = Files.readString(this.log, StandardCharsets.UTF_8);
+			return out.substring(Math.max(0, out.length() - 2_000));
+		}
+		catch (IOException ex) {
+			return "(no output: " + ex.getMessage() + ")";
+		}
+	}
+
+}
