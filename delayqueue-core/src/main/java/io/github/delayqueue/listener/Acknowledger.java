@@ -61,6 +61,7 @@ final class Acknowledger {
 
 	/**
 	 * Creates an acknowledger.
+	 * @param suspects lets one suspect at a time be leased for the whole listener
 	 * @param onClaim takes what a handover call leased (holds the leases, arms the topic's trigger) and returns the
 	 * deliveries to hand out, in order: one per handler that asked, as far as they go
 	 * @param onHandOverFailure runs when a handover call failed (its handlers get no next message)
@@ -130,13 +131,13 @@ final class Acknowledger {
 		}
 		catch (RuntimeException ex) {
 			if (mayLeaseSuspect) {
-				this.suspects.leave();
+				this.suspects.exitWithoutSuspect();
 			}
 			throw ex;
 		}
 		List<@Nullable Delivery> next = new ArrayList<>(this.onClaim.accept(claim, sent));
 		if (mayLeaseSuspect && claim.messages().stream().noneMatch(ClaimedMessage::suspect)) {
-			this.suspects.leave();
+			this.suspects.exitWithoutSuspect();
 		}
 		while (next.size() < handovers.size()) {
 			next.add(null);

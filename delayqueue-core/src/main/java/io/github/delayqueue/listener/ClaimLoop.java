@@ -55,6 +55,7 @@ final class ClaimLoop {
 
 	/**
 	 * Creates the claim loop of a topic.
+	 * @param suspects lets one suspect at a time be leased for the whole listener
 	 * @param active whether the topic's consumer runs
 	 * @param ownHandlersRunning whether handlers run messages of this claim loop's partition (as they finish, they
 	 * lease its next due messages themselves)
@@ -160,7 +161,7 @@ final class ClaimLoop {
 		}
 		catch (RuntimeException ex) {
 			if (mayLeaseSuspect) {
-				this.suspects.leave();
+				this.suspects.exitWithoutSuspect();
 			}
 			this.wanted = true;
 			this.handlers.release(limit);
@@ -172,7 +173,7 @@ final class ClaimLoop {
 		}
 		List<Delivery> deliveries = this.accept.accept(claim, sent);
 		if (mayLeaseSuspect && claim.messages().stream().noneMatch(ClaimedMessage::suspect)) {
-			this.suspects.leave();
+			this.suspects.exitWithoutSuspect();
 		}
 		this.handlers.release(limit - deliveries.size());
 		deliveries.forEach(this.dispatch);

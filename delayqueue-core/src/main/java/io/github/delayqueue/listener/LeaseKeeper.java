@@ -78,14 +78,15 @@ final class LeaseKeeper {
 	}
 
 	/**
-	 * Says that the call ending a lease has returned (acknowledged, retried, dead-lettered or handed back): if it was
-	 * the suspect's, the listener's {@link SuspectGate} opens. Not before: the next suspect may kill the JVM at once,
-	 * and this one's acknowledgement must have reached Redis by then.
+	 * Says that the handling of a lease is over and the call ending it has returned (acknowledgement, retry, dead
+	 * letter or hand-back; an acknowledgement the handover could not send is queued): if it was the suspect's, the
+	 * listener's {@link SuspectGate} opens. Not before: the next suspect may kill the JVM at once, and this one's
+	 * outcome should have reached Redis by then.
 	 * @param lease the lease
 	 */
 	void ended(Lease lease) {
 		if (this.suspect.compareAndSet(lease, null)) {
-			this.suspects.release();
+			this.suspects.suspectEnded();
 		}
 	}
 

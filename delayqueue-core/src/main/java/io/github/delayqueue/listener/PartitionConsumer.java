@@ -235,18 +235,23 @@ final class PartitionConsumer {
 			while (current != null) {
 				Delivery delivery = current;
 				Lease[] delivered = new Lease[1];
-				// the task decorator wraps each message's handling, not the run of a handler thread
-				this.handlers.decorate(() -> delivered[0] = handle(delivery)).run();
-				// a handler takes this partition's next message in the call that acknowledges this one; after a run of
-				// them, if another partition's due messages are waiting, it gives its slot up, and this partition
-				// waits its turn for one (yielding after every message would cost a round trip per message)
-				boolean yielding = ++run >= FAIR_SHARE_RUN && this.othersWaiting.getAsBoolean();
-				if (yielding) {
-					this.claims.want();
+				try {
+					// the task decorator wraps each message's handling, not the run of a handler thread
+					this.handlers.decorate(() -> delivered[0] = handle(delivery)).run();
+					// a handler takes this partition's next message in the call that acknowledges this one; after a
+					// run of them, if another partition's due messages are waiting, it gives its slot up, and this
+					// partition waits its turn for one (yielding after every message would cost a round trip per
+					// message)
+					boolean yielding = ++run >= FAIR_SHARE_RUN && this.othersWaiting.getAsBoolean();
+					if (yielding) {
+						this.claims.want();
+					}
+					current = this.acknowledger.handOver(delivered[0], this.active && !yielding);
 				}
-				current = this.acknowledger.handOver(delivered[0], this.active && !yielding);
-				// a suspect's outcome is in Redis now: the next suspect may run
-				this.leases.ended(delivery.message().lease());
+				finally {
+					// a suspect's outcome has been sent (or its handler threw an Error): the next suspect may run
+					this.leases.ended(delivery.message().lease());
+				}
 			}
 		}
 		finally {

@@ -9,22 +9,30 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * its crashes at most once and it uses up its attempts alone.
  * <p>
  * A claim enters the gate before it is sent ({@link #tryEnter()}); if it leased no suspect, it leaves at once
- * ({@link #leave()}); if it did, the gate stays closed until the suspect's lease ends, however it ends
- * ({@link #release()}), and the listener's partitions are then asked to claim the suspects left waiting.
+ * ({@link #exitWithoutSuspect()}); if it did, the gate stays closed until the suspect's handling is over, however it
+ * ends ({@link #suspectEnded()}), and the listener's partitions are then asked to claim the suspects left waiting
+ * (others wait for a claim that may lease them: a wake-up, a handover, or the fallback poll).
+ * <p>
+ * One per listener: a message that kills the JVM still meets the suspects of other listeners of the application.
  */
 final class SuspectGate {
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
-	private volatile Runnable onRelease = () -> {
-	};
+	private final Runnable onSuspectEnded;
 
 	/**
-	 * Sets what runs when a suspect's lease ended (claims, for the suspects left waiting).
-	 * @param onRelease the action
+	 * Creates an open gate.
+	 * @param onSuspectEnded what runs when a suspect's handling is over (claims, for the suspects left waiting)
 	 */
-	void onRelease(Runnable onRelease) {
-		this.onRelease = onRelease;
+	SuspectGate(Runnable onSuspectEnded) {
+		this.onSuspectEnded = onSuspectEnded;
+	}
+
+	/** Creates an open gate that asks for nothing when a suspect's handling is over. */
+	SuspectGate() {
+		this(() -> {
+		});
 	}
 
 	/**
@@ -37,18 +45,14 @@ final class SuspectGate {
 	}
 
 	/** Opens the gate after a claim that entered it leased no suspect. */
-	void leave() {
+	void exitWithoutSuspect() {
 		this.closed.set(false);
 	}
 
-	/** Opens the gate as the suspect's lease ended, and asks for claims. */
-	void release() {
+	/** Opens the gate as the suspect's handling is over, and asks for claims. */
+	void suspectEnded() {
 		this.closed.set(false);
-		this.onRelease.run();
-	}
-
-	boolean isClosed() {
-		return this.closed.get();
+		this.onSuspectEnded.run();
 	}
 
 }

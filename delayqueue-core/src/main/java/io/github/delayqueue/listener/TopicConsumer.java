@@ -55,8 +55,9 @@ final class TopicConsumer {
 		ListenerOptions options = registration.options();
 		this.handlers = new HandlerThreads(this.topic, options.concurrency(), taskExecutor, taskDecorator,
 				this::onSlotFreed);
-		// one suspect at a time for the whole listener: its partitions share the JVM a suspect may kill
-		SuspectGate suspects = new SuspectGate();
+		// one suspect at a time for the whole listener: its partitions share the JVM a suspect may kill; the suspects
+		// left waiting while one ran are claimed as it ends
+		SuspectGate suspects = new SuspectGate(this::claimEverywhere);
 		List<PartitionConsumer> consumers = new ArrayList<>(partitionCount);
 		for (int partition = 0; partition < partitionCount; partition++) {
 			int self = partition;
@@ -65,8 +66,10 @@ final class TopicConsumer {
 					suspects, (partitionCount == 1) ? () -> false : () -> othersWaiting(self)));
 		}
 		this.partitions = List.copyOf(consumers);
-		// the suspects left waiting while one ran are claimed as it ends
-		suspects.onRelease(() -> this.partitions.forEach(PartitionConsumer::requestClaim));
+	}
+
+	private void claimEverywhere() {
+		this.partitions.forEach(PartitionConsumer::requestClaim);
 	}
 
 	boolean isActive() {

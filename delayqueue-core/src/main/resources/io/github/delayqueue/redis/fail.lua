@@ -12,6 +12,8 @@ end
 if attempt > 0 then
   redis.call('HSET', TRIES, id, attempt)
 end
+-- its handler returned with a failure: it did not kill its consumer
+redis.call('SREM', SUSPECT, id)
 local now, nowUs = clock()
 if ARGV[3] == 'retry' then
   local due = dueScore('d', ARGV[4], nowUs)

@@ -13,10 +13,10 @@
 --   meta      HASH  buckets -> bucket count; token -> last lease token handed out
 --   tries     HASH  id -> handler starts so far of a message that is not leased (absent before the first); while
 --                   leased, the lease record carries the count
---   suspect   SET   ids of pending messages whose last attempt started and never finished (its lease ran out: the
---                   message may have killed its consumer); a claim leases at most one, and only to a consumer that
---                   runs no other suspect, so that a message that kills its JVM does not take the same neighbours
---                   down with it attempt after attempt
+--   suspect   SET   ids of messages whose last attempt started and never finished (its lease ran out: the message
+--                   may have killed its consumer), until a handler's outcome is known (ack, retry, dead letter); a
+--                   claim leases at most one, and only to a consumer that runs no other suspect, so that a message
+--                   that kills its JVM does not take the same neighbours down with it attempt after attempt
 --   buried    ZSET  id -> time it died (ms): dead letters; their envelopes stay in the buckets
 --   error     HASH  id -> last error of a retrying or dead message
 -- and the pub/sub channel <prefix>:{<topic>}:wake, on which the delay to a new earliest due time is published.
@@ -92,14 +92,16 @@ local function each(command, key, args)
   end
 end
 
--- HMGET over a list of fields (none: an empty list); absent fields are false.
-local function hmget(key, fields)
+-- HMGET over a list of fields (none: an empty list); absent fields are false. With 'command' SMISMEMBER: 1 or 0 per
+-- member.
+local function hmget(key, fields, command)
+  command = command or 'HMGET'
   if #fields <= 1000 then
-    return (#fields > 0) and redis.call('HMGET', key, unpack(fields)) or {}
+    return (#fields > 0) and redis.call(command, key, unpack(fields)) or {}
   end
   local values = {}
   for i = 1, #fields, 1000 do
-    local part = redis.call('HMGET', key, unpack(fields, i, math.min(#fields, i + 999)))
+    local part = redis.call(command, key, unpack(fields, i, math.min(#fields, i + 999)))
     for k = 1, #part do
       values[#values + 1] = part[k]
     end
@@ -308,6 +310,8 @@ local function acknowledge(from, to)
   if #tried > 0 then
     each('HDEL', TRIES, tried)
     each('HDEL', ERROR, tried)
+    -- a suspect was tried before: its handler finished, it did not kill its consumer
+    each('SREM', SUSPECT, tried)
   end
   return #done
 end
@@ -383,7 +387,7 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
     ids[#ids + 1] = due[i]
   end
   if suspectCount > 0 then
-    flags = redis.call('SMISMEMBER', SUSPECT, unpack(ids))
+    flags = hmget(SUSPECT, ids, 'SMISMEMBER')
   end
   -- the messages to lease: suspects only as allowed, the rest up to the limit
   local chosen, dueOf = {}, {}
@@ -443,7 +447,8 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
   each('HSET', LEASE, records)
   each('ZREM', PENDING, leased)
   if suspectLeased then
-    redis.call('SREM', SUSPECT, suspectLeased)
+    -- it stays a suspect until its handler's outcome (ack, retry, dead letter) is known: handed back, or its
+    -- lease running out again, it is still one
     out[4] = suspectLeased
   end
   if #leased > 0 then
@@ -478,7 +483,7 @@ local function earliestBeyond(key, left)
   end
   local flags = {}
   if n > 0 then
-    flags = redis.call('SMISMEMBER', SUSPECT, unpack(ids))
+    flags = hmget(SUSPECT, ids, 'SMISMEMBER')
   end
   for k = 1, #ids do
     if flags[k] ~= 1 then

@@ -77,6 +77,34 @@ class CrashIsolationTests {
 			.isEqualTo(3);
 	}
 
+	@Test
+	void aSuspectWhoseHandlerThrowsAnErrorLetsTheNextSuspectRun() {
+		// two messages running when their consumer died: both come back as suspects
+		LettuceConnectionFactory doomedConnection = this.fixture.connectionFactory();
+		CountDownLatch bothStarted = new CountDownLatch(2);
+		ListenerOptions options = ListenerOptions.builder().visibilityTimeout(Duration.ofSeconds(1)).build();
+		this.fixture.consumer(doomedConnection).listeners().register(ListenerRegistration.of(TOPIC, String.class,
+				(payload, message) -> {
+					bothStarted.countDown();
+					this.release.await();
+				}, options));
+		this.queue.schedule(TOPIC, "error", "error", Duration.ZERO);
+		this.queue.schedule(TOPIC, "next", "next", Duration.ofMillis(1));
+		await().atMost(WAIT).until(() -> bothStarted.getCount() == 0);
+		doomedConnection.destroy();
+
+		// the first suspect's handler throws an Error: the second must still get its turn on the same consumer
+		this.fixture.consumer().listeners().register(ListenerRegistration.of(TOPIC, String.class,
+				(payload, message) -> {
+					if (payload.equals("error")) {
+						throw new ExampleError();
+					}
+					this.handled.add(payload);
+				}, options));
+		// the Error leaves the handler thread uncaught, as it would in an application
+		await().dontCatchUncaughtExceptions().atMost(WAIT).until(() -> this.handled.contains("next"));
+	}
+
 	private List<String> deadLetterIds() {
 		return this.queue.deadLetters(TOPIC, 0, 10).stream().map(DeadLetter::id).toList();
 	}
@@ -108,6 +136,15 @@ class CrashIsolationTests {
 					}
 					this.handled.add(payload);
 				}, options));
+	}
+
+	@SuppressWarnings("serial")
+	private static final class ExampleError extends Error {
+
+		ExampleError() {
+			super("an Error from a handler");
+		}
+
 	}
 
 	private record Jvm(LettuceConnectionFactory connectionFactory, CountDownLatch poisonStarted, AtomicBoolean dead) {

@@ -456,6 +456,47 @@ class RedisMessageStoreTests {
 		}
 	}
 
+	@Test
+	void aMessageWhoseLeaseRanOutAfterItsHandlerStartedIsASuspectUntilItsHandlerHasAnOutcome() {
+		schedule("m1", "p");
+		schedule("m2", "p");
+		assertThat(this.store.claim(TOPIC, 2, 100, 10).messages()).hasSize(2);
+		// the consumer died with both running: once their leases run out, a claim's upkeep makes both suspects
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			this.store.claim(TOPIC, 0, LEASE, 10);
+			return "2".equals(redis.get().call("SCARD", key("suspect")));
+		});
+
+		Claim refused = this.store.claim(TOPIC, 2, LEASE, 10, false);
+		assertThat(refused.messages()).as("a consumer running a suspect leases no other").isEmpty();
+		assertThat(refused.nextWakeDelayMicros()).as("suspects it may not lease are not due now for it").isNotZero();
+
+		Claim first = this.store.claim(TOPIC, 2, LEASE, 10, true);
+		assertThat(first.messages()).as("one suspect per claim").singleElement().satisfies((message) -> {
+			assertThat(message.id()).isEqualTo("m1");
+			assertThat(message.suspect()).isTrue();
+			assertThat(message.attempt()).isEqualTo(2);
+		});
+		// handed back unstarted (a stop), it is still a suspect
+		this.store.release(TOPIC, List.of(first.messages().get(0).lease()));
+		ClaimedMessage again = this.store.claim(TOPIC, 2, LEASE, 10, true).messages().get(0);
+		assertThat(again.id()).isEqualTo("m1");
+		assertThat(again.suspect()).isTrue();
+		// its handler finished: no longer a suspect
+		this.store.ack(TOPIC, List.of(again.lease()));
+		assertThat(redis.get().call("SISMEMBER", key("suspect"), "m1")).isEqualTo("0");
+
+		ClaimedMessage second = this.store.claim(TOPIC, 2, LEASE, 10, true).messages().get(0);
+		assertThat(second.id()).isEqualTo("m2");
+		assertThat(second.suspect()).isTrue();
+		// its handler failed (it did not kill the JVM): retried as an ordinary message
+		assertThat(this.store.retry(TOPIC, second.lease(), 0, "failed")).isTrue();
+		assertThat(redis.get().call("SCARD", key("suspect"))).isEqualTo("0");
+		ClaimedMessage retried = awaitClaim(LEASE);
+		assertThat(retried.id()).isEqualTo("m2");
+		assertThat(retried.suspect()).isFalse();
+	}
+
 	private void schedule(String id, String payload) {
 		assertThat(this.store.schedule(TOPIC, List.of(message(id, DueTime.in(0), payload)))).containsExactly(true);
 	}
