@@ -3,7 +3,9 @@
 -- original due time (counting the attempt of each), adopts some format-1 messages, trims dead letters past their
 -- age and resizes the buckets; then it leases up to ARGV[1] due messages and counts their start (see leaseDue).
 -- ARGV[1] messages to lease (0: only the upkeep), ARGV[2] lease ms, ARGV[3] max attempts,
--- ARGV[4] dead letter max count, ARGV[5] dead letter max age ms, ARGV[6] 1 if a suspect may be leased, else 0
+-- ARGV[4] dead letter max count, ARGV[5] dead letter max age ms, ARGV[6] 1 if a suspect may be leased, else 0,
+-- ARGV[7] the Redis time (ms) after which the caller no longer waits for the reply (0: none): run later, the claim
+-- does its upkeep and leases nothing (no attempt is counted for messages no handler would run)
 -- Returns {now (microseconds), delay in microseconds to the next due time or lease deadline (-1: none), buried count,
 -- the id of the suspect leased ('' if none), then per message: id, token, due score (ms, to the microsecond), attempt,
 -- envelope}. A suspect left because it could not be leased does not count as due now for the delay.
@@ -15,6 +17,10 @@ local maxAttempts = tonumber(ARGV[3])
 local deadMaxCount = tonumber(ARGV[4])
 local deadMaxAge = tonumber(ARGV[5])
 local suspects = tonumber(ARGV[6])
+local deadline = tonumber(ARGV[7])
+if deadline > 0 and now > deadline then
+  limit = 0
+end
 
 migrate(100, now)
 local expired = redis.call('ZRANGEBYSCORE', LEASED, '-inf', int(now), 'LIMIT', 0, 1000)

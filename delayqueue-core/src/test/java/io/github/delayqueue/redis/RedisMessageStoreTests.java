@@ -20,6 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.dao.DataAccessException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -495,6 +497,22 @@ class RedisMessageStoreTests {
 		ClaimedMessage retried = awaitClaim(LEASE);
 		assertThat(retried.id()).isEqualTo("m2");
 		assertThat(retried.suspect()).isFalse();
+	}
+
+	@Test
+	void aClaimRedisRunsAfterTheCallerGaveUpLeasesNothing() {
+		schedule("m1", "p");
+		// a first reply shows the store the server's clock
+		this.store.claim(TOPIC, 0, LEASE, 10);
+		// Redis stops answering for longer than the command timeout (2 s): the claim times out in the client, and
+		// Redis runs it when the pause ends
+		redis.get().call("CLIENT", "PAUSE", "3000");
+		assertThatThrownBy(() -> this.store.claim(TOPIC, 1, LEASE, 10)).isInstanceOf(DataAccessException.class);
+
+		// nothing was leased for a caller that had gone: the message is claimed at once, its attempt not counted
+		ClaimedMessage claimed = awaitClaim(LEASE);
+		assertThat(claimed.id()).isEqualTo("m1");
+		assertThat(claimed.attempt()).isEqualTo(1);
 	}
 
 	private void schedule(String id, String payload) {
