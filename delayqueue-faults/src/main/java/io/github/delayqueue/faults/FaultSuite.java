@@ -123,9 +123,9 @@ public final class FaultSuite {
 		}
 		long started = System.nanoTime();
 		try (Rig rig = new Rig(directory, sizes, fault.setup(sizes, redisson))) {
-			Rig.sleep(Duration.ofSeconds(1));
+			Rig.sleep(sizes.settle());
 			fault.inject(rig);
-			Rig.sleep(Duration.ofSeconds(1));
+			Rig.sleep(sizes.settle());
 			Rig.Outcome outcome = rig.finish();
 			log(fault.name() + " (" + system + "): " + outcome + " in "
 					+ Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s");

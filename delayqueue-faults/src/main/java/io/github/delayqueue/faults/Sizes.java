@@ -20,10 +20,11 @@ import java.time.Duration;
  * @param redisStall how long each Redis stall lasts (longer than the command timeout)
  * @param skewedRun how long the skewed-clock workers consume
  * @param poisons poison messages of each kind
+ * @param settle how long the load runs before a fault and after it
  */
 record Sizes(String mode, int rate, long minDelayMillis, long maxDelayMillis, int workers, long leaseMillis,
 		int consumerKills, int stalls, int restartRounds, int redisCrashes, Duration connectionKilling, int redisStalls,
-		Duration redisStall, Duration skewedRun, int poisons) {
+		Duration redisStall, Duration skewedRun, int poisons, Duration settle) {
 
 	/** The Redis command timeout of producer and workers. */
 	static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
@@ -39,10 +40,10 @@ record Sizes(String mode, int rate, long minDelayMillis, long maxDelayMillis, in
 
 	static Sizes of(String mode) {
 		return switch (mode) {
-			case "smoke" -> new Sizes(mode, 150, 500, 1_500, 2, 2_000, 2, 1, 1, 1, Duration.ofSeconds(2), 1,
-					Duration.ofMillis(1_500), Duration.ofSeconds(3), 1);
+			case "smoke" -> new Sizes(mode, 150, 500, 1_500, 2, 2_000, 1, 1, 1, 1, Duration.ofSeconds(2), 1,
+					Duration.ofMillis(1_500), Duration.ofSeconds(3), 1, Duration.ofMillis(300));
 			case "full" -> new Sizes(mode, 500, 1_000, 5_000, 3, 3_000, 100, 5, 2, 5, Duration.ofSeconds(20), 3,
-					Duration.ofSeconds(3), Duration.ofSeconds(30), 5);
+					Duration.ofSeconds(3), Duration.ofSeconds(30), 5, Duration.ofSeconds(1));
 			default -> throw new IllegalArgumentException("Unknown mode " + mode + ": smoke or full");
 		};
 	}

@@ -49,6 +49,7 @@ final class Tally {
 		List<String> unexplained = new ArrayList<>();
 		long maxLateness = 0;
 		List<long[]> firsts = new ArrayList<>();
+		List<Ledger.Delivery> firstDeliveries = new ArrayList<>();
 		for (Map.Entry<String, List<Ledger.Delivery>> entry : byKey.entrySet()) {
 			List<Ledger.Delivery> all = entry.getValue();
 			all.sort(Comparator.comparingLong(Ledger.Delivery::startedAt));
@@ -56,6 +57,7 @@ final class Tally {
 			long firstAt = all.get(0).startedAt();
 			maxLateness = Math.max(maxLateness, firstAt - due);
 			firsts.add(new long[] { firstAt, firstAt - due });
+			firstDeliveries.add(all.get(0));
 			for (int i = 1; i < all.size(); i++) {
 				duplicated++;
 				if (explains(all.get(i - 1), crashed, events, leaseMillis)) {
@@ -74,7 +76,17 @@ final class Tally {
 		}
 		lost.sort(null);
 		return new Figures(sent.size(), byKey.size(), lost.size(), duplicated, explained, early, maxLateness,
-				recovery(firsts, events), lost.subList(0, Math.min(10, lost.size())), unexplained);
+				recovery(firsts, events), lost.subList(0, Math.min(10, lost.size())), unexplained,
+				latest(firstDeliveries, sent));
+	}
+
+	/** The five latest first deliveries: key, attempt and lateness. */
+	private static List<String> latest(List<Ledger.Delivery> firsts, Map<String, Long> sent) {
+		return firsts.stream()
+			.sorted(Comparator.comparingLong((Ledger.Delivery d) -> d.startedAt() - sent.get(d.key())).reversed())
+			.limit(5)
+			.map((d) -> d.key() + " attempt " + d.attempt() + " " + (d.startedAt() - sent.get(d.key())) + " ms late")
+			.toList();
 	}
 
 	private static boolean explains(Ledger.Delivery earlier, Set<String> crashed, List<Event> events,
@@ -134,9 +146,10 @@ final class Tally {
 	 * delivery more than {@link #LATE_MILLIS} late)
 	 * @param lostSample up to ten lost keys, to start looking
 	 * @param unexplainedSample up to ten duplicates no crash or stall explains, with their deliveries
+	 * @param latestSample the five latest first deliveries, with their attempt (2 or more: a redelivery)
 	 */
 	record Figures(int sent, int delivered, int lost, int duplicated, int explained, int early, long maxLatenessMillis,
-			long recoverMillis, List<String> lostSample, List<String> unexplainedSample) {
+			long recoverMillis, List<String> lostSample, List<String> unexplainedSample, List<String> latestSample) {
 	}
 
 }
