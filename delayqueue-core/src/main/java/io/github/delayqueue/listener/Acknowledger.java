@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delayqueue.redis.Claim;
-import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.support.GroupCommit;
@@ -122,23 +121,11 @@ final class Acknowledger {
 				acks.add(handover.ack());
 			}
 		}
-		boolean mayLeaseSuspect = this.suspects.tryEnter();
 		long sent = System.nanoTime();
-		Claim claim;
-		try {
-			claim = this.store.ackAndClaim(this.topic, acks, handovers.size(),
-					this.options.visibilityTimeout().toMillis(), this.options.maxAttempts(), mayLeaseSuspect);
-		}
-		catch (RuntimeException ex) {
-			if (mayLeaseSuspect) {
-				this.suspects.exitWithoutSuspect();
-			}
-			throw ex;
-		}
+		Claim claim = this.suspects.claim((mayLeaseSuspect) -> this.store.ackAndClaim(this.topic, acks,
+				handovers.size(), this.options.visibilityTimeout().toMillis(), this.options.maxAttempts(),
+				mayLeaseSuspect));
 		List<@Nullable Delivery> next = new ArrayList<>(this.onClaim.accept(claim, sent));
-		if (mayLeaseSuspect && claim.messages().stream().noneMatch(ClaimedMessage::suspect)) {
-			this.suspects.exitWithoutSuspect();
-		}
 		while (next.size() < handovers.size()) {
 			next.add(null);
 		}

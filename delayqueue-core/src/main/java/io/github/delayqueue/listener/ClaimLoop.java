@@ -9,7 +9,6 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import io.github.delayqueue.redis.Claim;
-import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -153,16 +152,12 @@ final class ClaimLoop {
 		long wantsBefore = this.wants.get();
 		int limit = this.handlers.reserve(this.options.batchSize());
 		Claim claim;
-		boolean mayLeaseSuspect = this.suspects.tryEnter();
 		long sent = System.nanoTime();
 		try {
-			claim = this.store.claim(this.topic, limit, this.options.visibilityTimeout().toMillis(),
-					this.options.maxAttempts(), mayLeaseSuspect);
+			claim = this.suspects.claim((mayLeaseSuspect) -> this.store.claim(this.topic, limit,
+					this.options.visibilityTimeout().toMillis(), this.options.maxAttempts(), mayLeaseSuspect));
 		}
 		catch (RuntimeException ex) {
-			if (mayLeaseSuspect) {
-				this.suspects.exitWithoutSuspect();
-			}
 			this.wanted = true;
 			this.handlers.release(limit);
 			throw ex;
@@ -172,9 +167,6 @@ final class ClaimLoop {
 			logger.info("Topic '{}': claiming works again", this.topic);
 		}
 		List<Delivery> deliveries = this.accept.accept(claim, sent);
-		if (mayLeaseSuspect && claim.messages().stream().noneMatch(ClaimedMessage::suspect)) {
-			this.suspects.exitWithoutSuspect();
-		}
 		this.handlers.release(limit - deliveries.size());
 		deliveries.forEach(this.dispatch);
 		if (this.wanted && !this.handlers.hasFreeSlot()) {

@@ -1,6 +1,10 @@
 package io.github.delayqueue.listener;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+import io.github.delayqueue.redis.Claim;
+import io.github.delayqueue.redis.ClaimedMessage;
 
 /**
  * Lets one listener run one suspect at a time: a message whose last attempt started and never finished (its lease
@@ -8,10 +12,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * suspects too; run one at a time, they no longer meet it again on each of its attempts, so they are charged for
  * its crashes at most once and it uses up its attempts alone.
  * <p>
- * A claim enters the gate before it is sent ({@link #tryEnter()}); if it leased no suspect, it leaves at once
- * ({@link #exitWithoutSuspect()}); if it did, the gate stays closed until the suspect's handling is over, however it
- * ends ({@link #suspectEnded()}), and the listener's partitions are then asked to claim the suspects left waiting
- * (others wait for a claim that may lease them: a wake-up, a handover, or the fallback poll).
+ * A claim goes through the gate ({@link #claim}): it may lease a suspect only if the gate is open, and closes it
+ * while it runs; if it leased no suspect, the gate opens again at once; if it did, the gate stays closed until the
+ * suspect's handling is over, however it ends ({@link #suspectEnded()}), and the listener's partitions are then
+ * asked to claim the suspects left waiting (others wait for a claim that may lease them: a wake-up, a handover, or
+ * the fallback poll).
  * <p>
  * One per listener: a message that kills the JVM still meets the suspects of other listeners of the application.
  */
@@ -36,17 +41,24 @@ final class SuspectGate {
 	}
 
 	/**
-	 * Closes the gate for a claim that may lease a suspect.
-	 * @return {@code true} if the claim may lease one, {@code false} if a suspect runs (or another claim may lease
-	 * one)
+	 * Makes a claim through the gate: it may lease a suspect if no suspect runs and no other claim may lease one;
+	 * the gate opens again at once unless it leased one (then {@link #suspectEnded()} opens it).
+	 * @param call the claim, given whether it may lease a suspect
+	 * @return what the claim leased
 	 */
-	boolean tryEnter() {
-		return this.closed.compareAndSet(false, true);
-	}
-
-	/** Opens the gate after a claim that entered it leased no suspect. */
-	void exitWithoutSuspect() {
-		this.closed.set(false);
+	Claim claim(Function<Boolean, Claim> call) {
+		boolean mayLeaseSuspect = this.closed.compareAndSet(false, true);
+		boolean leasedSuspect = false;
+		try {
+			Claim claim = call.apply(mayLeaseSuspect);
+			leasedSuspect = claim.messages().stream().anyMatch(ClaimedMessage::suspect);
+			return claim;
+		}
+		finally {
+			if (mayLeaseSuspect && !leasedSuspect) {
+				this.closed.set(false);
+			}
+		}
 	}
 
 	/** Opens the gate as the suspect's handling is over, and asks for claims. */

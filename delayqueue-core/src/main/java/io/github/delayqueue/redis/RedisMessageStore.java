@@ -9,8 +9,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.ToLongFunction;
@@ -86,18 +84,9 @@ public class RedisMessageStore {
 
 	private final byte[] deadMaxCount;
 
-	private static final byte[] ZERO = bytes("0");
-
 	private final byte[] deadMaxAge;
 
-	/** The client's command timeout ({@code 0}: unknown): a claim Redis runs later than that leases nothing. */
-	private final long commandTimeoutMillis;
-
-	/**
-	 * Per topic key, the Redis server's clock minus {@link System#nanoTime()}, in nanoseconds: the largest seen in a
-	 * claim's reply (the reply's server time is from before the reply arrived, so the largest is the closest).
-	 */
-	private final Map<String, Long> serverClocks = new ConcurrentHashMap<>();
+	private final ClaimDeadlines deadlines;
 
 	private volatile int replicas;
 
@@ -136,8 +125,7 @@ public class RedisMessageStore {
 		this.topicsKey = bytes(keyPrefix + ":topics");
 		this.deadMaxCount = bytes(Long.toString(deadLetterPolicy.maxCount()));
 		this.deadMaxAge = bytes(Long.toString(deadLetterPolicy.maxAge().toMillis()));
-		this.commandTimeoutMillis = (connectionFactory instanceof LettuceConnectionFactory lettuce)
-				? lettuce.getClientConfiguration().getCommandTimeout().toMillis() : 0;
+		this.deadlines = new ClaimDeadlines(connectionFactory);
 	}
 
 	/**
@@ -391,9 +379,9 @@ public class RedisMessageStore {
 	 * (suspects left behind not counted as due)
 	 */
 	public Claim claim(String topic, int limit, long leaseMillis, int maxAttempts, boolean mayLeaseSuspect) {
-		return remember(topic, claimOf(run(CLAIM, ReturnType.MULTI, key(topic), bytes(Integer.toString(limit)),
+		return this.deadlines.remember(topic, claimOf(run(CLAIM, ReturnType.MULTI, key(topic), bytes(Integer.toString(limit)),
 				bytes(Long.toString(leaseMillis)), bytes(Integer.toString(maxAttempts)), this.deadMaxCount,
-				this.deadMaxAge, flag(mayLeaseSuspect), deadline(topic))));
+				this.deadMaxAge, flag(mayLeaseSuspect), this.deadlines.forClaimSentNow(topic))));
 	}
 
 	/**
@@ -427,36 +415,13 @@ public class RedisMessageStore {
 	public Claim ackAndClaim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts,
 			boolean mayLeaseSuspect) {
 		Assert.isTrue(acks.size() <= CHUNK_SIZE, () -> "At most " + CHUNK_SIZE + " acks per call");
-		return remember(topic, claimOf(run(ACK_CLAIM, ReturnType.MULTI, leaseArgs(key(topic), acks,
+		return this.deadlines.remember(topic, claimOf(run(ACK_CLAIM, ReturnType.MULTI, leaseArgs(key(topic), acks,
 				bytes(Integer.toString(limit)), bytes(Long.toString(leaseMillis)), bytes(Integer.toString(maxAttempts)),
-				this.deadMaxCount, this.deadMaxAge, flag(mayLeaseSuspect), deadline(topic)))));
+				this.deadMaxCount, this.deadMaxAge, flag(mayLeaseSuspect), this.deadlines.forClaimSentNow(topic)))));
 	}
 
 	private static byte[] flag(boolean value) {
 		return bytes(value ? "1" : "0");
-	}
-
-	/**
-	 * The Redis time after which a claim sent now must lease nothing, because the caller has given up waiting for
-	 * its reply (a Redis pause or a slow network longer than the command timeout): its messages would otherwise be
-	 * leased, their attempt counted, with no handler to run them. {@code 0} (no deadline) until a reply has shown
-	 * the server's clock, or where the command timeout is unknown.
-	 */
-	private byte[] deadline(String topic) {
-		Long clock = this.serverClocks.get(topic);
-		if (clock == null || this.commandTimeoutMillis <= 0) {
-			return ZERO;
-		}
-		return bytes(Long.toString((System.nanoTime() + clock) / 1_000_000 + this.commandTimeoutMillis));
-	}
-
-	private Claim remember(String topic, Claim claim) {
-		if (!claim.serverTime().equals(Instant.EPOCH)) {
-			long serverNanos = claim.serverTime().getEpochSecond() * 1_000_000_000L + claim.serverTime().getNano();
-			long clock = serverNanos - System.nanoTime();
-			this.serverClocks.merge(topic, clock, Math::max);
-		}
-		return claim;
 	}
 
 	private static Claim claimOf(List<?> reply) {
