@@ -10,18 +10,36 @@ import java.util.Map;
  * @param topic the topic
  * @param dueAt when the message was due, on the Redis clock (for a retry: when the retry was due)
  * @param createdAt when the message was scheduled, on the scheduling application's clock
- * @param attempt the delivery attempt, starting at 1
+ * @param attempt the delivery attempt, starting at 1: failed attempts and, for a message whose consumer died or
+ * stood still, the runs it made alone since, count; a run cut short by a crash it did not cause does not
  * @param headers the headers given at scheduling time
+ * @param redelivered whether the message was delivered before without an outcome (its consumer died, stood still
+ * past its lease, or was stopped while running it), so its handler may have run, in part or in full, already
  */
 public record DeliveredMessage(String id, String topic, Instant dueAt, Instant createdAt, int attempt,
-		Map<String, String> headers) {
+		Map<String, String> headers, boolean redelivered) {
 
 	/**
-	 * Whether this is a redelivery (the attempt is after the first).
-	 * @return {@code attempt > 1}
+	 * A message as its handler sees it, not delivered before without an outcome.
+	 * @param id the message id
+	 * @param topic the topic
+	 * @param dueAt when the message was due, on the Redis clock
+	 * @param createdAt when the message was scheduled
+	 * @param attempt the delivery attempt, starting at 1
+	 * @param headers the headers given at scheduling time
+	 */
+	public DeliveredMessage(String id, String topic, Instant dueAt, Instant createdAt, int attempt,
+			Map<String, String> headers) {
+		this(id, topic, dueAt, createdAt, attempt, headers, false);
+	}
+
+	/**
+	 * Whether this is a redelivery: an attempt after a failed one, or a delivery after one that ended without an
+	 * outcome (a handler should be idempotent for these).
+	 * @return {@code attempt > 1 || redelivered}
 	 */
 	public boolean isRedelivery() {
-		return this.attempt > 1;
+		return this.attempt > 1 || this.redelivered;
 	}
 
 }

@@ -222,8 +222,8 @@ public class DelayQueueProperties {
 		private boolean autoStartup = true;
 
 		/**
-		 * Most messages claimed per round trip. A consumer claims only for its free handler threads, so this
-		 * limits claims only where it is below the concurrency.
+		 * Most messages a consumer holds leased at once: the ones its handlers run plus the ones claimed ahead
+		 * of them, all claimed (and acknowledged) in one round trip. Default twice the concurrency.
 		 */
 		private @Nullable Integer batchSize;
 
@@ -464,7 +464,7 @@ public class DelayQueueProperties {
 		private boolean autoStartup = true;
 
 		/**
-		 * Most messages claimed per round trip (0.1's name; "delayqueue.listener.batch-size" wins when both are set).
+		 * Most messages a consumer holds leased at once (0.1's name; "delayqueue.listener.batch-size" wins when both are set).
 		 */
 		private @Nullable Integer batchSize;
 

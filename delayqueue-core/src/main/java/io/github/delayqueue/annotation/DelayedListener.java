@@ -75,7 +75,8 @@ public @interface DelayedListener {
 	String visibilityTimeout() default "";
 
 	/**
-	 * Most messages claimed per round trip; default {@code delayqueue.listener.batch-size}.
+	 * Most messages the consumer holds leased at once, running and claimed ahead; default
+	 * {@code delayqueue.listener.batch-size} (twice the concurrency).
 	 * @return the batch size, as text
 	 */
 	String batchSize() default "";

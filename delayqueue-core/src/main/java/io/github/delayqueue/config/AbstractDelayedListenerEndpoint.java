@@ -114,8 +114,8 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	}
 
 	/**
-	 * Sets the most messages claimed in one round trip.
-	 * @param batchSize 1 to 1000
+	 * Sets the most messages the consumer holds leased at once, running and claimed ahead.
+	 * @param batchSize 1 to 1000, or 0 for twice the concurrency
 	 */
 	public void setBatchSize(int batchSize) {
 		checkOptionsSettable();

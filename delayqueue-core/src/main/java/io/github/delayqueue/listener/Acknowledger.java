@@ -10,21 +10,19 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.support.GroupCommit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Acknowledges one topic's delivered messages. A handler thread that finishes a message acknowledges it and leases
- * its next due message in one script call, shared with the handler threads that do so at the same moment
- * ({@link #handOver}); other acknowledgements are batched in the background ({@link #acknowledgeLater}). An
- * acknowledgement that fails is kept and tried again with a growing delay until the lease it presents has surely
- * ended (acknowledging is conditional on the lease, so repeating it is safe); only then is the message left to be
- * redelivered.
+ * Acknowledges one partition's delivered messages, group-committed: acknowledgements wait here and ride on the
+ * partition's next claim ({@link #takeForClaim()}) when one is coming; when none is, they are sent on their own
+ * ({@link #flushSoon(boolean)}), at once if the partition holds nothing else or after a short linger if handlers are
+ * still busy with its batch (their acknowledgements then go together). An acknowledgement that fails is kept and tried
+ * again with a growing delay until the lease it presents has surely ended (acknowledging is conditional on the lease,
+ * so repeating it is safe); only then is the message left to be redelivered.
  */
 final class Acknowledger {
 
@@ -34,23 +32,20 @@ final class Acknowledger {
 
 	private static final long MAX_RETRY_MILLIS = 2_000;
 
+	/** How long acknowledgements wait for a claim to ride on while handlers are still busy with the batch. */
+	private static final long LINGER_MILLIS = 10;
+
 	private final String topic;
 
 	private final RedisMessageStore store;
 
 	private final ListenerOptions options;
 
-	private final ClaimAcceptor onClaim;
-
-	private final SuspectGate suspects;
-
-	private final Runnable onHandOverFailure;
-
-	private final GroupCommit<Handover, @Nullable Delivery> handovers;
-
 	private final Queue<PendingAck> pending = new ConcurrentLinkedQueue<>();
 
 	private final AtomicBoolean flushing = new AtomicBoolean();
+
+	private final AtomicBoolean lingering = new AtomicBoolean();
 
 	private volatile Executor io = Runnable::run;
 
@@ -58,84 +53,87 @@ final class Acknowledger {
 
 	private volatile int failedFlushes;
 
-	/**
-	 * Creates an acknowledger.
-	 * @param suspects lets one suspect at a time be leased for the whole listener
-	 * @param onClaim takes what a handover call leased (holds the leases, arms the topic's trigger) and returns the
-	 * deliveries to hand out, in order: one per handler that asked, as far as they go
-	 * @param onHandOverFailure runs when a handover call failed (its handlers get no next message)
-	 */
-	Acknowledger(String topic, RedisMessageStore store, ListenerOptions options,
-			SuspectGate suspects, ClaimAcceptor onClaim, Runnable onHandOverFailure) {
-		this.suspects = suspects;
+	Acknowledger(String topic, RedisMessageStore store, ListenerOptions options) {
 		this.topic = topic;
 		this.store = store;
 		this.options = options;
-		this.onClaim = onClaim;
-		this.onHandOverFailure = onHandOverFailure;
-		this.handovers = new GroupCommit<>(this::send, RedisMessageStore.CHUNK_SIZE, 2);
 	}
 
 	/**
 	 * Sets where background flushes run and how retries are timed.
 	 * @param io runs flushes (short Redis calls)
-	 * @param maintenance times retries of failed flushes
+	 * @param maintenance times lingers and retries of failed flushes
 	 */
 	void start(Executor io, ScheduledExecutorService maintenance) {
 		this.io = io;
 		this.maintenance = maintenance;
 	}
 
-	/**
-	 * Acknowledges a delivered message (if any) and, if asked, leases the next due message for the calling handler,
-	 * in a call shared with handlers doing the same.
-	 * @param delivered the lease of the message the caller delivered, or {@code null}
-	 * @param next whether the caller is free for a next message
-	 * @return the caller's next message, or {@code null} if none is due (or Redis failed: the acknowledgement is
-	 * then kept for the background flush)
-	 */
-	@Nullable Delivery handOver(@Nullable Lease delivered, boolean next) {
-		if (!next) {
-			if (delivered != null) {
-				acknowledgeLater(delivered);
-			}
-			return null;
-		}
-		try {
-			return this.handovers.submit(List.of(new Handover(delivered))).get(0);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Topic '{}': acknowledging and leasing the next message failed", this.topic, ex);
-			this.onHandOverFailure.run();
-			if (delivered != null) {
-				acknowledgeLater(delivered);
-			}
-			return null;
-		}
-	}
-
-	private List<@Nullable Delivery> send(List<Handover> handovers) {
-		List<Lease> acks = new ArrayList<>(handovers.size());
-		for (Handover handover : handovers) {
-			if (handover.ack() != null) {
-				acks.add(handover.ack());
-			}
-		}
-		long sent = System.nanoTime();
-		Claim claim = this.suspects.claim((mayLeaseSuspect) -> this.store.ackAndClaim(this.topic, acks,
-				handovers.size(), this.options.visibilityTimeout().toMillis(), this.options.maxAttempts(),
-				mayLeaseSuspect));
-		List<@Nullable Delivery> next = new ArrayList<>(this.onClaim.accept(claim, sent));
-		while (next.size() < handovers.size()) {
-			next.add(null);
-		}
-		return next;
+	/** Keeps the acknowledgement of a delivered message until a claim or a flush sends it. */
+	void add(Lease lease) {
+		this.pending.add(new PendingAck(lease, System.nanoTime()));
 	}
 
 	/** Acknowledges a delivered message in the background, batched with others. */
 	void acknowledgeLater(Lease lease) {
-		this.pending.add(new PendingAck(lease, System.nanoTime()));
+		add(lease);
 		scheduleFlush(0);
+	}
+
+	/**
+	 * Sends the waiting acknowledgements on their own, no claim being due to carry them.
+	 * @param now at once; else after a short linger (a claim may take them meanwhile)
+	 */
+	void flushSoon(boolean now) {
+		if (this.pending.isEmpty()) {
+			return;
+		}
+		if (now) {
+			scheduleFlush(0);
+		}
+		else if (this.lingering.compareAndSet(false, true)) {
+			scheduleFlush(LINGER_MILLIS);
+		}
+	}
+
+	/**
+	 * Takes the waiting acknowledgements for a claim to carry.
+	 * @return at most {@link RedisMessageStore#CHUNK_SIZE} of them
+	 */
+	List<PendingAck> takeForClaim() {
+		if (this.pending.isEmpty()) {
+			return List.of();
+		}
+		List<PendingAck> batch = new ArrayList<>();
+		PendingAck ack;
+		while (batch.size() < RedisMessageStore.CHUNK_SIZE && (ack = this.pending.poll()) != null) {
+			batch.add(ack);
+		}
+		return batch;
+	}
+
+	/**
+	 * Takes back acknowledgements whose claim failed: tried again later.
+	 * @param batch what the claim carried
+	 * @param ex why it failed
+	 */
+	void claimFailed(List<PendingAck> batch, RuntimeException ex) {
+		if (!batch.isEmpty()) {
+			keepForRetry(batch, ex);
+		}
+	}
+
+	/**
+	 * The leases of acknowledgements.
+	 * @param batch the acknowledgements
+	 * @return their leases, in order
+	 */
+	static List<Lease> leases(List<PendingAck> batch) {
+		List<Lease> leases = new ArrayList<>(batch.size());
+		for (PendingAck ack : batch) {
+			leases.add(ack.lease());
+		}
+		return leases;
 	}
 
 	/**
@@ -152,7 +150,7 @@ final class Acknowledger {
 			return true;
 		}
 		try {
-			this.store.ack(this.topic, batch.stream().map(PendingAck::lease).toList());
+			this.store.ack(this.topic, leases(batch));
 		}
 		catch (RuntimeException ex) {
 			keepForRetry(batch, ex);
@@ -197,7 +195,10 @@ final class Acknowledger {
 			ScheduledExecutorService timer = this.maintenance;
 			if (timer != null) {
 				try {
-					timer.schedule(() -> scheduleFlush(0), delayMillis, TimeUnit.MILLISECONDS);
+					timer.schedule(() -> {
+						this.lingering.set(false);
+						scheduleFlush(0);
+					}, delayMillis, TimeUnit.MILLISECONDS);
 					return;
 				}
 				catch (RejectedExecutionException ex) {
@@ -234,11 +235,8 @@ final class Acknowledger {
 		return this.pending.size();
 	}
 
-	/** What a handler thread sends when it is free for its next message: the lease it delivered, if any. */
-	private record Handover(@Nullable Lease ack) {
-	}
-
-	private record PendingAck(Lease lease, long sinceNanos) {
+	/** An acknowledgement waiting to be sent, since when ({@link System#nanoTime()}). */
+	record PendingAck(Lease lease, long sinceNanos) {
 	}
 
 }

@@ -3,21 +3,25 @@ package io.github.delayqueue.listener;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.scheduling.TopicTrigger;
+import io.github.delayqueue.support.DelayQueueMonitor;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One topic's claims: when asked (by the trigger, or because due messages were left behind while handlers were
- * free), claims due messages for the free handler slots on the I/O executor, one claim at a time, again while more
- * are due and slots are free. A claim also does the topic's upkeep (expired leases, dead letter trimming), so it
- * runs when asked even with no free slot.
+ * One partition's claims, on the I/O executor, one at a time: when asked (by the trigger, or by a handler thread that
+ * found the batch half used while more messages are due), a claim carries the acknowledgements waiting in the
+ * {@link Acknowledger}, leases due messages for the room left in the partition's share of the batch size, and hands
+ * them to the {@link LocalBatch}; it arms the trigger for the next due time or lease deadline. While more are due it
+ * claims again at once as long as at least half the batch is free; otherwise the handler threads ask again as they
+ * use the batch up. A claim also does the topic's upkeep (expired leases, dead letter trimming), so it runs when asked
+ * even with no room.
  */
 final class ClaimLoop {
 
@@ -25,72 +29,94 @@ final class ClaimLoop {
 
 	private final String topic;
 
+	private final String partition;
+
 	private final RedisMessageStore store;
 
 	private final ListenerOptions options;
 
-	private final HandlerThreads handlers;
+	/** The most leases this partition holds: its share of the listener's batch size. */
+	private final int share;
 
-	private final SuspectGate suspects;
+	private final CrashIsolation isolation;
 
-	private final BooleanSupplier active;
+	private final LocalBatch batch;
 
-	private final BooleanSupplier ownHandlersRunning;
+	private final Acknowledger acknowledger;
 
-	private final ClaimAcceptor accept;
-
-	private final Consumer<Delivery> dispatch;
+	private final DelayQueueMonitor monitor;
 
 	private final AtomicBoolean running = new AtomicBoolean();
 
 	private volatile boolean wanted;
 
-	/** Counts {@link #want()} calls, so that a claim does not clear a want made while it ran. */
-	private final AtomicLong wants = new AtomicLong();
+	/** Whether the last claim left messages due now (it had no room for them). */
+	private volatile boolean moreDue;
+
+	private volatile boolean active;
 
 	private volatile boolean failing;
 
 	private volatile Executor io = Runnable::run;
 
-	/**
-	 * Creates the claim loop of a topic.
-	 * @param suspects lets one suspect at a time be leased for the whole listener
-	 * @param active whether the topic's consumer runs
-	 * @param ownHandlersRunning whether handlers run messages of this claim loop's partition (as they finish, they
-	 * lease its next due messages themselves)
-	 * @param accept takes what a claim leased and returns the deliveries to run
-	 * @param dispatch runs a delivery in a slot reserved for it
-	 */
-	ClaimLoop(String topic, RedisMessageStore store, ListenerOptions options, HandlerThreads handlers,
-			SuspectGate suspects, BooleanSupplier active, BooleanSupplier ownHandlersRunning, ClaimAcceptor accept,
-			Consumer<Delivery> dispatch) {
+	private volatile @Nullable TopicTrigger trigger;
+
+	ClaimLoop(String topic, String partition, RedisMessageStore store, ListenerOptions options, int share,
+			CrashIsolation isolation, LocalBatch batch, Acknowledger acknowledger, DelayQueueMonitor monitor) {
 		this.topic = topic;
+		this.partition = partition;
 		this.store = store;
 		this.options = options;
-		this.handlers = handlers;
-		this.suspects = suspects;
-		this.active = active;
-		this.ownHandlersRunning = ownHandlersRunning;
-		this.accept = accept;
-		this.dispatch = dispatch;
+		this.share = share;
+		this.isolation = isolation;
+		this.batch = batch;
+		this.acknowledger = acknowledger;
+		this.monitor = monitor;
 	}
 
-	void start(Executor io) {
+	/**
+	 * Starts claiming when asked.
+	 * @param io runs the claims
+	 * @param trigger is armed for the next due time or lease deadline
+	 */
+	void start(Executor io, TopicTrigger trigger) {
 		this.io = io;
+		this.trigger = trigger;
+		this.active = true;
 	}
 
-	/** Notes that a claim is wanted, without starting one now (one starts when a handler slot frees up). */
-	void want() {
-		this.wants.incrementAndGet();
-		this.wanted = true;
-	}
-
-	boolean isWanted() {
-		return this.wanted;
+	/** Stops claiming: a claim running now hands what it leased back. */
+	void stop() {
+		this.active = false;
+		this.trigger = null;
 	}
 
 	boolean isFailing() {
 		return this.failing;
+	}
+
+	/** Whether a claim runs or is asked for: acknowledgements waiting now will ride on it. */
+	boolean isBusy() {
+		return this.running.get() || this.wanted;
+	}
+
+	/** Whether messages are due that this partition has had no room for. */
+	boolean hasMoreDue() {
+		return this.moreDue;
+	}
+
+	/**
+	 * After a handler thread took a message from the batch: claims more if messages are due and at least half the
+	 * share is free.
+	 */
+	void refill() {
+		if (this.moreDue && hasRoomForHalf()) {
+			request();
+		}
+	}
+
+	private boolean hasRoomForHalf() {
+		return this.share - this.batch.held() >= (this.share + 1) / 2;
 	}
 
 	/**
@@ -100,7 +126,7 @@ final class ClaimLoop {
 	 */
 	boolean request() {
 		this.wanted = true;
-		if (!this.active.getAsBoolean()) {
+		if (!this.active) {
 			return false;
 		}
 		if (this.running.compareAndSet(false, true)) {
@@ -110,77 +136,82 @@ final class ClaimLoop {
 			}
 			catch (RejectedExecutionException ex) {
 				this.running.set(false);
-				logger.debug("Topic '{}': claim not started", this.topic, ex);
+				logger.debug("Topic '{}': claim not started", this.partition, ex);
 			}
 		}
 		return false;
 	}
 
 	private void run() {
-		boolean starved = false;
 		try {
-			while (this.active.getAsBoolean() && this.wanted && !starved) {
+			while (this.active && this.wanted) {
 				this.wanted = false;
-				starved = !claim();
+				claim();
+				if (this.moreDue && hasRoomForHalf()) {
+					this.wanted = true;
+				}
 			}
 		}
 		catch (RuntimeException ex) {
 			if (!this.failing) {
 				this.failing = true;
-				logger.warn("Topic '{}': claiming failed; trying again on the next poll", this.topic, ex);
+				logger.warn("Topic '{}': claiming failed; trying again on the next poll", this.partition, ex);
 			}
 			else {
-				logger.debug("Topic '{}': claiming failed again", this.topic, ex);
+				logger.debug("Topic '{}': claiming failed again", this.partition, ex);
 			}
 		}
 		finally {
 			this.running.set(false);
 		}
-		// a starved loop waits for a free slot, unless one freed while it was ending (its request found it running)
-		if (this.wanted && this.active.getAsBoolean() && !this.failing
-				&& (!starved || this.handlers.hasFreeSlot())) {
+		if (this.wanted && this.active && !this.failing) {
+			// asked again as it ended (its request found it running)
 			request();
+		}
+		else if (!isBusy()) {
+			// no claim to ride on: acknowledgements that came in meanwhile go on their own
+			this.acknowledger.flushSoon(this.batch.waiting() == 0);
 		}
 	}
 
-	/**
-	 * Claims due messages for the free handler slots and runs them.
-	 * @return {@code false} if due messages are left and no handler of this partition will lease them: the claim
-	 * stays wanted until a slot frees up
-	 */
-	private boolean claim() {
-		long wantsBefore = this.wants.get();
-		int limit = this.handlers.reserve(this.options.batchSize());
+	private void claim() {
+		int limit = this.active ? Math.max(0, this.share - this.batch.held()) : 0;
+		List<Acknowledger.PendingAck> acks = this.acknowledger.takeForClaim();
 		Claim claim;
 		long sent = System.nanoTime();
 		try {
-			claim = this.suspects.claim((mayLeaseSuspect) -> this.store.claim(this.topic, limit,
-					this.options.visibilityTimeout().toMillis(), this.options.maxAttempts(), mayLeaseSuspect));
+			claim = this.isolation.claim((mayLeaseSuspect) -> this.store.claim(this.partition,
+					Acknowledger.leases(acks), limit, this.options.visibilityTimeout().toMillis(),
+					this.options.maxAttempts(), mayLeaseSuspect));
 		}
 		catch (RuntimeException ex) {
 			this.wanted = true;
-			this.handlers.release(limit);
+			this.acknowledger.claimFailed(acks, ex);
 			throw ex;
 		}
 		if (this.failing) {
 			this.failing = false;
-			logger.info("Topic '{}': claiming works again", this.topic);
+			logger.info("Topic '{}': claiming works again", this.partition);
 		}
-		List<Delivery> deliveries = this.accept.accept(claim, sent);
-		this.handlers.release(limit - deliveries.size());
-		deliveries.forEach(this.dispatch);
-		if (this.wanted && !this.handlers.hasFreeSlot()) {
-			if (this.ownHandlersRunning.getAsBoolean() && this.wants.get() == wantsBefore) {
-				// more are due, but every handler is busy: as this partition's finish, each leases its next due
-				// message itself (unless one yielded meanwhile, asking for a claim: that want stands)
-				this.wanted = false;
+		this.batch.accept(claim, sent);
+		if (!this.active) {
+			// stopped meanwhile: handed back at once, unstarted
+			this.batch.handBackWaiting();
+		}
+		if (claim.buried() > 0) {
+			try {
+				this.monitor.expired(this.topic, claim.buried());
 			}
-			else {
-				// every handler runs another partition's messages: this one waits, wanted, for the next free slot
-				return false;
+			catch (RuntimeException ex) {
+				logger.warn("Topic '{}': the monitor failed", this.topic, ex);
 			}
 		}
-		return true;
+		long next = claim.nextWakeDelayMicros();
+		this.moreDue = (next == 0);
+		TopicTrigger current = this.trigger;
+		if (next > 0 && current != null) {
+			current.armIn(next, TimeUnit.MICROSECONDS);
+		}
 	}
 
 }

@@ -103,6 +103,11 @@ final class ContainerRuns {
 	}
 
 	/** Handlers running now, in the current run and in those still draining. */
+	int prefetched() {
+		Run run = this.current;
+		return (run != null) ? run.consumer().prefetched() : 0;
+	}
+
 	int inFlight() {
 		Run run = this.current;
 		int drainingInFlight = this.draining.stream().mapToInt((stopping) -> stopping.consumer().inFlight()).sum();

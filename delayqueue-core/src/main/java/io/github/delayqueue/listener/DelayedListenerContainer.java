@@ -126,8 +126,9 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * @return the state
 	 */
 	public ListenerState getListenerState() {
-		return new ListenerState(this.id, getTopic(), this.runs.isActive(), this.registration.options().concurrency(),
-				this.runs.inFlight(), this.runs.isClaimFailing());
+		ListenerOptions options = this.registration.options();
+		return new ListenerState(this.id, getTopic(), this.runs.isActive(), options.concurrency(), this.runs.inFlight(),
+				options.batchSize(), this.runs.prefetched(), this.runs.isClaimFailing());
 	}
 
 	/**
@@ -222,9 +223,9 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 */
 	@Override
 	public void start() {
-		this.runs.start(() -> new TopicConsumer(this.registration, this.partitions, this.store, this.converter,
-				this.scheduler, this.monitor, this.observationRegistry, this.observationConvention, this.taskExecutor,
-				this.taskDecorator));
+		ConsumerContext context = new ConsumerContext(this.store, this.converter, this.scheduler, this.monitor,
+				this.observationRegistry, this.observationConvention, this.taskExecutor, this.taskDecorator);
+		this.runs.start(() -> new TopicConsumer(this.registration, this.partitions, context));
 	}
 
 	/**

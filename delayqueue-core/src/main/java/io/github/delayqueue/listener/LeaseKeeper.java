@@ -43,23 +43,23 @@ final class LeaseKeeper {
 
 	private @Nullable ScheduledFuture<?> extension;
 
-	private final SuspectGate suspects;
+	private final CrashIsolation isolation;
 
-	/** The lease of the suspect this keeper holds, if any: its end opens the listener's {@link SuspectGate}. */
+	/** The lease of the suspect this keeper holds, if any: its end opens the listener's {@link CrashIsolation}. */
 	private final AtomicReference<@Nullable Lease> suspect = new AtomicReference<>();
 
-	LeaseKeeper(String topic, RedisMessageStore store, Duration visibilityTimeout, SuspectGate suspects) {
+	LeaseKeeper(String topic, RedisMessageStore store, Duration visibilityTimeout, CrashIsolation isolation) {
 		this.topic = topic;
 		this.store = store;
 		this.visibilityTimeout = visibilityTimeout;
-		this.suspects = suspects;
+		this.isolation = isolation;
 	}
 
 	/**
 	 * Holds a new lease: extended until taken.
 	 * @param lease the lease
 	 * @param sentNanos {@link System#nanoTime()} just before the call that leased it was sent
-	 * @param suspect whether it is the suspect the claim leased through the listener's {@link SuspectGate}: the
+	 * @param suspect whether it is the suspect the claim leased through the listener's {@link CrashIsolation}: the
 	 * gate opens when the call that ends it has returned ({@link #ended})
 	 */
 	void hold(Lease lease, long sentNanos, boolean suspect) {
@@ -80,13 +80,13 @@ final class LeaseKeeper {
 	/**
 	 * Says that the handling of a lease is over and the call ending it has returned (acknowledgement, retry, dead
 	 * letter or hand-back; an acknowledgement the handover could not send is queued): if it was the suspect's, the
-	 * listener's {@link SuspectGate} opens. Not before: the next suspect may kill the JVM at once, and this one's
+	 * listener's {@link CrashIsolation} opens. Not before: the next suspect may kill the JVM at once, and this one's
 	 * outcome should have reached Redis by then.
 	 * @param lease the lease
 	 */
 	void ended(Lease lease) {
 		if (this.suspect.compareAndSet(lease, null)) {
-			this.suspects.suspectEnded();
+			this.isolation.suspectEnded();
 		}
 	}
 

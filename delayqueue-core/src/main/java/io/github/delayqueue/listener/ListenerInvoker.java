@@ -65,8 +65,8 @@ final class ListenerInvoker {
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': the monitor failed; the message is handled regardless", topic, ex);
 		}
+		DeliveredMessage delivered = deliveredMessage(delivery);
 		Object payload;
-		DeliveredMessage delivered;
 		try {
 			StoredMessage stored = message.message();
 			if (!stored.isReadable()) {
@@ -74,18 +74,17 @@ final class ListenerInvoker {
 				throw new UnreadableMessageException((reason != null) ? reason : "unknown format");
 			}
 			payload = this.converter.read(stored.payload(), this.registration.payloadType());
-			delivered = deliveredMessage(delivery);
 		}
 		catch (Throwable ex) {
-			return new Result(unwrap(ex), false);
+			return new Result(delivered, unwrap(ex), false);
 		}
 		Observation observation = observation(delivered);
 		try {
 			call(observation, payload, delivered);
-			return new Result(null, !observation.isNoop());
+			return new Result(delivered, null, !observation.isNoop());
 		}
 		catch (Throwable ex) {
-			return new Result(unwrap(ex), !observation.isNoop());
+			return new Result(delivered, unwrap(ex), !observation.isNoop());
 		}
 	}
 
@@ -93,12 +92,12 @@ final class ListenerInvoker {
 	 * The message as its handler sees it; for a stored message that cannot be read, the creation time is the epoch
 	 * and the headers are empty.
 	 */
-	DeliveredMessage deliveredMessage(Delivery delivery) {
+	private DeliveredMessage deliveredMessage(Delivery delivery) {
 		ClaimedMessage message = delivery.message();
 		StoredMessage stored = message.message();
 		Instant createdAt = stored.createdAt();
 		return new DeliveredMessage(message.id(), this.registration.topic(), message.dueAt(),
-				(createdAt != null) ? createdAt : Instant.EPOCH, message.attempt(), stored.headers());
+				(createdAt != null) ? createdAt : Instant.EPOCH, message.attempt(), stored.headers(), message.suspect());
 	}
 
 	private Observation observation(DeliveredMessage delivered) {
@@ -139,10 +138,11 @@ final class ListenerInvoker {
 
 	/**
 	 * What a handler call came to.
+	 * @param delivered the message as its handler saw it (or would have)
 	 * @param failure what it threw, or why the message could not be read; {@code null} if it returned
 	 * @param observed whether the call ran in an observation (which may time it)
 	 */
-	record Result(@Nullable Throwable failure, boolean observed) {
+	record Result(DeliveredMessage delivered, @Nullable Throwable failure, boolean observed) {
 	}
 
 }

@@ -24,8 +24,10 @@ public final class ListenerOptions {
 	/** The default number of attempts before a message goes to the dead letters. */
 	public static final int DEFAULT_MAX_ATTEMPTS = 10;
 
-	/** The default most messages per claim. */
-	public static final int DEFAULT_BATCH_SIZE = 100;
+	/**
+	 * The default batch size, {@code 0}: twice the concurrency (see {@link #batchSize()}).
+	 */
+	public static final int DEFAULT_BATCH_SIZE = 0;
 
 	private static final ListenerOptions DEFAULTS = builder().build();
 
@@ -137,12 +139,14 @@ public final class ListenerOptions {
 	}
 
 	/**
-	 * Most messages claimed in one round trip. A consumer claims only for its free handler threads (a message is
-	 * leased when its handler starts), so this limits claims only where it is below {@code concurrency}.
+	 * Most messages a consumer holds leased at once, running and waiting for a handler thread (its prefetch): it
+	 * claims them in batches, a claim for the room left once half the batch is used, so a busy topic costs a small
+	 * fraction of a round trip per message. A larger batch keeps fast handlers busy over a slow network; a smaller
+	 * one leaves more messages to other instances. Unless set, twice the concurrency.
 	 * @return the batch size
 	 */
 	public int batchSize() {
-		return this.batchSize;
+		return (this.batchSize > 0) ? this.batchSize : Math.min(1000, 2 * this.concurrency);
 	}
 
 	/**
@@ -251,13 +255,13 @@ public final class ListenerOptions {
 		}
 
 		/**
-		 * Sets the most messages claimed in one round trip.
-		 * @param batchSize 1 to 1000
+		 * Sets the most messages a consumer holds leased at once (see {@link ListenerOptions#batchSize()}).
+		 * @param batchSize 1 to 1000, or 0 for twice the concurrency
 		 * @return this builder
 		 */
 		public Builder batchSize(int batchSize) {
-			Assert.isTrue(batchSize >= 1 && batchSize <= 1000,
-					() -> "Batch size must be between 1 and 1000, but was " + batchSize);
+			Assert.isTrue(batchSize >= 0 && batchSize <= 1000,
+					() -> "Batch size must be between 1 and 1000 (or 0: twice the concurrency), but was " + batchSize);
 			this.batchSize = batchSize;
 			return this;
 		}

@@ -8,7 +8,10 @@ package io.github.delayqueue.listener;
  * @param running whether it is consuming
  * @param concurrency the most handlers it runs at once
  * @param inFlight the handlers running now
+ * @param batchSize the most messages it leases ahead of its handlers (running ones included)
+ * @param prefetched the messages it holds leased and waiting for a handler now
  * @param claimFailing whether its last claim failed (Redis unreachable, say); it retries on every poll
  */
-public record ListenerState(String id, String topic, boolean running, int concurrency, int inFlight, boolean claimFailing) {
+public record ListenerState(String id, String topic, boolean running, int concurrency, int inFlight, int batchSize,
+		int prefetched, boolean claimFailing) {
 }

@@ -1,133 +1,112 @@
 package io.github.delayqueue.listener;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 
 import io.github.delayqueue.DeliveredMessage;
-import io.github.delayqueue.payload.PayloadConverter;
-import io.github.delayqueue.redis.Claim;
-import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.scheduling.TopicTrigger;
 import io.github.delayqueue.support.DelayQueueMonitor;
-import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
-import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Consumes one partition of a topic (a topic of one partition has just this one), on the handler threads the
- * topic's partitions share ({@link TopicConsumer}): claims due messages only for handler threads free to run them (a lease counts the attempt, so
- * no message waits here charged) and runs them. A handler that finishes acknowledges its message and leases its next
- * one in the same call ({@link Acknowledger}); the leases held are extended by a {@link LeaseKeeper}; a handler's
- * call is made by a {@link ListenerInvoker}; failures go to the listener's {@link DeliveryErrorHandler}
- * ({@link FailedDeliveries}).
+ * Consumes one partition of a topic (a topic of one partition has just this one) on the handler threads the topic's
+ * partitions share ({@link TopicConsumer}). Its {@link ClaimLoop} leases due messages in batches into its
+ * {@link LocalBatch}, carrying the acknowledgements its {@link Acknowledger} keeps; its {@link LeaseKeeper} extends
+ * the leases it holds; the handler threads take messages out and {@link #run} them: a handler's call is made by the
+ * listener's {@link ListenerInvoker}, failures go to the listener's {@link DeliveryErrorHandler}
+ * ({@link FailedDeliveries}), and the listener's {@link CrashIsolation} keeps suspects apart.
  */
 final class PartitionConsumer {
 
 	private static final Logger logger = LoggerFactory.getLogger(PartitionConsumer.class);
-
-	/** Messages a handler runs in a row from its partition before it yields its slot to another waiting one. */
-	private static final int FAIR_SHARE_RUN = 8;
-
-	private final ListenerRegistration<Object> registration;
 
 	private final String topic;
 
 	/** The store's name of this partition (the topic itself for partition 0). */
 	private final String partition;
 
-	private final ListenerOptions options;
-
 	private final RedisMessageStore store;
 
-	private final DelayedMessageScheduler scheduler;
-
-	private final DelayQueueMonitor monitor;
+	private final ConsumerContext context;
 
 	private final ListenerInvoker invoker;
 
+	private final HandlerThreads handlers;
+
+	private final CrashIsolation isolation;
+
 	private final LeaseKeeper leases;
+
+	private final LocalBatch batch;
 
 	private final Acknowledger acknowledger;
 
-	private final FailedDeliveries failures;
-
-	private final HandlerThreads handlers;
-
 	private final ClaimLoop claims;
 
-	/** Handlers running this partition's messages (or about to). */
-	private final AtomicInteger running = new AtomicInteger();
-
-	/** Whether another partition of the topic has due messages waiting for a handler slot. */
-	private final BooleanSupplier othersWaiting;
+	private final FailedDeliveries failures;
 
 	private volatile boolean active;
 
 	private volatile @Nullable TopicTrigger trigger;
 
-	@SuppressWarnings("unchecked")
-	PartitionConsumer(ListenerRegistration<?> registration, String partition, RedisMessageStore store,
-			PayloadConverter converter, DelayedMessageScheduler scheduler, DelayQueueMonitor monitor,
-			ObservationRegistry observationRegistry,
-			@Nullable DelayQueueListenerObservationConvention observationConvention, HandlerThreads handlers,
-			SuspectGate suspects, BooleanSupplier othersWaiting) {
-		this.registration = (ListenerRegistration<Object>) registration;
+	/**
+	 * Creates the consumer of one partition.
+	 * @param share the most leases this partition holds (its share of the listener's batch size)
+	 * @param waiting counts the messages waiting in all the listener's partitions
+	 * @param onArrival runs when claimed messages arrive (the listener's handler threads start on them)
+	 */
+	PartitionConsumer(ListenerRegistration<?> registration, String partition, int share, ConsumerContext context,
+			ListenerInvoker invoker, HandlerThreads handlers, CrashIsolation isolation, AtomicInteger waiting,
+			Runnable onArrival) {
+		ListenerOptions options = registration.options();
 		this.topic = registration.topic();
 		this.partition = partition;
-		this.options = registration.options();
+		this.store = context.store();
+		this.context = context;
+		this.invoker = invoker;
 		this.handlers = handlers;
-		this.othersWaiting = othersWaiting;
-		this.store = store;
-		this.scheduler = scheduler;
-		this.monitor = monitor;
-		this.invoker = new ListenerInvoker(this.registration, converter, monitor, observationRegistry,
-				observationConvention);
-		this.leases = new LeaseKeeper(partition, store, this.options.visibilityTimeout(), suspects);
-		this.claims = new ClaimLoop(partition, store, this.options, this.handlers, suspects, () -> this.active,
-				() -> this.running.get() > 0, this::accept, this::dispatch);
-		// a handover that failed leaves its handlers without a next message: a claim takes over once they are free
-		this.acknowledger = new Acknowledger(partition, store, this.options, suspects, this::accept,
-				this.claims::want);
-		this.failures = new FailedDeliveries(partition, store, this.options, this.acknowledger);
-	}
-
-	boolean isActive() {
-		return this.active;
+		this.isolation = isolation;
+		this.leases = new LeaseKeeper(partition, this.store, options.visibilityTimeout(), isolation);
+		this.batch = new LocalBatch(this.leases, waiting, onArrival);
+		this.acknowledger = new Acknowledger(partition, this.store, options);
+		this.claims = new ClaimLoop(this.topic, partition, this.store, options, share, isolation, this.batch,
+				this.acknowledger, context.monitor());
+		this.failures = new FailedDeliveries(partition, this.store, options, this.acknowledger);
 	}
 
 	boolean isClaimFailing() {
 		return this.claims.isFailing();
 	}
 
-	/** Whether due messages of this partition wait for a free handler slot. */
-	boolean isWaiting() {
-		return this.active && this.claims.isWanted();
+	/** Messages leased and waiting here for a handler. */
+	int waiting() {
+		return this.batch.waiting();
+	}
+
+	/** Whether the suspect the listener holds waits here to start. */
+	boolean isSuspectWaiting() {
+		return this.batch.isSuspectWaiting();
 	}
 
 	/**
 	 * Starts consuming; if a step fails, what was started is undone and the exception thrown.
 	 * @param io runs claims, acknowledgement flushes and lease extensions (short Redis calls)
-	 * @param maintenance times lease extensions and acknowledgement retries
+	 * @param maintenance times lease extensions, acknowledgement lingers and retries
 	 */
 	synchronized void start(Executor io, ScheduledExecutorService maintenance) {
 		if (this.active) {
 			return;
 		}
-		this.claims.start(io);
 		this.acknowledger.start(io, maintenance);
 		TopicTrigger registered = null;
 		try {
-			registered = this.scheduler.register(this.store.wakeChannel(this.partition), this::requestClaim);
+			registered = this.context.scheduler().register(this.store.wakeChannel(this.partition), this.claims::request);
 			this.leases.startExtending(maintenance, io);
 		}
 		catch (RuntimeException ex) {
@@ -138,24 +117,27 @@ final class PartitionConsumer {
 			throw ex;
 		}
 		this.trigger = registered;
+		this.claims.start(io, registered);
 		this.active = true;
-		requestClaim();
+		this.claims.request();
 	}
 
 	/**
-	 * Stops claiming at once; the topic's handler threads stop taking new runs, then {@link #handBack()} and
-	 * {@link #flush()} end this partition's part once running handlers had their time.
+	 * Stops claiming and hands the messages waiting here back at once (unstarted, uncharged); {@link #handBack()}
+	 * and {@link #flush()} end this partition's part once running handlers had their time.
 	 */
 	synchronized void beginStop() {
 		if (!this.active) {
 			return;
 		}
 		this.active = false;
+		this.claims.stop();
 		TopicTrigger current = this.trigger;
 		if (current != null) {
 			current.close();
 			this.trigger = null;
 		}
+		this.batch.handBackWaiting();
 	}
 
 	/** Stops extending leases and hands back those still held: their handlers did not finish in time. */
@@ -170,7 +152,7 @@ final class PartitionConsumer {
 	}
 
 	/**
-	 * Asks for a claim: messages may be due in Redis, or leases may have ended.
+	 * Asks for a claim: messages may be due in Redis, leases may have ended, or a suspect may now be leased.
 	 * @return whether a claim started
 	 */
 	boolean requestClaim() {
@@ -178,114 +160,98 @@ final class PartitionConsumer {
 	}
 
 	/**
-	 * Takes what a claim or a handover leased: holds the leases (hands them back at once, unstarted, if stopped
-	 * meanwhile), reports burials, and arms the trigger for the next due time.
-	 * @return the deliveries to run
+	 * Takes the next message to start from this partition's batch.
+	 * @param batchedAllowed whether batched messages may start (no suspect is held)
+	 * @return the message, or {@code null}
 	 */
-	private List<Delivery> accept(Claim claim, long sentNanos) {
-		long claimedNanos = System.nanoTime();
-		List<Delivery> deliveries = new ArrayList<>(claim.messages().size());
-		for (ClaimedMessage message : claim.messages()) {
-			this.leases.hold(message.lease(), sentNanos, message.suspect());
-			deliveries.add(new Delivery(message, claim.serverTime(), claimedNanos));
-		}
-		if (claim.buried() > 0) {
-			try {
-				this.monitor.expired(this.topic, claim.buried());
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Topic '{}': the monitor failed", this.topic, ex);
-			}
-		}
-		if (!this.active) {
-			// stopped meanwhile: handed back unstarted (their attempt is not counted)
-			this.leases.handBack(deliveries.stream().map((delivery) -> delivery.message().lease()).toList());
-			return List.of();
-		}
-		long next = claim.nextWakeDelayMicros();
-		TopicTrigger current = this.trigger;
-		if (next == 0) {
-			// more are due than this call leased (or some were buried): claimed once a handler is free
-			this.claims.want();
-		}
-		else if (next > 0 && current != null) {
-			current.armIn(next, TimeUnit.MICROSECONDS);
-		}
-		return deliveries;
-	}
-
-	/** Runs a delivery on a handler thread; its handler slot is taken already. */
-	private void dispatch(Delivery delivery) {
-		this.running.incrementAndGet();
-		if (!this.handlers.execute(() -> runHandler(delivery))) {
-			// stopping: handed back unstarted (the slot is freed)
-			this.running.decrementAndGet();
-			this.leases.handBack(List.of(delivery.message().lease()));
-		}
+	@Nullable Delivery poll(boolean batchedAllowed) {
+		return this.batch.poll(batchedAllowed);
 	}
 
 	/**
-	 * Runs on a handler thread: handles a delivery, then, while messages are due, the next one leased in the call
-	 * that acknowledges the previous. Its slot is freed when it returns (and a wanted claim then asked for).
+	 * Runs on a handler thread: handles a message taken from this partition's batch. A batched message starts only
+	 * while no suspect is held (else it goes back in line); a suspect starts once no batched handler runs, and the
+	 * listener goes on when the call that ends its lease has returned.
 	 */
-	private void runHandler(Delivery first) {
+	void run(Delivery delivery) {
 		try {
-			Delivery current = first;
-			int run = 0;
-			while (current != null) {
-				Delivery delivery = current;
-				Lease[] delivered = new Lease[1];
-				try {
-					// the task decorator wraps each message's handling, not the run of a handler thread
-					this.handlers.decorate(() -> delivered[0] = handle(delivery)).run();
-					// a handler takes this partition's next message in the call that acknowledges this one; after a
-					// run of them, if another partition's due messages are waiting, it gives its slot up, and this
-					// partition waits its turn for one (yielding after every message would cost a round trip per
-					// message)
-					boolean yielding = ++run >= FAIR_SHARE_RUN && this.othersWaiting.getAsBoolean();
-					if (yielding) {
-						this.claims.want();
-					}
-					current = this.acknowledger.handOver(delivered[0], this.active && !yielding);
+			start(delivery);
+		}
+		finally {
+			// its lease has ended (or gone back): claim more if messages are due and half the share is free
+			this.claims.refill();
+		}
+	}
+
+	private void start(Delivery delivery) {
+		Lease lease = delivery.message().lease();
+		if (delivery.message().suspect()) {
+			try {
+				if (awaitAlone()) {
+					this.handlers.decorate(() -> handle(delivery)).run();
 				}
-				finally {
-					// a suspect's outcome has been sent (or its handler threw an Error): the next suspect may run
-					this.leases.ended(delivery.message().lease());
+				else {
+					this.leases.handBack(List.of(lease));
 				}
+			}
+			finally {
+				this.leases.ended(lease);
+			}
+			return;
+		}
+		if (!this.isolation.tryStartBatched()) {
+			this.batch.putBack(delivery);
+			return;
+		}
+		try {
+			if (this.active) {
+				this.handlers.decorate(() -> handle(delivery)).run();
+			}
+			else {
+				this.leases.handBack(List.of(lease));
 			}
 		}
 		finally {
-			this.running.decrementAndGet();
+			this.isolation.batchedEnded();
 		}
 	}
 
-	/**
-	 * Handles one delivery; returns its lease to acknowledge if the handler returned (and the lease is still this
-	 * consumer's to end), else {@code null}.
-	 */
-	private @Nullable Lease handle(Delivery delivery) {
+	private boolean awaitAlone() {
+		try {
+			return this.isolation.awaitAlone(() -> this.active);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	/** Handles one message and sends (or queues) its outcome. */
+	private void handle(Delivery delivery) {
 		Lease lease = delivery.message().lease();
 		if (this.leases.mayHaveRunOut(lease)) {
-			// this consumer stood still (a long pause) since the claim, or stopped: another consumer may have the
-			// message already, so its handler does not start here (handed back if the lease is still ours after all)
+			// this consumer stood still (a long pause) since the claim: another consumer may have the message
+			// already, so its handler does not start here (handed back if the lease is still ours after all)
 			if (this.active) {
 				logger.warn("Topic '{}': the lease of message '{}' may have run out before its handler started (this "
 						+ "consumer stood still longer than the visibility timeout); it is redelivered, not handled here",
 						this.topic, lease.id());
 			}
 			this.leases.handBack(List.of(lease));
-			return null;
+			return;
 		}
 		long start = System.nanoTime();
 		ListenerInvoker.Result result = this.invoker.invoke(delivery);
 		long duration = System.nanoTime() - start;
 		Throwable failure = result.failure();
 		if (failure == null) {
-			boolean mine = this.leases.take(lease);
+			if (this.leases.take(lease)) {
+				acknowledge(lease, delivery.message().suspect());
+			}
 			report(DelayQueueMonitor.Outcome.SUCCESS, duration, null, result.observed());
-			return mine ? lease : null;
+			return;
 		}
-		DeliveredMessage message = this.invoker.deliveredMessage(delivery);
+		DeliveredMessage message = result.delivered();
 		FailureAction action = this.failures.decide(message, failure);
 		if (this.leases.take(lease)) {
 			report(this.failures.apply(message, lease, failure, action), duration, failure, result.observed());
@@ -293,13 +259,35 @@ final class PartitionConsumer {
 		if (failure instanceof Error error && !(failure instanceof AssertionError)) {
 			throw error;
 		}
-		return null;
+	}
+
+	/**
+	 * Acknowledges a delivered message: a batched one with the next claim (or on its own if none is coming), a
+	 * suspect at once, so that its outcome is in Redis before the next suspect may run.
+	 */
+	private void acknowledge(Lease lease, boolean suspect) {
+		if (suspect) {
+			try {
+				this.store.ack(this.partition, List.of(lease));
+				return;
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Topic '{}': acknowledging suspect '{}' failed; kept for the background flush",
+						this.topic, lease.id(), ex);
+				this.acknowledger.acknowledgeLater(lease);
+				return;
+			}
+		}
+		this.acknowledger.add(lease);
+		if (!this.claims.isBusy()) {
+			this.acknowledger.flushSoon(this.batch.waiting() == 0);
+		}
 	}
 
 	private void report(DelayQueueMonitor.Outcome outcome, long durationNanos, @Nullable Throwable failure,
 			boolean observed) {
 		try {
-			this.monitor.handled(this.topic, outcome, durationNanos, failure, observed);
+			this.context.monitor().handled(this.topic, outcome, durationNanos, failure, observed);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': the monitor failed", this.topic, ex);

@@ -7,23 +7,18 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
-import io.github.delayqueue.support.DelayQueueMonitor;
-import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
-import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.core.task.TaskDecorator;
-
 /**
  * Consumes one listener's topic: one {@link PartitionConsumer} per partition, woken each by its own wake channel,
- * sharing the listener's {@link HandlerThreads} (its concurrency bounds the topic, not each partition). Fairly: a
- * handler takes its partition's next message only while no other partition's due messages wait, and a freed slot
- * goes to the waiting partitions in turn, so a busy partition does not starve the others.
+ * each holding its share of the listener's batch size, all run by the listener's {@link HandlerThreads} (its
+ * concurrency bounds the topic, not each partition). A handler thread takes the next message from the partitions in
+ * turn, so a busy partition does not starve the others, and keeps taking messages while any waits; threads are started
+ * as messages arrive, as many as there are messages waiting and slots free. The listener's {@link CrashIsolation}
+ * runs a suspect alone.
  */
 final class TopicConsumer {
 
@@ -33,43 +28,48 @@ final class TopicConsumer {
 
 	private final int partitionCount;
 
+	private final int batchSize;
+
 	private final RedisMessageStore store;
 
 	private final HandlerThreads handlers;
 
+	private final CrashIsolation isolation;
+
 	private final List<PartitionConsumer> partitions;
 
-	/** Where the next freed handler slot starts looking for a waiting partition. */
+	/** Messages leased and waiting for a handler thread, in all partitions. */
+	private final AtomicInteger waiting = new AtomicInteger();
+
+	/** Handler threads started that have not taken their first message yet. */
+	private final AtomicInteger starting = new AtomicInteger();
+
+	/** The partition a handler thread looks at first for its next message. */
 	private final AtomicInteger nextTurn = new AtomicInteger();
 
 	private volatile boolean active;
 
-	TopicConsumer(ListenerRegistration<?> registration, int partitionCount, RedisMessageStore store,
-			PayloadConverter converter, DelayedMessageScheduler scheduler, DelayQueueMonitor monitor,
-			ObservationRegistry observationRegistry,
-			@Nullable DelayQueueListenerObservationConvention observationConvention, @Nullable Executor taskExecutor,
-			@Nullable TaskDecorator taskDecorator) {
+	TopicConsumer(ListenerRegistration<?> registration, int partitionCount, ConsumerContext context) {
+		@SuppressWarnings("unchecked")
+		ListenerRegistration<Object> listener = (ListenerRegistration<Object>) registration;
+		ListenerOptions options = registration.options();
 		this.topic = registration.topic();
 		this.partitionCount = partitionCount;
-		this.store = store;
-		ListenerOptions options = registration.options();
-		this.handlers = new HandlerThreads(this.topic, options.concurrency(), taskExecutor, taskDecorator,
-				this::onSlotFreed);
-		// one suspect at a time for the whole listener: its partitions share the JVM a suspect may kill; the suspects
-		// left waiting while one ran are claimed as it ends
-		SuspectGate suspects = new SuspectGate(this::claimEverywhere);
+		this.batchSize = options.batchSize();
+		this.store = context.store();
+		this.handlers = new HandlerThreads(this.topic, options.concurrency(), context.taskExecutor(),
+				context.taskDecorator(), this::dispatch);
+		this.isolation = new CrashIsolation(this::afterSuspect);
+		// built once per listener: every partition's handlers call the same method the same way
+		ListenerInvoker invoker = new ListenerInvoker(listener, context.converter(), context.monitor(),
+				context.observationRegistry(), context.observationConvention());
+		int share = Math.max(1, (this.batchSize + partitionCount - 1) / partitionCount);
 		List<PartitionConsumer> consumers = new ArrayList<>(partitionCount);
 		for (int partition = 0; partition < partitionCount; partition++) {
-			int self = partition;
 			consumers.add(new PartitionConsumer(registration, RedisMessageStore.partitionName(this.topic, partition),
-					store, converter, scheduler, monitor, observationRegistry, observationConvention, this.handlers,
-					suspects, (partitionCount == 1) ? () -> false : () -> othersWaiting(self)));
+					share, context, invoker, this.handlers, this.isolation, this.waiting, this::dispatch));
 		}
 		this.partitions = List.copyOf(consumers);
-	}
-
-	private void claimEverywhere() {
-		this.partitions.forEach(PartitionConsumer::requestClaim);
 	}
 
 	boolean isActive() {
@@ -78,6 +78,15 @@ final class TopicConsumer {
 
 	int inFlight() {
 		return this.handlers.busy();
+	}
+
+	/** Messages leased and waiting for a handler thread (the prefetch), in all partitions. */
+	int prefetched() {
+		return Math.max(0, this.waiting.get());
+	}
+
+	int batchSize() {
+		return this.batchSize;
 	}
 
 	boolean isClaimFailing() {
@@ -92,7 +101,7 @@ final class TopicConsumer {
 	 * Starts consuming every partition, after checking that Redis keeps the topic's partition count; if a step
 	 * fails, what was started is undone and the exception thrown.
 	 * @param io runs claims, acknowledgement flushes and lease extensions (short Redis calls)
-	 * @param maintenance times lease extensions and acknowledgement retries
+	 * @param maintenance times lease extensions and acknowledgement lingers and retries
 	 */
 	synchronized void start(Executor io, ScheduledExecutorService maintenance) {
 		if (this.active) {
@@ -100,6 +109,7 @@ final class TopicConsumer {
 		}
 		this.store.checkPartitions(this.topic, this.partitionCount);
 		this.handlers.open();
+		this.active = true;
 		List<PartitionConsumer> started = new ArrayList<>();
 		try {
 			for (PartitionConsumer partition : this.partitions) {
@@ -108,14 +118,14 @@ final class TopicConsumer {
 			}
 		}
 		catch (RuntimeException ex) {
-			started.forEach(PartitionConsumer::beginStop);
+			this.active = false;
 			this.handlers.close();
+			started.forEach(PartitionConsumer::beginStop);
 			started.forEach(PartitionConsumer::handBack);
 			this.handlers.interruptAndRelease();
 			started.forEach(PartitionConsumer::flush);
 			throw ex;
 		}
-		this.active = true;
 		try {
 			this.store.registerTopics(List.of(this.topic));
 		}
@@ -125,16 +135,17 @@ final class TopicConsumer {
 	}
 
 	/**
-	 * Stops claiming and starting handlers at once; {@link #drain(Duration)} then ends the running ones. Quick: a
-	 * new consumer of the same topic may start as soon as this returns.
+	 * Stops claiming and starting handlers at once, and hands the messages waiting for a handler back (unstarted,
+	 * uncharged); {@link #drain(Duration)} then ends the running ones. Quick: a new consumer of the same topic may
+	 * start as soon as this returns.
 	 */
 	synchronized void beginStop() {
 		if (!this.active) {
 			return;
 		}
 		this.active = false;
-		this.partitions.forEach(PartitionConsumer::beginStop);
 		this.handlers.close();
+		this.partitions.forEach(PartitionConsumer::beginStop);
 	}
 
 	/**
@@ -157,31 +168,74 @@ final class TopicConsumer {
 	}
 
 	/**
-	 * A handler slot is free: the next partition, in turn after the last one served, whose due messages wait for
-	 * one claims them now (one whose claim is running already takes it in that claim's next round).
+	 * Starts handler threads for the messages waiting, as many as wait (less those starting already) and slots are
+	 * free; while a suspect is held, only for the suspect. Runs when messages arrive and when a slot frees up.
 	 */
-	private void onSlotFreed() {
-		int count = this.partitions.size();
-		int start = Math.floorMod(this.nextTurn.get(), count);
-		for (int i = 0; i < count; i++) {
-			int index = (start + i) % count;
-			PartitionConsumer partition = this.partitions.get(index);
-			if (partition.isWaiting()) {
-				this.nextTurn.set(index + 1);
-				if (partition.requestClaim() || count == 1) {
-					return;
-				}
+	private void dispatch() {
+		while (this.active) {
+			if (startable() - this.starting.get() <= 0 || this.handlers.reserve(1) == 0) {
+				return;
+			}
+			this.starting.incrementAndGet();
+			if (!this.handlers.execute(this::work)) {
+				this.starting.decrementAndGet();
+				return;
 			}
 		}
 	}
 
-	private boolean othersWaiting(int self) {
-		for (int i = 0; i < this.partitions.size(); i++) {
-			if (i != self && this.partitions.get(i).isWaiting()) {
-				return true;
+	private int startable() {
+		if (this.isolation.isSuspectHeld()) {
+			return this.partitions.stream().anyMatch(PartitionConsumer::isSuspectWaiting) ? 1 : 0;
+		}
+		return this.waiting.get();
+	}
+
+	/** A handler thread's run: takes and handles messages while any may start, then frees its slot. */
+	private void work() {
+		boolean first = true;
+		try {
+			while (true) {
+				Next next = takeNext();
+				if (first) {
+					first = false;
+					this.starting.decrementAndGet();
+				}
+				if (next == null) {
+					return;
+				}
+				next.partition().run(next.delivery());
 			}
 		}
-		return false;
+		finally {
+			if (first) {
+				this.starting.decrementAndGet();
+			}
+		}
+	}
+
+	/** The next message that may start, from the partitions in turn. */
+	private @Nullable Next takeNext() {
+		boolean batchedAllowed = !this.isolation.isSuspectHeld();
+		int count = this.partitions.size();
+		int start = (count == 1) ? 0 : Math.floorMod(this.nextTurn.getAndIncrement(), count);
+		for (int i = 0; i < count; i++) {
+			PartitionConsumer partition = this.partitions.get((start + i) % count);
+			Delivery delivery = partition.poll(batchedAllowed);
+			if (delivery != null) {
+				return new Next(partition, delivery);
+			}
+		}
+		return null;
+	}
+
+	/** A suspect's handling is over: batched messages start again, and every partition claims (the next suspect). */
+	private void afterSuspect() {
+		dispatch();
+		this.partitions.forEach(PartitionConsumer::requestClaim);
+	}
+
+	private record Next(PartitionConsumer partition, Delivery delivery) {
 	}
 
 }

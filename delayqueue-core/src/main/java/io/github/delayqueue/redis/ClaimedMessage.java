@@ -8,10 +8,11 @@ import java.time.Instant;
  * @param lease the lease every later call about this message presents
  * @param dueAt when it was due on the Redis clock (for a retry: when the retry was due); unchanged when the
  * message is claimed again after a lease expired
- * @param attempt the attempt number: the claim counted its handler's start
+ * @param attempt the attempt number of this delivery (for a suspect, counted already by the claim; otherwise counted
+ * only if it fails)
  * @param message what is stored for it
- * @param suspect whether its last attempt started and never finished (its lease ran out: it may have killed its
- * consumer); a consumer runs one suspect at a time
+ * @param suspect whether its last lease ran out without an outcome (it may have killed its consumer); a consumer runs
+ * a suspect alone
  */
 public record ClaimedMessage(Lease lease, Instant dueAt, int attempt, StoredMessage message, boolean suspect) {
 

@@ -28,10 +28,10 @@ import org.springframework.util.Assert;
  * (the payload a caller serialised) in its own versioned format, and hands decoded records back.
  * <p>
  * A message is waiting (due later or ready), leased to a consumer (its handler running, or waiting in that
- * consumer for a free handler), or dead. Every claim hands out a {@link Lease} with a new token; acknowledging,
- * extending, starting, failing and releasing present it, so a consumer that stalled past its lease never touches a
- * later claim of the same message. An attempt counts when a handler starts, never for a message that only waited in
- * a consumer.
+ * consumer for a free handler), or dead. Every claim hands out its {@link Lease}s with a new token; acknowledging,
+ * extending, failing and releasing present it, so a consumer that stalled past its lease never touches a later claim
+ * of the same message. An attempt counts when it fails, or, for a suspect (a message whose lease ran out without an
+ * outcome), when it is leased; never for a message that only waited in a consumer, nor for a crash it did not cause.
  * <p>
  * Arguments are not validated here: callers pass validated topics and ids. Scripts are fixed resources; no script
  * text is ever built from input. Messages stored by the previous format (1) are read, and migrated as consumers
@@ -49,8 +49,6 @@ public class RedisMessageStore {
 	private static final Script RESCHEDULE = Script.load("reschedule");
 
 	private static final Script CLAIM = Script.load("claim");
-
-	private static final Script ACK_CLAIM = Script.load("ack-claim");
 
 	private static final Script ACK = Script.load("ack");
 
@@ -352,9 +350,9 @@ public class RedisMessageStore {
 	}
 
 	/**
-	 * Returns expired leases to the waiting messages (at their original due time, the attempt counted), does the
-	 * topic's upkeep, then leases up to {@code limit} due messages and counts their start: claim only for handlers
-	 * that run them at once. A message whose attempts are used up goes to the dead letters instead.
+	 * Returns expired leases to the waiting messages (at their original due time, each a suspect), does the topic's
+	 * upkeep, then leases up to {@code limit} due messages under one token, suspects allowed. A message whose attempts
+	 * are used up goes to the dead letters instead.
 	 * @param topic the topic
 	 * @param limit how many messages to lease ({@code 0}: only the upkeep)
 	 * @param leaseMillis the lease, in milliseconds
@@ -362,60 +360,34 @@ public class RedisMessageStore {
 	 * @return the leased messages, and the delay to the next due time or lease deadline
 	 */
 	public Claim claim(String topic, int limit, long leaseMillis, int maxAttempts) {
-		return claim(topic, limit, leaseMillis, maxAttempts, true);
+		return claim(topic, List.of(), limit, leaseMillis, maxAttempts, true);
 	}
 
 	/**
-	 * Like {@link #claim(String, int, long, int)}, saying whether a suspect may be leased: a message whose last
-	 * attempt started and never finished (its lease ran out, so it may have killed its consumer). A claim leases at
-	 * most one suspect; a consumer that runs one already passes {@code false}, so that a message that kills its JVM
-	 * does not take the same neighbours down with it on every attempt.
+	 * What a consumer sends for more messages, in one script call: acknowledges delivered messages, returns expired
+	 * leases to the waiting messages (at their original due time, each a suspect: its lease ran out without an
+	 * outcome, so it may have killed its consumer), does the topic's upkeep, then leases up to {@code limit} due
+	 * messages under one token.
+	 * <p>
+	 * Messages are leased in a batch without counting an attempt: the consumer holds them in memory and runs them as
+	 * handlers come free; a failure counts its attempt when it is reported ({@link #retry}, {@link #bury}). A suspect
+	 * is leased only if {@code mayLeaseSuspect}, at most one per claim, with its attempt counted before its handler
+	 * starts: the consumer runs it alone, so a message that kills its JVM uses up its own attempts and nobody else's.
+	 * A message whose attempts are used up goes to the dead letters instead.
 	 * @param topic the topic
-	 * @param limit how many messages to lease ({@code 0}: only the upkeep)
+	 * @param acks the leases of delivered messages (a lease that is not current is ignored), at most
+	 * {@value #CHUNK_SIZE}
+	 * @param limit how many messages to lease ({@code 0}: only the acknowledgements and the upkeep)
 	 * @param leaseMillis the lease, in milliseconds
 	 * @param maxAttempts the most attempts
 	 * @param mayLeaseSuspect whether one suspect may be among the leased messages
 	 * @return the leased messages (the suspect marked), and the delay to the next due time or lease deadline
 	 * (suspects left behind not counted as due)
 	 */
-	public Claim claim(String topic, int limit, long leaseMillis, int maxAttempts, boolean mayLeaseSuspect) {
-		return this.deadlines.remember(topic, claimOf(run(CLAIM, ReturnType.MULTI, key(topic), bytes(Integer.toString(limit)),
-				bytes(Long.toString(leaseMillis)), bytes(Integer.toString(maxAttempts)), this.deadMaxCount,
-				this.deadMaxAge, flag(mayLeaseSuspect), this.deadlines.forClaimSentNow(topic))));
-	}
-
-	/**
-	 * Acknowledges delivered messages and leases up to {@code limit} due messages in one script call, their start
-	 * counted: what handlers that finished a message and are free for the next send. Does none of the upkeep of
-	 * {@link #claim}.
-	 * @param topic the topic
-	 * @param acks the leases of delivered messages (a lease that is not current is ignored), at most
-	 * {@value #CHUNK_SIZE}
-	 * @param limit how many messages to lease ({@code 0}: only acknowledge)
-	 * @param leaseMillis the lease, in milliseconds
-	 * @param maxAttempts the most attempts
-	 * @return the leased messages, and the delay to the next due time (not lease deadlines)
-	 */
-	public Claim ackAndClaim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts) {
-		return ackAndClaim(topic, acks, limit, leaseMillis, maxAttempts, true);
-	}
-
-	/**
-	 * Like {@link #ackAndClaim(String, List, int, long, int)}, saying whether a suspect may be leased (see
-	 * {@link #claim(String, int, long, int, boolean)}).
-	 * @param topic the topic
-	 * @param acks the leases of delivered messages (a lease that is not current is ignored), at most
-	 * {@value #CHUNK_SIZE}
-	 * @param limit how many messages to lease ({@code 0}: only acknowledge)
-	 * @param leaseMillis the lease, in milliseconds
-	 * @param maxAttempts the most attempts
-	 * @param mayLeaseSuspect whether one suspect may be among the leased messages
-	 * @return the leased messages (the suspect marked), and the delay to the next due time (not lease deadlines)
-	 */
-	public Claim ackAndClaim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts,
+	public Claim claim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts,
 			boolean mayLeaseSuspect) {
 		Assert.isTrue(acks.size() <= CHUNK_SIZE, () -> "At most " + CHUNK_SIZE + " acks per call");
-		return this.deadlines.remember(topic, claimOf(run(ACK_CLAIM, ReturnType.MULTI, leaseArgs(key(topic), acks,
+		return this.deadlines.remember(topic, claimOf(run(CLAIM, ReturnType.MULTI, leaseArgs(key(topic), acks,
 				bytes(Integer.toString(limit)), bytes(Long.toString(leaseMillis)), bytes(Integer.toString(maxAttempts)),
 				this.deadMaxCount, this.deadMaxAge, flag(mayLeaseSuspect), this.deadlines.forClaimSentNow(topic)))));
 	}
@@ -426,11 +398,14 @@ public class RedisMessageStore {
 
 	private static Claim claimOf(List<?> reply) {
 		String suspect = text(reply.get(3));
-		List<ClaimedMessage> messages = new ArrayList<>((reply.size() - 4) / 5);
-		for (int i = 4; i + 4 < reply.size(); i += 5) {
-			Lease lease = new Lease(text(reply.get(i)), number(reply.get(i + 1)));
-			messages.add(new ClaimedMessage(lease, instantOf(reply.get(i + 2)), (int) number(reply.get(i + 3)),
-					StoredMessage.decode(nullableBytes(reply.get(i + 4))), lease.id().equals(suspect)));
+		List<ClaimedMessage> messages = new ArrayList<>((reply.size() - 5) / 4);
+		if (reply.size() > 5) {
+			long token = number(reply.get(4));
+			for (int i = 5; i + 3 < reply.size(); i += 4) {
+				Lease lease = new Lease(text(reply.get(i)), token);
+				messages.add(new ClaimedMessage(lease, instantOf(reply.get(i + 1)), (int) number(reply.get(i + 2)),
+						StoredMessage.decode(nullableBytes(reply.get(i + 3))), lease.id().equals(suspect)));
+			}
 		}
 		return new Claim(Instant.EPOCH.plus(number(reply.get(0)), ChronoUnit.MICROS), messages,
 				number(reply.get(1)), (int) number(reply.get(2)));

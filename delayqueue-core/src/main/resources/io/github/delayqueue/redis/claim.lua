@@ -1,14 +1,18 @@
 -- uses: buckets, leases, dead, claims, v1, format1
--- Claims due messages for a consumer's free handlers. First it returns expired leases to the pending set at their
--- original due time (counting the attempt of each), adopts some format-1 messages, trims dead letters past their
--- age and resizes the buckets; then it leases up to ARGV[1] due messages and counts their start (see leaseDue).
--- ARGV[1] messages to lease (0: only the upkeep), ARGV[2] lease ms, ARGV[3] max attempts,
+-- What a consumer sends for more messages: acknowledges what its handlers delivered (each only if its lease is the
+-- current one), returns expired leases to the pending set at their original due time (each a suspect now, its
+-- attempt counted if it was a suspect's), adopts some format-1 messages, trims dead letters past their age and
+-- resizes the buckets; then leases up to ARGV[1] due messages under one token (see leaseDue).
+-- ARGV[1] messages to lease (0: only the acknowledgements and the upkeep), ARGV[2] lease ms, ARGV[3] max attempts,
 -- ARGV[4] dead letter max count, ARGV[5] dead letter max age ms, ARGV[6] 1 if a suspect may be leased, else 0,
 -- ARGV[7] the Redis time (ms) after which the caller no longer waits for the reply (0: none): run later, the claim
--- does its upkeep and leases nothing (no attempt is counted for messages no handler would run)
+-- acknowledges and does its upkeep but leases nothing (no message waits for a consumer that gave up on it);
+-- then id, token, id, token, ... to acknowledge
 -- Returns {now (microseconds), delay in microseconds to the next due time or lease deadline (-1: none), buried count,
--- the id of the suspect leased ('' if none), then per message: id, token, due score (ms, to the microsecond), attempt,
--- envelope}. A suspect left because it could not be leased does not count as due now for the delay.
+-- the id of the suspect leased ('' if none), the token of the leases ('' if none), then per message: id, due score
+-- (ms, to the microsecond), attempt, envelope}. A suspect left because it could not be leased does not count as due
+-- now for the delay.
+acknowledge(8, #ARGV)
 local now, nowUs = clock()
 local nowScore = score(nowUs)
 local limit = tonumber(ARGV[1])
@@ -33,26 +37,26 @@ if #expired > 0 then
     end
   end
   local unreadableTries = hmget(TRIES, unreadable)
-  local tries, scores, suspected, u = {}, {}, {}, 0
+  local tries, scores, u = {}, {}, 0
   for k, id in ipairs(expired) do
     local _, due, attempt = parseLease(leases[k])
     if due == nil then
-      -- unreadable lease: count an attempt, as if its handler had started (never a crash loop)
+      -- unreadable lease: count an attempt, as if it had been a suspect's (never a crash loop)
       u = u + 1
       attempt = (count(unreadableTries[u]) or 0) + 1
     end
     if attempt > 0 then
-      -- its handler started and never finished: the attempt counts, and the message may have killed its consumer
+      -- a suspect's run, counted when it was leased: the count stays
       tries[#tries + 1] = id
       tries[#tries + 1] = attempt
-      suspected[#suspected + 1] = id
     end
     scores[#scores + 1] = due or nowScore
     scores[#scores + 1] = id
   end
   each('ZADD', PENDING, scores)
   each('HSET', TRIES, tries)
-  each('SADD', SUSPECT, suspected)
+  -- no outcome came: any of them may have killed its consumer, and each runs alone from now on
+  each('SADD', SUSPECT, expired)
   each('ZREM', LEASED, expired)
   each('HDEL', LEASE, expired)
 end
@@ -61,7 +65,7 @@ if bucketCount > 1 then
   resizing().shrink()
 end
 
-local out = {int(nowUs), -1, 0, ''}
+local out = {int(nowUs), -1, 0, '', ''}
 local left = nil
 if limit > 0 then
   out[3], left = leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)

@@ -1,6 +1,7 @@
 -- uses: buckets, leases, dead
--- Ends a failed delivery with its current lease: either it waits for a retry after a delay, or it goes to the
--- dead letters (which are trimmed to their maximum count and age).
+-- Ends a failed delivery with its current lease, counting its attempt (a suspect's was counted when it was leased):
+-- either it waits for a retry after a delay, or it goes to the dead letters (which are trimmed to their maximum count
+-- and age).
 -- ARGV[1] id, ARGV[2] token, ARGV[3] 'retry' | 'bury', ARGV[4] retry delay in microseconds, ARGV[5] error text,
 -- ARGV[6] dead letter max count, ARGV[7] dead letter max age ms
 -- Returns 1 (retry scheduled), 2 (buried) or 0 (not the current lease: nothing changed).
@@ -9,9 +10,11 @@ local token, _, attempt = leaseOf(id)
 if token == nil or token ~= ARGV[2] then
   return 0
 end
-if attempt > 0 then
-  redis.call('HSET', TRIES, id, attempt)
+if attempt == 0 then
+  -- leased in a batch: the failed attempt counts now
+  attempt = (count(redis.call('HGET', TRIES, id)) or 0) + 1
 end
+redis.call('HSET', TRIES, id, attempt)
 -- its handler returned with a failure: it did not kill its consumer
 redis.call('SREM', SUSPECT, id)
 local now, nowUs = clock()

@@ -5,18 +5,19 @@
 -- (so a script touches one cluster slot) and is named here:
 --   pending   ZSET  id -> due time (Redis-clock ms, to the microsecond): scheduled and retry-waiting messages
 --   leased    ZSET  id -> lease deadline (ms): claimed messages, whether their handler has started or not
---   lease     HASH  id -> "<token>:<due ms>:<attempt>" for every leased message (attempt 0: its handler has not
---                   started); the token fences every later call (ack, extend, start, fail, release), so a stale
---                   consumer never touches a later claim
+--   lease     HASH  id -> "<token>:<due ms>:<attempt>" for every leased message: the attempt counted for a suspect
+--                   before its handler starts, 0 for a message leased in a batch (counted only if it fails); the
+--                   token (one per claim) fences every later call (ack, extend, fail, release), so a stale consumer
+--                   never touches a later claim
 --   body:<n>  HASH  id -> envelope, in buckets that grow and shrink with the topic (linear hashing), so that each
 --                   stays a small listpack-encoded hash: a message costs a few bytes more than its id and envelope
 --   meta      HASH  buckets -> bucket count; token -> last lease token handed out
---   tries     HASH  id -> handler starts so far of a message that is not leased (absent before the first); while
---                   leased, the lease record carries the count
---   suspect   SET   ids of messages whose last attempt started and never finished (its lease ran out: the message
---                   may have killed its consumer), until a handler's outcome is known (ack, retry, dead letter); a
---                   claim leases at most one, and only to a consumer that runs no other suspect, so that a message
---                   that kills its JVM does not take the same neighbours down with it attempt after attempt
+--   tries     HASH  id -> attempts counted so far (failures, and suspects' runs; absent before the first); while a
+--                   suspect is leased, its lease record carries the count
+--   suspect   SET   ids of messages whose lease ran out without an outcome (the message may have killed its consumer),
+--                   until a handler's outcome is known (ack, retry, dead letter); a claim leases at most one, and
+--                   only to a consumer that runs no other suspect and runs it alone, so that a message that kills its
+--                   JVM uses up its own attempts and never takes its neighbours down with it again
 --   buried    ZSET  id -> time it died (ms): dead letters; their envelopes stay in the buckets
 --   error     HASH  id -> last error of a retrying or dead message
 -- and the pub/sub channel <prefix>:{<topic>}:wake, on which the delay to a new earliest due time is published.
@@ -296,22 +297,19 @@ local function acknowledge(from, to)
   if #done == 0 then
     return 0
   end
-  local ids, tried = {}, {}
+  local ids = {}
   for k, lease in ipairs(done) do
     ids[k] = lease[1]
-    if lease[4] > 1 then
-      -- only a message tried before has a count or an error stored
-      tried[#tried + 1] = lease[1]
-    end
     redis.call('HDEL', (bodyOf(lease[1])), lease[1])
   end
   each('ZREM', LEASED, ids)
   each('HDEL', LEASE, ids)
-  if #tried > 0 then
-    each('HDEL', TRIES, tried)
-    each('HDEL', ERROR, tried)
-    -- a suspect was tried before: its handler finished, it did not kill its consumer
-    each('SREM', SUSPECT, tried)
+  -- only a message that failed or was a suspect has a count, an error or a mark stored: none if the keys are absent
+  if redis.call('EXISTS', TRIES, ERROR, SUSPECT) > 0 then
+    each('HDEL', TRIES, ids)
+    each('HDEL', ERROR, ids)
+    -- a suspect whose handler finished did not kill its consumer
+    each('SREM', SUSPECT, ids)
   end
   return #done
 end
@@ -367,21 +365,24 @@ end
 
 -- @section claims -----------------------------------------------------------------------------------------------
 
--- Leases up to 'limit' due messages, earliest first, and counts their start: a consumer leases a message only when
--- a handler is free to run it, so no message waits in a consumer with its attempt counted. A message whose
--- attempts are used up, or that has no stored envelope, goes to the dead letters instead. A suspect (see the
--- 'suspect' key) is leased only if 'suspects' is 1, and then at most one. Per message one command (its envelope's
--- bucket); the rest once for the whole claim.
--- Sets out[4] to the id of the suspect leased (or leaves it ''), appends id, token, due score, attempt and envelope
--- per leased message to 'out'; returns how many it buried and the due time of the earliest due message it left
--- (a suspect it may not lease), or nil.
+-- Leases up to 'limit' due messages, earliest first, under one new token. Batched messages are leased without
+-- counting an attempt (their lease record says attempt 0): a consumer holds them in memory and runs them as handlers
+-- come free; a failure is counted by the call that reports it (fail.lua), and a lease that runs out without an
+-- outcome makes the message a suspect, uncharged, since nobody knows whether its handler started. A suspect (see the
+-- 'suspect' key) is leased only if 'suspects' is 1, and then at most one, with its attempt counted in its lease
+-- record before its handler starts (the consumer runs it alone), so that a message that kills its JVM uses up its own
+-- attempts and nobody else's. A message whose attempts are used up, or that has no stored envelope, goes to the dead
+-- letters instead. Per message one command (its envelope's bucket); the rest once for the whole claim.
+-- Sets out[4] to the id of the suspect leased (or leaves it ''), out[5] to the token, appends id, due score, attempt
+-- and envelope per leased message to 'out'; returns how many it buried and the due time of the earliest due suspect
+-- it left (one it may not lease), or nil.
 local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
   local suspectCount = redis.call('SCARD', SUSPECT)
   local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', nowScore, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
   if #due == 0 then
     return 0, nil
   end
-  local ids, scoresOf = {}, {}
+  local ids = {}
   local flags = {}
   for i = 1, #due, 2 do
     ids[#ids + 1] = due[i]
@@ -411,7 +412,7 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
     -- unreadable: continue above any token a counter could have handed out
     token = now * 1000
   end
-  token = token or 0
+  token = int((token or 0) + 1)
   local leaseUntil = int(now + leaseMillis)
   local leased, scores, records = {}, {}, {}
   local buried = 0
@@ -419,7 +420,18 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
     local envelope = redis.call('HGET', bodyOf(id), id)
     local attempt, reason = nil, 'No stored envelope for this message'
     if envelope then
-      attempt, reason = charge(tries[k], maxAttempts)
+      if id == suspectLeased then
+        attempt, reason = charge(tries[k], maxAttempts)
+      else
+        local n = count(tries[k])
+        if n == false then
+          reason = 'Corrupt attempt count ' .. tostring(tries[k]) .. ' stored for this message'
+        elseif (n or 0) >= maxAttempts then
+          reason = 'Attempts used up: ' .. n .. ' of ' .. maxAttempts
+        else
+          attempt, reason = (n or 0) + 1, nil
+        end
+      end
     end
     if reason then
       -- shown in the dead letters with the reason, never dropped silently
@@ -429,14 +441,13 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
         suspectLeased = nil
       end
     else
-      token = token + 1
       leased[#leased + 1] = id
       scores[#scores + 1] = leaseUntil
       scores[#scores + 1] = id
       records[#records + 1] = id
-      records[#records + 1] = int(token) .. ':' .. dueOf[id] .. ':' .. attempt
+      -- a suspect's attempt is counted now (the lease record carries it); a batched one's when it fails
+      records[#records + 1] = token .. ':' .. dueOf[id] .. ':' .. ((id == suspectLeased) and attempt or 0)
       out[#out + 1] = id
-      out[#out + 1] = int(token)
       out[#out + 1] = dueOf[id]
       out[#out + 1] = attempt
       out[#out + 1] = envelope
@@ -452,7 +463,8 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
     out[4] = suspectLeased
   end
   if #leased > 0 then
-    redis.call('HSET', META, 'token', int(token))
+    redis.call('HSET', META, 'token', token)
+    out[5] = token
   end
   if buried > 0 then
     trimDead(now, deadMaxCount, deadMaxAge)

@@ -1,6 +1,7 @@
 -- uses: leases
--- Hands current leases back at once (graceful shutdown): the messages are pending at their due time again, and
--- an attempt that had started is not counted (the count stored for the message was not changed by the lease).
+-- Hands current leases back at once (graceful shutdown, or a consumer that will not start them): the messages are
+-- pending at their due time again, and no attempt is counted (a suspect's count, carried by its lease record, is
+-- dropped; it stays a suspect).
 -- ARGV: id, token, id, token, ...
 -- Returns how many were handed back.
 local ids, scores = {}, {}

@@ -40,8 +40,6 @@ class AcknowledgerTests {
 
 	private ScheduledExecutorService maintenance;
 
-	private final List<Claim> claims = new ArrayList<>();
-
 	@BeforeEach
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
@@ -56,19 +54,37 @@ class AcknowledgerTests {
 	}
 
 	@Test
-	void aHandOverAcknowledgesTheDeliveredMessageAndLeasesTheNextDueOne() {
+	void acknowledgementsRideOnTheNextClaimOrGoOnTheirOwnWhenNoneComes() {
 		schedule("first");
 		schedule("second");
+		schedule("third");
 		Acknowledger acknowledger = acknowledger();
-		ClaimedMessage first = this.store.claim(TOPIC, 1, 60_000, 10).messages().get(0);
-		Delivery next = acknowledger.handOver(first.lease(), true);
-		assertThat(next).isNotNull();
-		assertThat(next.message().id()).isEqualTo("second");
-		assertThat(next.message().attempt()).isEqualTo(1);
-		assertThat(this.claims).hasSize(1);
-		// nothing more is due: acknowledged, and no next message
-		assertThat(acknowledger.handOver(next.message().lease(), true)).isNull();
-		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
+		List<ClaimedMessage> batch = this.store.claim(TOPIC, 3, 60_000, 10).messages();
+		acknowledger.add(batch.get(0).lease());
+		acknowledger.add(batch.get(1).lease());
+		// a claim takes them along: one call acknowledges both
+		List<Acknowledger.PendingAck> carried = acknowledger.takeForClaim();
+		assertThat(carried).hasSize(2);
+		this.store.claim(TOPIC, Acknowledger.leases(carried), 0, 60_000, 10, true);
+		assertThat(this.store.stats(TOPIC).leased()).isEqualTo(1);
+		assertThat(acknowledger.pendingCount()).isZero();
+		// no claim coming: the last one goes on its own
+		acknowledger.add(batch.get(2).lease());
+		acknowledger.flushSoon(false);
+		await().atMost(Duration.ofSeconds(10)).until(() -> acknowledger.pendingCount() == 0
+				&& RedisFixture.keysOf(redis.get(), TOPIC).isEmpty());
+	}
+
+	@Test
+	void acknowledgementsOfAFailedClaimAreTriedAgain() {
+		schedule("kept");
+		Acknowledger acknowledger = acknowledger();
+		ClaimedMessage kept = this.store.claim(TOPIC, 1, 60_000, 10).messages().get(0);
+		acknowledger.add(kept.lease());
+		List<Acknowledger.PendingAck> carried = acknowledger.takeForClaim();
+		acknowledger.claimFailed(carried, new IllegalStateException("claim failed"));
+		await().atMost(Duration.ofSeconds(10)).until(() -> acknowledger.pendingCount() == 0
+				&& RedisFixture.keysOf(redis.get(), TOPIC).isEmpty());
 	}
 
 	@Test
@@ -90,12 +106,7 @@ class AcknowledgerTests {
 	}
 
 	private Acknowledger acknowledger() {
-		Acknowledger acknowledger = new Acknowledger(TOPIC, this.store, OPTIONS, new SuspectGate(), (claim, sent) -> {
-			this.claims.add(claim);
-			long now = System.nanoTime();
-			return claim.messages().stream().map((message) -> new Delivery(message, claim.serverTime(), now)).toList();
-		}, () -> {
-		});
+		Acknowledger acknowledger = new Acknowledger(TOPIC, this.store, OPTIONS);
 		acknowledger.start(Runnable::run, this.maintenance);
 		return acknowledger;
 	}

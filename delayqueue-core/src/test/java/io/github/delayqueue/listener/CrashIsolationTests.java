@@ -2,7 +2,7 @@ package io.github.delayqueue.listener;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -16,6 +16,8 @@ import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -41,7 +43,10 @@ class CrashIsolationTests {
 
 	private final List<Jvm> jvms = new CopyOnWriteArrayList<>();
 
-	private final Set<String> handled = ConcurrentHashMap.newKeySet();
+	private static final List<String> NEIGHBOURS = List.of("neighbour-0", "neighbour-1", "neighbour-2");
+
+	/** Message id to the attempt of each run that finished. */
+	private final Map<String, List<Integer>> handled = new ConcurrentHashMap<>();
 
 	private RedisFixture fixture;
 
@@ -59,22 +64,29 @@ class CrashIsolationTests {
 		this.fixture.close();
 	}
 
-	@Test
-	void aMessageThatKillsItsJvmDoesNotTakeItsNeighbourToTheDeadLetters() {
-		this.queue.schedule(TOPIC, "neighbour", "neighbour", Duration.ZERO);
+	@ParameterizedTest(name = "max attempts {0}")
+	@ValueSource(ints = { 1, 2 })
+	void aMessageThatKillsItsJvmMidBatchChargesNoNeighbourAndDiesAfterAtMostMaxAttemptsPlusOneRuns(int maxAttempts) {
+		for (int i = 0; i < 3; i++) {
+			this.queue.schedule(TOPIC, "neighbour-" + i, "neighbour-" + i, Duration.ZERO);
+		}
 		this.queue.schedule(TOPIC, "poison", "poison", Duration.ofMillis(1));
 		// a fresh JVM each time the last one died, until the poison is a dead letter
-		startJvm();
+		startJvm(maxAttempts);
 		await().atMost(WAIT).until(() -> {
 			if (this.jvms.get(this.jvms.size() - 1).dead.get()) {
-				startJvm();
+				startJvm(maxAttempts);
 			}
 			return deadLetterIds().contains("poison");
 		});
-		await().atMost(WAIT).until(() -> this.handled.contains("neighbour"));
-		assertThat(deadLetterIds()).containsExactly("poison");
-		assertThat(this.jvms.size()).as("JVMs the poison killed, one per attempt, and the one that buried it")
-			.isEqualTo(3);
+		await().atMost(WAIT).until(() -> this.handled.keySet().containsAll(NEIGHBOURS));
+		assertThat(deadLetterIds()).as("no neighbour is a dead letter").containsExactly("poison");
+		assertThat(this.handled).as("each neighbour ran to the end once, at its first attempt, uncharged")
+			.containsOnlyKeys(NEIGHBOURS)
+			.allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1));
+		assertThat(this.jvms.size() - 1).as("runs of the poison: its batched run, then one per attempt, alone")
+			.isEqualTo(maxAttempts + 1);
+		assertThat(this.queue.deadLetters(TOPIC, 0, 10).get(0).attempts()).isEqualTo(maxAttempts);
 	}
 
 	@Test
@@ -99,10 +111,10 @@ class CrashIsolationTests {
 					if (payload.equals("error")) {
 						throw new ExampleError();
 					}
-					this.handled.add(payload);
+					this.handled.computeIfAbsent(payload, (id) -> new CopyOnWriteArrayList<>()).add(message.attempt());
 				}, options));
 		// the Error leaves the handler thread uncaught, as it would in an application
-		await().dontCatchUncaughtExceptions().atMost(WAIT).until(() -> this.handled.contains("next"));
+		await().dontCatchUncaughtExceptions().atMost(WAIT).until(() -> this.handled.containsKey("next"));
 	}
 
 	private List<String> deadLetterIds() {
@@ -113,13 +125,13 @@ class CrashIsolationTests {
 	 * A consumer as a JVM of its own: the poison kills it (its connection is cut and none of its handlers finishes,
 	 * as when the process dies); the neighbour takes a while, so that it runs beside a poison claimed with it.
 	 */
-	private void startJvm() {
+	private void startJvm(int maxAttempts) {
 		LettuceConnectionFactory connectionFactory = this.fixture.connectionFactory();
 		Jvm jvm = new Jvm(connectionFactory, new CountDownLatch(1), new AtomicBoolean());
 		this.jvms.add(jvm);
 		ListenerOptions options = ListenerOptions.builder()
 			.visibilityTimeout(Duration.ofSeconds(1))
-			.maxAttempts(2)
+			.maxAttempts(maxAttempts)
 			.build();
 		this.fixture.consumer(connectionFactory).listeners().register(ListenerRegistration.of(TOPIC, String.class,
 				(payload, message) -> {
@@ -134,7 +146,7 @@ class CrashIsolationTests {
 					if (jvm.dead.get()) {
 						this.release.await();
 					}
-					this.handled.add(payload);
+					this.handled.computeIfAbsent(payload, (id) -> new CopyOnWriteArrayList<>()).add(message.attempt());
 				}, options));
 	}
 

@@ -51,7 +51,7 @@ class LeaseKeeperTests {
 	void aHeldLeaseIsExtendedPastItsFirstDeadlineAndATakenOneIsNot() {
 		ClaimedMessage kept = claim("kept", 300);
 		ClaimedMessage taken = claim("taken", 300);
-		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofMillis(300), new SuspectGate());
+		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofMillis(300), new CrashIsolation());
 		keeper.hold(kept.lease(), System.nanoTime(), false);
 		keeper.hold(taken.lease(), System.nanoTime(), false);
 		assertThat(keeper.take(taken.lease())).isTrue();
@@ -75,7 +75,7 @@ class LeaseKeeperTests {
 	void handingBackSkipsWhatWasTakenAndReturnsTheRestUncharged() {
 		ClaimedMessage running = claim("running", 30_000);
 		ClaimedMessage finished = claim("finished", 30_000);
-		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofSeconds(30), new SuspectGate());
+		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofSeconds(30), new CrashIsolation());
 		keeper.hold(running.lease(), System.nanoTime(), false);
 		keeper.hold(finished.lease(), System.nanoTime(), false);
 		// the handler of 'finished' returned first: its outcome decides, the hand-back must not touch it

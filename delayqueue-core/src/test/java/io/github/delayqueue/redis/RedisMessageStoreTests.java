@@ -132,7 +132,7 @@ class RedisMessageStoreTests {
 		assertThat(this.store.retry(TOPIC, a.lease(), 0, "boom")).isFalse();
 		assertThat(this.store.bury(TOPIC, a.lease(), "boom")).isFalse();
 		assertThat(this.store.release(TOPIC, List.of(a.lease()))).isZero();
-		assertThat(this.store.ackAndClaim(TOPIC, List.of(a.lease()), 0, LEASE, 10).messages()).isEmpty();
+		assertThat(this.store.claim(TOPIC, List.of(a.lease()), 0, LEASE, 10, true).messages()).isEmpty();
 		assertThat(this.store.stats(TOPIC).leased()).isEqualTo(1);
 
 		// C's lease is intact and C's failure is recorded
@@ -143,39 +143,69 @@ class RedisMessageStoreTests {
 	}
 
 	@Test
-	void messagesWhoseHandlerNeverStartedAreNotChargedWhenAConsumerDies() {
+	void aConsumerThatDiesWithABatchChargesNobodyAndTheKillerUsesUpOnlyItsOwnAttempts() {
 		for (int i = 0; i < 5; i++) {
 			schedule("m" + i, "p" + i);
 		}
-		// a consumer with one free handler leases one message (its start counted), then dies: the others were
-		// never leased, so nothing of theirs changes
-		Claim first = this.store.claim(TOPIC, 1, 100, 1);
-		assertThat(first.messages()).singleElement().satisfies((message) -> assertThat(message.attempt()).isEqualTo(1));
-		String poison = first.messages().get(0).id();
-		assertThat(this.store.stats(TOPIC).leased()).isEqualTo(1);
+		// a consumer leases a batch (no attempt counted), starts some, and dies: nobody knows which one killed it
+		Claim batch = this.store.claim(TOPIC, 5, 100, 1);
+		assertThat(batch.messages()).hasSize(5).allSatisfy((message) -> {
+			assertThat(message.attempt()).isEqualTo(1);
+			assertThat(message.suspect()).isFalse();
+			assertThat(message.lease().token()).as("one token per claim").isEqualTo(batch.messages().get(0).lease().token());
+		});
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			this.store.claim(TOPIC, 0, LEASE, 1);
+			return "5".equals(redis.get().call("SCARD", key("suspect")));
+		});
+		assertThat(redis.get().call("HLEN", key("tries"))).as("no attempt counted for the crash").isEqualTo("0");
 
-		// the next consumer claims all of them: the neighbours start their first attempt, the one whose handler
-		// started (and killed its consumer) has used its only attempt and goes to the dead letters
-		Claim second = awaitClaim(5, LEASE, 1);
-		assertThat(second.buried()).isEqualTo(1);
-		assertThat(second.messages()).hasSize(4).allSatisfy((message) -> assertThat(message.attempt()).isEqualTo(1));
-		assertThat(second.messages()).extracting(ClaimedMessage::id).doesNotContain(poison);
+		// each then runs alone as a suspect, its attempt counted before it starts: the neighbours succeed at their
+		// first attempt (max attempts 1), the killer kills its consumer once more
+		String killer = "m2";
+		Lease killersLease = null;
+		for (int i = 0; i < 5; i++) {
+			ClaimedMessage suspect = this.store.claim(TOPIC, List.of(), 5, 1000, 1, true).messages().get(0);
+			assertThat(suspect.suspect()).isTrue();
+			assertThat(suspect.attempt()).isEqualTo(1);
+			if (suspect.id().equals(killer)) {
+				killersLease = suspect.lease();
+			}
+			else {
+				assertThat(this.store.ack(TOPIC, List.of(suspect.lease()))).isEqualTo(1);
+			}
+		}
+		assertThat(killersLease).isNotNull();
+		// its lease runs out: it has used its only attempt (its batched run was not charged) and goes to the dead
+		// letters; no neighbour does
+		Claim after = awaitClaimOrBurial();
+		assertThat(after.buried()).isEqualTo(1);
 		List<StoredDeadLetter> dead = this.store.deadLetters(TOPIC, 0, 10);
 		assertThat(dead).singleElement().satisfies((letter) -> {
-			assertThat(letter.id()).isEqualTo(poison);
+			assertThat(letter.id()).isEqualTo(killer);
 			assertThat(letter.attempts()).isEqualTo(1);
 			assertThat(letter.error()).startsWith("Lease expired");
 		});
+		assertThat(this.store.stats(TOPIC).dead()).isEqualTo(1);
+	}
+
+	private Claim awaitClaimOrBurial() {
+		Claim[] claim = new Claim[1];
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			claim[0] = this.store.claim(TOPIC, List.of(), 5, LEASE, 1, true);
+			return claim[0].buried() > 0 || !claim[0].messages().isEmpty();
+		});
+		return claim[0];
 	}
 
 	@Test
-	void ackAndClaimAcknowledgesThenLeasesTheNextDueMessagesWithTheirStartCounted() {
+	void aClaimAcknowledgesThenLeasesABatchUnderOneTokenAndAFailureCountsItsAttempt() {
 		schedule("m1", "p1");
 		schedule("m2", "p2");
 		schedule("m3", "p3");
 		ClaimedMessage first = claimOne(LEASE);
 		// the same lease twice deletes the message once
-		Claim next = this.store.ackAndClaim(TOPIC, List.of(first.lease(), first.lease()), 1, LEASE, 10);
+		Claim next = this.store.claim(TOPIC, List.of(first.lease(), first.lease()), 1, LEASE, 10, true);
 		assertThat(next.messages()).singleElement().satisfies((message) -> {
 			assertThat(message.id()).isNotEqualTo(first.id());
 			assertThat(message.attempt()).isEqualTo(1);
@@ -184,17 +214,27 @@ class RedisMessageStoreTests {
 		TopicCounts counts = this.store.stats(TOPIC);
 		assertThat(counts.waiting() + counts.ready()).isEqualTo(1);
 		assertThat(counts.leased()).isEqualTo(1);
+		assertThat(redis.get().call("HGET", key("lease"), next.messages().get(0).id()))
+			.as("a batched lease counts no attempt").endsWith(":0");
 
-		// acknowledging only (no handler free): nothing more is leased
+		// acknowledging only: nothing more is leased
 		ClaimedMessage second = next.messages().get(0);
-		assertThat(this.store.ackAndClaim(TOPIC, List.of(second.lease()), 0, LEASE, 10).messages()).isEmpty();
+		assertThat(this.store.claim(TOPIC, List.of(second.lease()), 0, LEASE, 10, true).messages()).isEmpty();
 		assertThat(this.store.stats(TOPIC).leased()).isZero();
 
-		// a graceful hand-back does not count the attempt
-		ClaimedMessage third = this.store.ackAndClaim(TOPIC, List.of(), 5, LEASE, 10).messages().get(0);
+		// a graceful hand-back does not count the attempt; a failure does
+		ClaimedMessage third = this.store.claim(TOPIC, List.of(), 5, LEASE, 10, true).messages().get(0);
 		assertThat(this.store.release(TOPIC, List.of(third.lease()))).isEqualTo(1);
-		assertThat(claimOne(LEASE).attempt()).isEqualTo(1);
-		assertThat(this.store.ackAndClaim(TOPIC, List.of(), 5, LEASE, 10).nextWakeDelayMicros()).isEqualTo(-1);
+		ClaimedMessage again = claimOne(LEASE);
+		assertThat(again.attempt()).isEqualTo(1);
+		assertThat(this.store.retry(TOPIC, again.lease(), 0, "failed")).isTrue();
+		assertThat(redis.get().call("HGET", key("tries"), again.id())).isEqualTo("1");
+		ClaimedMessage retried = awaitClaim(LEASE);
+		assertThat(retried.attempt()).isEqualTo(2);
+		// acknowledged, nothing of it is left
+		this.store.ack(TOPIC, List.of(retried.lease()));
+		assertThat(redis.get().call("HLEN", key("tries"))).isEqualTo("0");
+		assertThat(this.store.claim(TOPIC, List.of(), 5, LEASE, 10, true).nextWakeDelayMicros()).isEqualTo(-1);
 	}
 
 	@Test
@@ -314,7 +354,8 @@ class RedisMessageStoreTests {
 		ClaimedMessage first = claimOne(100);
 		ClaimedMessage second = awaitClaim(LEASE);
 		assertThat(second.dueAt()).isEqualTo(first.dueAt());
-		assertThat(second.attempt()).isEqualTo(2);
+		assertThat(second.suspect()).as("its lease ran out without an outcome").isTrue();
+		assertThat(second.attempt()).as("its batched run is not counted").isEqualTo(1);
 	}
 
 	@Test
@@ -459,7 +500,7 @@ class RedisMessageStoreTests {
 	}
 
 	@Test
-	void aMessageWhoseLeaseRanOutAfterItsHandlerStartedIsASuspectUntilItsHandlerHasAnOutcome() {
+	void aMessageWhoseLeaseRanOutWithoutAnOutcomeIsASuspectUntilItsHandlerHasOne() {
 		schedule("m1", "p");
 		schedule("m2", "p");
 		assertThat(this.store.claim(TOPIC, 2, 100, 10).messages()).hasSize(2);
@@ -469,26 +510,26 @@ class RedisMessageStoreTests {
 			return "2".equals(redis.get().call("SCARD", key("suspect")));
 		});
 
-		Claim refused = this.store.claim(TOPIC, 2, LEASE, 10, false);
+		Claim refused = this.store.claim(TOPIC, List.of(), 2, LEASE, 10, false);
 		assertThat(refused.messages()).as("a consumer running a suspect leases no other").isEmpty();
 		assertThat(refused.nextWakeDelayMicros()).as("suspects it may not lease are not due now for it").isNotZero();
 
-		Claim first = this.store.claim(TOPIC, 2, LEASE, 10, true);
+		Claim first = this.store.claim(TOPIC, List.of(), 2, LEASE, 10, true);
 		assertThat(first.messages()).as("one suspect per claim").singleElement().satisfies((message) -> {
 			assertThat(message.id()).isEqualTo("m1");
 			assertThat(message.suspect()).isTrue();
-			assertThat(message.attempt()).isEqualTo(2);
+			assertThat(message.attempt()).as("its batched run was not counted; this one is").isEqualTo(1);
 		});
 		// handed back unstarted (a stop), it is still a suspect
 		this.store.release(TOPIC, List.of(first.messages().get(0).lease()));
-		ClaimedMessage again = this.store.claim(TOPIC, 2, LEASE, 10, true).messages().get(0);
+		ClaimedMessage again = this.store.claim(TOPIC, List.of(), 2, LEASE, 10, true).messages().get(0);
 		assertThat(again.id()).isEqualTo("m1");
 		assertThat(again.suspect()).isTrue();
 		// its handler finished: no longer a suspect
 		this.store.ack(TOPIC, List.of(again.lease()));
 		assertThat(redis.get().call("SISMEMBER", key("suspect"), "m1")).isEqualTo("0");
 
-		ClaimedMessage second = this.store.claim(TOPIC, 2, LEASE, 10, true).messages().get(0);
+		ClaimedMessage second = this.store.claim(TOPIC, List.of(), 2, LEASE, 10, true).messages().get(0);
 		assertThat(second.id()).isEqualTo("m2");
 		assertThat(second.suspect()).isTrue();
 		// its handler failed (it did not kill the JVM): retried as an ordinary message

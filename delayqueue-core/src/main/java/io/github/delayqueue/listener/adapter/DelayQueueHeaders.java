@@ -18,6 +18,9 @@ public final class DelayQueueHeaders {
 	/** The attempt number, from 1 ({@code Integer}). */
 	public static final String ATTEMPT = PREFIX + "attempt";
 
+	/** Whether the message was delivered before without an outcome ({@code Boolean}). */
+	public static final String REDELIVERED = PREFIX + "redelivered";
+
 	/** When the message was due ({@code java.time.Instant}, Redis clock). */
 	public static final String DUE_AT = PREFIX + "dueAt";
 

@@ -40,6 +40,7 @@ public class MethodDelayedMessageHandler implements DelayedMessageHandler<Object
 			.setHeader(DelayQueueHeaders.MESSAGE_ID, delivered.id())
 			.setHeader(DelayQueueHeaders.TOPIC, delivered.topic())
 			.setHeader(DelayQueueHeaders.ATTEMPT, delivered.attempt())
+			.setHeader(DelayQueueHeaders.REDELIVERED, delivered.isRedelivery())
 			.setHeader(DelayQueueHeaders.DUE_AT, delivered.dueAt())
 			.build();
 		try {
