@@ -85,7 +85,7 @@ class ClusterTests {
 		this.closeables.add(0, this.scheduler::stop);
 		this.factory = new DefaultDelayedListenerContainerFactory(this.store, new JacksonPayloadConverter(),
 				this.scheduler);
-		this.factory.setShutdownTimeout(Duration.ofSeconds(2));
+		this.factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(2));
 		this.registry = new DelayedListenerEndpointRegistry();
 		this.registry.start();
 		this.closeables.add(0, this.registry::stop);

@@ -50,7 +50,7 @@ public final class Listeners {
 
 	/** Sets the shutdown timeout of the listeners registered from now on. */
 	public void setShutdownTimeout(Duration timeout) {
-		this.factory.setShutdownTimeout(timeout);
+		this.factory.getContainerProperties().setShutdownTimeout(timeout);
 	}
 
 	public void start() {

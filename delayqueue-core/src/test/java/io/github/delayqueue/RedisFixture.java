@@ -91,7 +91,7 @@ public final class RedisFixture implements AutoCloseable {
 				Duration.ofMillis(200));
 		DefaultDelayedListenerContainerFactory containerFactory = new DefaultDelayedListenerContainerFactory(store,
 				this.converter, scheduler);
-		containerFactory.setShutdownTimeout(Duration.ofSeconds(2));
+		containerFactory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(2));
 		customizer.accept(containerFactory);
 		Listeners listeners = new Listeners(containerFactory);
 		scheduler.start();

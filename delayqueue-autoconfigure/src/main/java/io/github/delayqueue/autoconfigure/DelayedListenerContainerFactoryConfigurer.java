@@ -4,6 +4,7 @@ import java.util.concurrent.Executor;
 
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.listener.ContainerProperties;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.support.DelayQueueMonitor;
@@ -28,7 +29,7 @@ import org.springframework.core.task.TaskDecorator;
  *     DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store, converter,
  *         scheduler);
  *     configurer.configure(factory);
- *     factory.setShutdownTimeout(Duration.ofMinutes(1));
+ *     factory.getContainerProperties().setShutdownTimeout(Duration.ofMinutes(1));
  *     return factory;
  * }
  * </pre>
@@ -96,19 +97,20 @@ public class DelayedListenerContainerFactoryConfigurer {
 		ListenerOptions defaults = mapper.listenerOptions();
 		factory.setDefaultOptions(
 				(this.errorHandler != null) ? defaults.toBuilder().errorHandler(this.errorHandler).build() : defaults);
-		factory.setShutdownTimeout(mapper.shutdownTimeout());
-		factory.setAutoStartup(this.properties.getListener().isAutoStartup());
 		factory.setPartitioning(this.partitioning);
-		factory.setTaskExecutor(this.taskExecutor);
-		factory.setTaskDecorator(this.taskDecorator);
+		ContainerProperties containerProperties = factory.getContainerProperties();
+		containerProperties.setShutdownTimeout(mapper.shutdownTimeout());
+		containerProperties.setAutoStartup(this.properties.getListener().isAutoStartup());
+		containerProperties.setTaskExecutor(this.taskExecutor);
+		containerProperties.setTaskDecorator(this.taskDecorator);
 		if (this.monitor != null) {
-			factory.setMonitor(this.monitor);
+			containerProperties.setMonitor(this.monitor);
 		}
 		if (this.properties.getObservation().isEnabled()) {
 			if (this.observationRegistry != null) {
-				factory.setObservationRegistry(this.observationRegistry);
+				containerProperties.setObservationRegistry(this.observationRegistry);
 			}
-			factory.setObservationConvention(this.observationConvention);
+			containerProperties.setObservationConvention(this.observationConvention);
 		}
 	}
 

@@ -155,12 +155,12 @@ class DelayedListenerIntegrationTests {
 		DelayedListenerContainer slow = this.registry.getListenerContainer("audit");
 		assertThat(slow).isNotNull();
 		assertThat(slow.getTopic()).isEqualTo("audit-log");
-		assertThat(slow.getShutdownTimeout()).as("the one setting changed").isEqualTo(Duration.ofSeconds(1));
+		assertThat(slow.getContainerProperties().getShutdownTimeout()).as("the one setting changed").isEqualTo(Duration.ofSeconds(1));
 		// the rest is Boot's: the backoff and poll settings of this test's properties, the default concurrency
 		assertThat(slow.getRegistration().options().backOff().start().nextBackOff()).isBetween(15L, 25L);
 		assertThat(slow.getRegistration().options().concurrency()).isEqualTo(4);
 		DelayedListenerContainer plain = this.registry.getListenerContainerForTopic("batches");
-		assertThat(plain.getShutdownTimeout()).isEqualTo(Duration.ofSeconds(10));
+		assertThat(plain.getContainerProperties().getShutdownTimeout()).isEqualTo(Duration.ofSeconds(10));
 
 		this.queue.schedule("audit-log", "entry", Duration.ZERO);
 		await().atMost(WAIT).until(() -> this.listeners.audits.size() == 1);
@@ -214,7 +214,7 @@ class DelayedListenerIntegrationTests {
 			DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store,
 					converter, scheduler);
 			configurer.configure(factory);
-			factory.setShutdownTimeout(Duration.ofSeconds(1));
+			factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(1));
 			return factory;
 		}
 

@@ -1,26 +1,20 @@
 package io.github.delayqueue.config;
 
-import java.time.Duration;
-import java.util.concurrent.Executor;
-
 import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.listener.ContainerProperties;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
-import io.github.delayqueue.support.DelayQueueMonitor;
-import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
-import io.micrometer.observation.ObservationRegistry;
-import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.task.TaskDecorator;
 import org.springframework.util.Assert;
 
 /**
  * Makes {@link DelayedListenerContainer}s that share its settings: the default options each endpoint starts from,
- * metrics and observation, the handler executor and task decorator, the shutdown timeout and lifecycle. With Spring
+ * the topics' partitioning, and the {@link ContainerProperties} (metrics and observation, the handler executor and
+ * task decorator, the shutdown timeout and lifecycle) each container gets a copy of. With Spring
  * Boot, {@code DelayedListenerContainerFactoryConfigurer} applies the {@code delayqueue.listener.*} properties and
  * the application's beans to one; use it to build a second factory that differs in one setting.
  */
@@ -36,19 +30,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private TopicPartitioning partitioning = TopicPartitioning.NONE;
 
-	private DelayQueueMonitor monitor = DelayQueueMonitor.NONE;
-
-	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
-
-	private @Nullable DelayQueueListenerObservationConvention observationConvention;
-
-	private @Nullable Executor taskExecutor;
-
-	private @Nullable TaskDecorator taskDecorator;
-
-	private Duration shutdownTimeout = DelayedListenerContainer.DEFAULT_SHUTDOWN_TIMEOUT;
-
-	private boolean autoStartup = true;
+	private final ContainerProperties containerProperties = new ContainerProperties();
 
 	/**
 	 * Creates a factory.
@@ -93,64 +75,13 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
-	 * Sets the monitor told about dispatched and handled messages (for metrics).
-	 * @param monitor the monitor
+	 * The template of the containers' properties: metrics, observation, the handler executor and decorator, the
+	 * shutdown timeout and the lifecycle. Each container made afterwards gets a copy (an endpoint's own
+	 * auto-startup wins).
+	 * @return the template, to change
 	 */
-	public void setMonitor(DelayQueueMonitor monitor) {
-		Assert.notNull(monitor, "Monitor must not be null");
-		this.monitor = monitor;
-	}
-
-	/**
-	 * Sets the registry of the observation made around each handler call.
-	 * @param observationRegistry the registry
-	 */
-	public void setObservationRegistry(ObservationRegistry observationRegistry) {
-		Assert.notNull(observationRegistry, "ObservationRegistry must not be null");
-		this.observationRegistry = observationRegistry;
-	}
-
-	/**
-	 * Sets a convention to name and tag the handler observation, instead of the default.
-	 * @param observationConvention the convention, or {@code null} for the default
-	 */
-	public void setObservationConvention(@Nullable DelayQueueListenerObservationConvention observationConvention) {
-		this.observationConvention = observationConvention;
-	}
-
-	/**
-	 * Sets the executor that runs handlers, such as a {@code SimpleAsyncTaskExecutor} with virtual threads. Each
-	 * container still runs at most its concurrency at once. By default each container has a pool of its own.
-	 * @param taskExecutor the executor, or {@code null} for the default
-	 */
-	public void setTaskExecutor(@Nullable Executor taskExecutor) {
-		this.taskExecutor = taskExecutor;
-	}
-
-	/**
-	 * Sets a decorator that wraps the handling of each message on its handler thread (MDC, security context).
-	 * @param taskDecorator the decorator, or {@code null} for none
-	 */
-	public void setTaskDecorator(@Nullable TaskDecorator taskDecorator) {
-		this.taskDecorator = taskDecorator;
-	}
-
-	/**
-	 * Sets how long running handlers may take to finish on stop before their messages are handed back.
-	 * @param shutdownTimeout zero or more
-	 */
-	public void setShutdownTimeout(Duration shutdownTimeout) {
-		Assert.isTrue(shutdownTimeout != null && !shutdownTimeout.isNegative(),
-				() -> "Shutdown timeout must not be negative, but was " + shutdownTimeout);
-		this.shutdownTimeout = shutdownTimeout;
-	}
-
-	/**
-	 * Sets whether containers start with the application, unless an endpoint says otherwise.
-	 * @param autoStartup whether to start automatically
-	 */
-	public void setAutoStartup(boolean autoStartup) {
-		this.autoStartup = autoStartup;
+	public ContainerProperties getContainerProperties() {
+		return this.containerProperties;
 	}
 
 	@Override
@@ -159,17 +90,14 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		ListenerRegistration<?> registration = endpoint.createRegistration(this.defaultOptions);
 		Assert.state(registration.topic().equals(endpoint.getTopic()),
 				() -> "Endpoint " + endpoint + " made a registration for another topic: " + registration.topic());
-		DelayedListenerContainer container = new DelayedListenerContainer(endpoint.getId(), registration, this.store,
-				this.converter, this.scheduler);
-		container.setMonitor(this.monitor);
-		container.setObservationRegistry(this.observationRegistry);
-		container.setObservationConvention(this.observationConvention);
-		container.setTaskExecutor(this.taskExecutor);
-		container.setTaskDecorator(this.taskDecorator);
-		container.setShutdownTimeout(this.shutdownTimeout);
-		container.setPartitions(this.partitioning.partitions(endpoint.getTopic()));
+		ContainerProperties properties = new ContainerProperties(this.containerProperties);
 		Boolean endpointAutoStartup = endpoint.getAutoStartup();
-		container.setAutoStartup((endpointAutoStartup != null) ? endpointAutoStartup : this.autoStartup);
+		if (endpointAutoStartup != null) {
+			properties.setAutoStartup(endpointAutoStartup);
+		}
+		DelayedListenerContainer container = new DelayedListenerContainer(endpoint.getId(), registration, this.store,
+				this.converter, this.scheduler, properties);
+		container.setPartitions(this.partitioning.partitions(endpoint.getTopic()));
 		return container;
 	}
 

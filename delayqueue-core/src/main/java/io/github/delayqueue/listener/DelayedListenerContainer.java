@@ -1,19 +1,13 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
-import java.util.concurrent.Executor;
 
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
-import io.github.delayqueue.support.DelayQueueMonitor;
-import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
-import io.micrometer.observation.ObservationRegistry;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
-import org.springframework.core.task.TaskDecorator;
 import org.springframework.util.Assert;
 
 /**
@@ -31,10 +25,10 @@ import org.springframework.util.Assert;
 public class DelayedListenerContainer implements SmartLifecycle {
 
 	/** The default lifecycle phase: late to start, early to stop. */
-	public static final int DEFAULT_PHASE = Integer.MAX_VALUE - 100;
+	public static final int DEFAULT_PHASE = ContainerProperties.DEFAULT_PHASE;
 
 	/** The default time running handlers get to finish on stop. */
-	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
+	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = ContainerProperties.DEFAULT_SHUTDOWN_TIMEOUT;
 
 	private final String id;
 
@@ -46,23 +40,9 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	private final DelayedMessageScheduler scheduler;
 
-	private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+	private final ContainerProperties properties;
 
 	private int partitions = 1;
-
-	private DelayQueueMonitor monitor = DelayQueueMonitor.NONE;
-
-	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
-
-	private @Nullable DelayQueueListenerObservationConvention observationConvention;
-
-	private @Nullable Executor taskExecutor;
-
-	private @Nullable TaskDecorator taskDecorator;
-
-	private int phase = DEFAULT_PHASE;
-
-	private boolean autoStartup = true;
 
 	private final ContainerRuns runs;
 
@@ -76,6 +56,21 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 */
 	public DelayedListenerContainer(String id, ListenerRegistration<?> registration, RedisMessageStore store,
 			PayloadConverter converter, DelayedMessageScheduler scheduler) {
+		this(id, registration, store, converter, scheduler, new ContainerProperties());
+	}
+
+	/**
+	 * Creates a container for one listener with the given properties (the container keeps a copy).
+	 * @param id the listener's id, unique in its registry
+	 * @param registration the topic, payload type, handler and options
+	 * @param store the Redis store
+	 * @param converter reads payloads as the registration's payload type
+	 * @param scheduler wakes the container when messages fall due
+	 * @param properties how it runs: metrics, observation, executor, shutdown timeout, lifecycle
+	 */
+	public DelayedListenerContainer(String id, ListenerRegistration<?> registration, RedisMessageStore store,
+			PayloadConverter converter, DelayedMessageScheduler scheduler, ContainerProperties properties) {
+		Assert.notNull(properties, "ContainerProperties must not be null");
 		Assert.hasText(id, "Listener id must not be empty");
 		Assert.notNull(registration, "ListenerRegistration must not be null");
 		Assert.notNull(store, "RedisMessageStore must not be null");
@@ -86,6 +81,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 		this.store = store;
 		this.converter = converter;
 		this.scheduler = scheduler;
+		this.properties = new ContainerProperties(properties);
 		this.runs = new ContainerRuns(registration.topic());
 	}
 
@@ -132,49 +128,12 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * Sets the monitor told about dispatched and handled messages (for metrics); applies from the next start.
-	 * @param monitor the monitor
+	 * How this container runs: metrics, observation, the handler executor and decorator, the shutdown timeout and
+	 * the lifecycle. Changes apply from the next start.
+	 * @return the container's own properties
 	 */
-	public void setMonitor(DelayQueueMonitor monitor) {
-		Assert.notNull(monitor, "Monitor must not be null");
-		this.monitor = monitor;
-	}
-
-	/**
-	 * Sets the registry of the observation made around each handler call, which continues the trace stored in
-	 * the message's headers at scheduling time; applies from the next start.
-	 * @param observationRegistry the registry
-	 */
-	public void setObservationRegistry(ObservationRegistry observationRegistry) {
-		Assert.notNull(observationRegistry, "ObservationRegistry must not be null");
-		this.observationRegistry = observationRegistry;
-	}
-
-	/**
-	 * Sets a convention to name and tag the handler observation, instead of the default.
-	 * @param observationConvention the convention, or {@code null} for the default
-	 */
-	public void setObservationConvention(@Nullable DelayQueueListenerObservationConvention observationConvention) {
-		this.observationConvention = observationConvention;
-	}
-
-	/**
-	 * Sets the executor that runs handlers (a {@code TaskExecutor}, such as a {@code SimpleAsyncTaskExecutor} with
-	 * virtual threads); applies from the next start. The container still runs at most its concurrency at once. By
-	 * default the container has a pool of its own daemon threads named after its topic.
-	 * @param taskExecutor the executor, or {@code null} for the default
-	 */
-	public void setTaskExecutor(@Nullable Executor taskExecutor) {
-		this.taskExecutor = taskExecutor;
-	}
-
-	/**
-	 * Sets a decorator that wraps the handling of each message, on its handler thread (to set up MDC or a security
-	 * context around it, for instance); applies from the next start.
-	 * @param taskDecorator the decorator, or {@code null} for none
-	 */
-	public void setTaskDecorator(@Nullable TaskDecorator taskDecorator) {
-		this.taskDecorator = taskDecorator;
+	public ContainerProperties getContainerProperties() {
+		return this.properties;
 	}
 
 	/**
@@ -199,37 +158,19 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * Sets how long running handlers may take to finish on stop before their messages are handed back.
-	 * @param shutdownTimeout zero or more
-	 */
-	public void setShutdownTimeout(Duration shutdownTimeout) {
-		Assert.isTrue(shutdownTimeout != null && !shutdownTimeout.isNegative(),
-				() -> "Shutdown timeout must not be negative, but was " + shutdownTimeout);
-		this.shutdownTimeout = shutdownTimeout;
-	}
-
-	/**
-	 * How long running handlers may take to finish on stop.
-	 * @return the shutdown timeout
-	 */
-	public Duration getShutdownTimeout() {
-		return this.shutdownTimeout;
-	}
-
-	/**
 	 * Starts consuming. If a step fails, nothing stays half-started and the exception is thrown. A container that
 	 * is still finishing the handlers of an earlier run (stopped with {@link #stop(Runnable)}) starts at once beside
 	 * them: until they end, up to twice its concurrency may run.
 	 */
 	@Override
 	public void start() {
-		ConsumerContext context = new ConsumerContext(this.store, this.converter, this.scheduler, this.monitor,
-				this.observationRegistry, this.observationConvention, this.taskExecutor, this.taskDecorator);
+		ConsumerContext context = new ConsumerContext(this.store, this.converter, this.scheduler,
+				new ContainerProperties(this.properties));
 		this.runs.start(() -> new TopicConsumer(this.registration, this.partitions, context));
 	}
 
 	/**
-	 * Stops claiming, gives running handlers the {@link #setShutdownTimeout(Duration) shutdown timeout} to finish,
+	 * Stops claiming, gives running handlers the {@link ContainerProperties#setShutdownTimeout(Duration) shutdown timeout} to finish,
 	 * then hands what is unfinished back to the queue; returns when done. Called from one of this container's own
 	 * handlers, it returns at once and the handlers finish in the background (waiting would wait for the caller).
 	 */
@@ -240,11 +181,11 @@ public class DelayedListenerContainer implements SmartLifecycle {
 			return;
 		}
 		if (stopping.consumer().isHandlerThread()) {
-			this.runs.drainInBackground(stopping, this.shutdownTimeout, () -> {
+			this.runs.drainInBackground(stopping, this.properties.getShutdownTimeout(), () -> {
 			});
 		}
 		else {
-			this.runs.drain(stopping, this.shutdownTimeout);
+			this.runs.drain(stopping, this.properties.getShutdownTimeout());
 		}
 	}
 
@@ -253,7 +194,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * context stops this container alongside the other beans of its phase. Claiming stops before this returns, so
 	 * the container may be started again at once. The context waits for the callback only up to its timeout per
 	 * shutdown phase (10 s in plain Spring, 30 s by default with Spring Boot): keep the
-	 * {@link #setShutdownTimeout(Duration) shutdown timeout} well below it, or the context may close the Redis
+	 * {@link ContainerProperties#setShutdownTimeout(Duration) shutdown timeout} well below it, or the context may close the Redis
 	 * connection while unfinished messages are still being handed back (they are then redelivered when their
 	 * lease ends).
 	 * @param callback run once stopped
@@ -265,7 +206,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 			callback.run();
 			return;
 		}
-		this.runs.drainInBackground(stopping, this.shutdownTimeout, callback);
+		this.runs.drainInBackground(stopping, this.properties.getShutdownTimeout(), callback);
 	}
 
 	/**
@@ -284,29 +225,12 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	@Override
 	public int getPhase() {
-		return this.phase;
-	}
-
-	/**
-	 * Sets the lifecycle phase, for a container that is a bean of its own; containers owned by a registry start and
-	 * stop in the registry's phase.
-	 * @param phase the phase; must be higher than the scheduler's
-	 */
-	public void setPhase(int phase) {
-		this.phase = phase;
+		return this.properties.getPhase();
 	}
 
 	@Override
 	public boolean isAutoStartup() {
-		return this.autoStartup;
-	}
-
-	/**
-	 * Sets whether the container starts with the application context (or with its registry).
-	 * @param autoStartup whether to start automatically
-	 */
-	public void setAutoStartup(boolean autoStartup) {
-		this.autoStartup = autoStartup;
+		return this.properties.isAutoStartup();
 	}
 
 	@Override

@@ -76,7 +76,7 @@ final class PartitionConsumer {
 		this.batch = new LocalBatch(this.leases, waiting, onArrival);
 		this.acknowledger = new Acknowledger(partition, this.store, options);
 		this.claims = new ClaimLoop(this.topic, partition, this.store, options, share, isolation, this.batch,
-				this.acknowledger, context.monitor());
+				this.acknowledger, context.properties().getMonitor());
 		this.failures = new FailedDeliveries(partition, this.store, options, this.acknowledger);
 	}
 
@@ -287,7 +287,7 @@ final class PartitionConsumer {
 	private void report(DelayQueueMonitor.Outcome outcome, long durationNanos, @Nullable Throwable failure,
 			boolean observed) {
 		try {
-			this.context.monitor().handled(this.topic, outcome, durationNanos, failure, observed);
+			this.context.properties().getMonitor().handled(this.topic, outcome, durationNanos, failure, observed);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': the monitor failed", this.topic, ex);

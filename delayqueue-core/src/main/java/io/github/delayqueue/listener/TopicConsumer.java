@@ -57,12 +57,13 @@ final class TopicConsumer {
 		this.partitionCount = partitionCount;
 		this.batchSize = options.batchSize();
 		this.store = context.store();
-		this.handlers = new HandlerThreads(this.topic, options.concurrency(), context.taskExecutor(),
-				context.taskDecorator(), this::dispatch);
+		ContainerProperties properties = context.properties();
+		this.handlers = new HandlerThreads(this.topic, options.concurrency(), properties.getTaskExecutor(),
+				properties.getTaskDecorator(), this::dispatch);
 		this.isolation = new CrashIsolation(this::afterSuspect);
 		// built once per listener: every partition's handlers call the same method the same way
-		ListenerInvoker invoker = new ListenerInvoker(listener, context.converter(), context.monitor(),
-				context.observationRegistry(), context.observationConvention());
+		ListenerInvoker invoker = new ListenerInvoker(listener, context.converter(), properties.getMonitor(),
+				properties.getObservationRegistry(), properties.getObservationConvention());
 		int share = Math.max(1, (this.batchSize + partitionCount - 1) / partitionCount);
 		List<PartitionConsumer> consumers = new ArrayList<>(partitionCount);
 		for (int partition = 0; partition < partitionCount; partition++) {

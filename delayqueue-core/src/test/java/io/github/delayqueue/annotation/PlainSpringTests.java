@@ -67,7 +67,7 @@ class PlainSpringTests {
 			context.refresh();
 
 			DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);
-			assertThat(registry.getListenerContainer("order-timeout").getShutdownTimeout())
+			assertThat(registry.getListenerContainer("order-timeout").getContainerProperties().getShutdownTimeout())
 				.isEqualTo(Duration.ofSeconds(3));
 			assertThat(context.getBean(ConfiguredByConfigurer.class).methodFactoryUsed).isTrue();
 			context.getBean(DelayedQueue.class).schedule("order-timeout", new OrderTimeout("o-2"), Duration.ZERO);
@@ -105,7 +105,7 @@ class PlainSpringTests {
 
 		ConfiguredByConfigurer(RedisMessageStore store, PayloadConverter converter, DelayedMessageScheduler scheduler) {
 			this.factory = new DefaultDelayedListenerContainerFactory(store, converter, scheduler);
-			this.factory.setShutdownTimeout(Duration.ofSeconds(3));
+			this.factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(3));
 		}
 
 		@Override

@@ -75,6 +75,25 @@ class DelayedListenerEndpointRegistryTests {
 	}
 
 	@Test
+	void eachContainerGetsACopyOfItsFactorysPropertiesAndAnEndpointsAutoStartupWins() {
+		this.factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(7));
+		this.factory.getContainerProperties().setAutoStartup(false);
+		DelayedListenerContainer first = this.registry.registerListenerContainer(
+				SimpleDelayedListenerEndpoint.of("first", String.class, new Recorder<>()), this.factory);
+		SimpleDelayedListenerEndpoint<String> eager = SimpleDelayedListenerEndpoint.of("eager", String.class,
+				new Recorder<>());
+		eager.setAutoStartup(true);
+		DelayedListenerContainer second = this.registry.registerListenerContainer(eager, this.factory);
+		this.factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(1));
+
+		assertThat(first.getContainerProperties().getShutdownTimeout()).isEqualTo(Duration.ofSeconds(7));
+		assertThat(first.isAutoStartup()).isFalse();
+		assertThat(second.isAutoStartup()).isTrue();
+		assertThat(second.getContainerProperties()).isNotSameAs(first.getContainerProperties());
+		assertThat(this.factory.getContainerProperties().isAutoStartup()).as("the template is not changed").isFalse();
+	}
+
+	@Test
 	void aTakenTopicOrIdIsRejectedAndNothingIsRegistered() {
 		this.registry.registerListenerContainer(SimpleDelayedListenerEndpoint.of("a", String.class, new Recorder<>()),
 				this.factory);
@@ -123,7 +142,7 @@ class DelayedListenerEndpointRegistryTests {
 	@Test
 	void stopWithACallbackCallsItOnceEveryListenerHasStopped() throws InterruptedException {
 		CountDownLatch started = new CountDownLatch(1);
-		this.factory.setShutdownTimeout(Duration.ofSeconds(10));
+		this.factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(10));
 		this.registry.registerListenerContainer(SimpleDelayedListenerEndpoint.of("slow", String.class,
 				(payload, message) -> {
 					started.countDown();
@@ -168,7 +187,7 @@ class DelayedListenerEndpointRegistryTests {
 	@Test
 	void aListenerThatStopsItsOwnContainerIsAcknowledgedOnce() {
 		java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
-		this.factory.setShutdownTimeout(Duration.ofSeconds(30));
+		this.factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(30));
 		this.registry.registerListenerContainer(SimpleDelayedListenerEndpoint.of("kill-switch", String.class,
 				(payload, message) -> {
 					calls.incrementAndGet();

@@ -129,7 +129,7 @@ class ErrorHandlingTests {
 
 		};
 		Listeners container = this.fixture
-			.consumer(this.fixture.connectionFactory(), (c) -> c.setMonitor(throwing))
+			.consumer(this.fixture.connectionFactory(), (c) -> c.getContainerProperties().setMonitor(throwing))
 			.listeners();
 		Recorder<String> recorder = new Recorder<>();
 		container.register(ListenerRegistration.of("monitored", String.class, recorder,
@@ -237,7 +237,7 @@ class ErrorHandlingTests {
 			}
 
 		};
-		return this.fixture.consumer(this.fixture.connectionFactory(), (c) -> c.setMonitor(recording)).listeners();
+		return this.fixture.consumer(this.fixture.connectionFactory(), (c) -> c.getContainerProperties().setMonitor(recording)).listeners();
 	}
 
 }

@@ -57,8 +57,8 @@ class HandlerThreadsTests {
 	void handlersRunOnTheContainersExecutorWithinTheConcurrencyAndDecorated() {
 		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("custom-handler-");
 		Listeners container = this.fixture.consumer(this.fixture.connectionFactory(), (c) -> {
-			c.setTaskExecutor(executor);
-			c.setTaskDecorator((runnable) -> () -> {
+			c.getContainerProperties().setTaskExecutor(executor);
+			c.getContainerProperties().setTaskDecorator((runnable) -> () -> {
 				CONTEXT.set("decorated");
 				try {
 					runnable.run();
@@ -97,7 +97,7 @@ class HandlerThreadsTests {
 	void stopWaitsForHandlersOnASharedExecutorAndHandsBackWhatOutlivesTheTimeout() throws Exception {
 		CountDownLatch release = new CountDownLatch(1);
 		RedisFixture.Consumer consumer = this.fixture.consumer(this.fixture.connectionFactory(),
-				(c) -> c.setTaskExecutor(new SimpleAsyncTaskExecutor("shared-")));
+				(c) -> c.getContainerProperties().setTaskExecutor(new SimpleAsyncTaskExecutor("shared-")));
 		consumer.listeners().setShutdownTimeout(Duration.ofMillis(300));
 		AtomicInteger interrupted = new AtomicInteger();
 		consumer.listeners().register(ListenerRegistration.of("shared", String.class, (payload, message) -> {
@@ -124,7 +124,7 @@ class HandlerThreadsTests {
 		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("virtual-");
 		executor.setVirtualThreads(true);
 		Listeners container = this.fixture
-			.consumer(this.fixture.connectionFactory(), (c) -> c.setTaskExecutor(executor))
+			.consumer(this.fixture.connectionFactory(), (c) -> c.getContainerProperties().setTaskExecutor(executor))
 			.listeners();
 		List<Boolean> virtual = new java.util.concurrent.CopyOnWriteArrayList<>();
 		container.register(ListenerRegistration.of("virtual", String.class,

@@ -85,7 +85,7 @@ class LeaseTests {
 		// the JVM stands still (a long GC pause, SIGSTOP) between the claim of a batch and its first handler's start,
 		// until another consumer has had every message of the batch
 		RedisFixture.Consumer stalled = this.fixture.consumer(stalledConnection,
-				(factory) -> factory.setTaskDecorator((handling) -> () -> {
+				(factory) -> factory.getContainerProperties().setTaskDecorator((handling) -> () -> {
 					if (standingStill.getCount() == 1) {
 						standingStill.countDown();
 						await().atMost(WAIT).until(() -> survivor.received.size() == 3);

@@ -69,7 +69,7 @@ class ObservabilityTests {
 	@Test
 	void metersMoveAsMessagesFlow() {
 		AtomicInteger calls = new AtomicInteger();
-		this.fixture.consumer(this.factory, (container) -> container.setMonitor(new MicrometerDelayQueueMonitor(this.registry)))
+		this.fixture.consumer(this.factory, (container) -> container.getContainerProperties().setMonitor(new MicrometerDelayQueueMonitor(this.registry)))
 			.listeners()
 			.register(ListenerRegistration.of("metered", String.class, (payload, message) -> {
 				if (payload.equals("fail") && calls.incrementAndGet() <= 2) {
@@ -133,7 +133,7 @@ class ObservabilityTests {
 		observations.observationConfig().observationHandler(new FakePropagation(seenByReceiver, names));
 		this.queue.setObservationRegistry(observations);
 		Recorder<String> recorder = new Recorder<>();
-		this.fixture.consumer(this.factory, (container) -> container.setObservationRegistry(observations))
+		this.fixture.consumer(this.factory, (container) -> container.getContainerProperties().setObservationRegistry(observations))
 			.listeners()
 			.register(ListenerRegistration.of("traced", String.class, recorder));
 
