@@ -3,6 +3,8 @@ package io.github.delayqueue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A durable delayed queue: a message scheduled for a topic is delivered to that topic's listener once its due
@@ -16,6 +18,14 @@ import java.util.List;
  * An id names one message while it exists in its topic (waiting, in flight or dead). Scheduling an id that
  * exists keeps the first message's payload and due time. Once the message is gone (acknowledged, cancelled or
  * purged) the id can be used again.
+ * <p>
+ * <b>Transactions.</b> Inside a Spring-managed transaction, an implementation may hold its changes until the commit
+ * ({@code RedisDelayedQueue} does, by default): validated at once, written after the commit, dropped on rollback.
+ * Then {@link #schedule(ScheduleRequest)} and {@link #scheduleAll(List)} return results pending the commit
+ * ({@link ScheduleResult#outcome()}), {@link #cancelAfterCommit} and {@link #rescheduleAfterCommit} outcomes that
+ * complete after it, and the methods whose {@code boolean} result cannot be known before the commit
+ * ({@link #schedule(String, String, Object, Duration)}, {@link #cancel}, {@link #reschedule}) throw an
+ * {@link IllegalStateException} rather than guess.
  *
  * @see ScheduleRequest
  */
@@ -88,6 +98,31 @@ public interface DelayedQueue {
 	 * was waiting
 	 */
 	boolean reschedule(String topic, String id, Duration delay);
+
+	/**
+	 * Cancels a waiting message when the current transaction commits (nothing on rollback), or at once outside a
+	 * transaction.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @return completes with what {@link #cancel(String, String)} returns, once it ran; cancelled if the transaction
+	 * rolls back
+	 */
+	default CompletionStage<Boolean> cancelAfterCommit(String topic, String id) {
+		return CompletableFuture.completedStage(cancel(topic, id));
+	}
+
+	/**
+	 * Moves the due time of a waiting message when the current transaction commits (nothing on rollback), or at
+	 * once outside a transaction; the delay counts from the moment it runs.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @param delay how long from then (on the Redis clock) the message is due; zero or more
+	 * @return completes with what {@link #reschedule(String, String, Duration)} returns, once it ran; cancelled if
+	 * the transaction rolls back
+	 */
+	default CompletionStage<Boolean> rescheduleAfterCommit(String topic, String id, Duration delay) {
+		return CompletableFuture.completedStage(reschedule(topic, id, delay));
+	}
 
 	/**
 	 * Counts a topic's messages by state, in one consistent read.

@@ -1,11 +1,14 @@
 package io.github.delayqueue;
 
+import java.util.List;
 import java.util.Set;
 
 /**
- * What operators' tools (the actuator endpoint, health, metrics, a dashboard) need besides {@link DelayedQueue}:
- * the topics in use and their partition counts. Per-topic state comes from {@link DelayedQueue#stats(String)}, dead letters from
- * {@link DelayedQueue#deadLetters(String, int, int)} and its siblings.
+ * What operators' tools (the actuator endpoint, health, metrics, a dashboard) work with: the topics in use, their
+ * partition counts, their state and their dead letters, read and changed at once on the store, never through a
+ * transaction or a user's wrapper. The auto-configured {@code RedisDelayedQueue} is both this and the
+ * {@link DelayedQueue}; an application that wraps or replaces its {@link DelayedQueue} keeps this one, so its
+ * endpoint, health and metrics keep working.
  */
 public interface DelayedQueueAdmin {
 
@@ -33,5 +36,51 @@ public interface DelayedQueueAdmin {
 	 * @throws IllegalStateException if the topic holds messages
 	 */
 	void changePartitions(String topic, int partitions);
+
+	/**
+	 * The counts of a topic's messages by state (see {@link DelayedQueue#stats(String)}).
+	 * @param topic the topic
+	 * @return the counts
+	 */
+	TopicStats stats(String topic);
+
+	/**
+	 * A page of a topic's dead letters, oldest first (see {@link DelayedQueue#deadLetters(String, int, int)}).
+	 * @param topic the topic
+	 * @param offset how many to skip
+	 * @param limit how many at most, 1 to 1000
+	 * @return the dead letters
+	 */
+	List<DeadLetter> deadLetters(String topic, int offset, int limit);
+
+	/**
+	 * Schedules a dead letter again, due now, with its attempts reset.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @return {@code true} if it was dead and is waiting again
+	 */
+	boolean replayDeadLetter(String topic, String id);
+
+	/**
+	 * Schedules every dead letter of a topic again.
+	 * @param topic the topic
+	 * @return how many
+	 */
+	long replayDeadLetters(String topic);
+
+	/**
+	 * Deletes one dead letter.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @return {@code true} if it was dead and is gone
+	 */
+	boolean purgeDeadLetter(String topic, String id);
+
+	/**
+	 * Deletes every dead letter of a topic.
+	 * @param topic the topic
+	 * @return how many
+	 */
+	long purgeDeadLetters(String topic);
 
 }

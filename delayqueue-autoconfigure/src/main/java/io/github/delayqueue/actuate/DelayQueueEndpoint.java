@@ -9,7 +9,6 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 import io.github.delayqueue.DeadLetter;
-import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.TopicStats;
@@ -45,21 +44,16 @@ public class DelayQueueEndpoint {
 
 	private static final int DEFAULT_LIMIT = 50;
 
-	private final DelayedQueue queue;
-
 	private final DelayedQueueAdmin admin;
 
 	private final @Nullable DelayedListenerEndpointRegistry registry;
 
 	/**
 	 * Creates the endpoint.
-	 * @param queue where topics are read and changed
-	 * @param admin where the known topics are read
+	 * @param admin where topics are read and changed (at once, on the store)
 	 * @param registry this application's listeners, if any
 	 */
-	public DelayQueueEndpoint(DelayedQueue queue, DelayedQueueAdmin admin,
-			@Nullable DelayedListenerEndpointRegistry registry) {
-		this.queue = queue;
+	public DelayQueueEndpoint(DelayedQueueAdmin admin, @Nullable DelayedListenerEndpointRegistry registry) {
 		this.admin = admin;
 		this.registry = registry;
 	}
@@ -78,7 +72,7 @@ public class DelayQueueEndpoint {
 		topics.addAll(listeners.keySet());
 		List<TopicDescriptor> descriptors = new ArrayList<>(topics.size());
 		for (String topic : topics) {
-			TopicStats stats = this.queue.stats(topic);
+			TopicStats stats = this.admin.stats(topic);
 			descriptors.add(new TopicDescriptor(topic, stats.waiting(), stats.ready(), stats.inflight(), stats.dead(),
 					stats.nextDueAt(), listeners.get(topic)));
 		}
@@ -106,11 +100,11 @@ public class DelayQueueEndpoint {
 			throw new InvalidEndpointRequestException("offset must be 0 or more and limit between 1 and 1000",
 					"Invalid paging");
 		}
-		List<DeadLetterDescriptor> letters = this.queue.deadLetters(topic, from, count)
+		List<DeadLetterDescriptor> letters = this.admin.deadLetters(topic, from, count)
 			.stream()
 			.map(DeadLetterDescriptor::of)
 			.toList();
-		return new DeadLettersDescriptor(topic, this.queue.stats(topic).dead(), from, letters);
+		return new DeadLettersDescriptor(topic, this.admin.stats(topic).dead(), from, letters);
 	}
 
 	/**
@@ -121,7 +115,7 @@ public class DelayQueueEndpoint {
 	 */
 	@WriteOperation
 	public @Nullable Changed replayAll(@Selector String topic, @Selector String part) {
-		return change(topic, part, this.queue::replayDeadLetters);
+		return change(topic, part, this.admin::replayDeadLetters);
 	}
 
 	/**
@@ -134,7 +128,7 @@ public class DelayQueueEndpoint {
 	@WriteOperation
 	public @Nullable Changed replay(@Selector String topic, @Selector String part, @Selector String id) {
 		validId(id);
-		return change(topic, part, (t) -> this.queue.replayDeadLetter(t, id) ? 1L : 0L);
+		return change(topic, part, (t) -> this.admin.replayDeadLetter(t, id) ? 1L : 0L);
 	}
 
 	/**
@@ -145,7 +139,7 @@ public class DelayQueueEndpoint {
 	 */
 	@DeleteOperation
 	public @Nullable Changed purgeAll(@Selector String topic, @Selector String part) {
-		return change(topic, part, this.queue::purgeDeadLetters);
+		return change(topic, part, this.admin::purgeDeadLetters);
 	}
 
 	/**
@@ -158,7 +152,7 @@ public class DelayQueueEndpoint {
 	@DeleteOperation
 	public @Nullable Changed purge(@Selector String topic, @Selector String part, @Selector String id) {
 		validId(id);
-		return change(topic, part, (t) -> this.queue.purgeDeadLetter(t, id) ? 1L : 0L);
+		return change(topic, part, (t) -> this.admin.purgeDeadLetter(t, id) ? 1L : 0L);
 	}
 
 	private @Nullable Changed change(String topic, String part, Function<String, Long> action) {

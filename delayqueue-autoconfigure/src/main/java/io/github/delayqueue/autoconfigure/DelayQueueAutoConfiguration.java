@@ -30,6 +30,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Fallback;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskDecorator;
@@ -71,8 +72,14 @@ public final class DelayQueueAutoConfiguration {
 		return new DelayQueuePropertiesMapper(properties).topicPartitioning();
 	}
 
+	/**
+	 * The queue on Redis: the {@link DelayedQueue} the application injects, unless it declares its own (a wrapper,
+	 * say: this one is only the fallback candidate for {@code DelayedQueue} then), and always the
+	 * {@link io.github.delayqueue.DelayedQueueAdmin} that the endpoint, health and metrics use.
+	 */
 	@Bean
-	@ConditionalOnMissingBean(DelayedQueue.class)
+	@Fallback
+	@ConditionalOnMissingBean(RedisDelayedQueue.class)
 	RedisDelayedQueue delayedQueue(RedisMessageStore store, PayloadConverter converter, TopicPartitioning partitioning,
 			DelayQueueProperties properties, ObjectProvider<DelayQueueMonitor> monitor,
 			ObjectProvider<ObservationRegistry> observationRegistry,

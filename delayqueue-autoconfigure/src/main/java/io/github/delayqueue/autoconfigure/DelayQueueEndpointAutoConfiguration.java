@@ -2,7 +2,6 @@ package io.github.delayqueue.autoconfigure;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
-import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,15 +19,15 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
-@ConditionalOnBean({ DelayedQueue.class, DelayedQueueAdmin.class })
+@ConditionalOnBean(DelayedQueueAdmin.class)
 @ConditionalOnAvailableEndpoint(DelayQueueEndpoint.class)
 public final class DelayQueueEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayQueueEndpoint delayQueueEndpoint(DelayedQueue queue, DelayedQueueAdmin admin,
+	DelayQueueEndpoint delayQueueEndpoint(DelayedQueueAdmin admin,
 			ObjectProvider<DelayedListenerEndpointRegistry> registry) {
-		return new DelayQueueEndpoint(queue, admin, registry.getIfUnique());
+		return new DelayQueueEndpoint(admin, registry.getIfUnique());
 	}
 
 }

@@ -43,9 +43,9 @@ public final class DelayQueueMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(DelayedQueueAdmin.class)
-	DelayQueueTopicMetrics delayQueueTopicMetrics(DelayedQueue queue, DelayedQueueAdmin admin,
-			MeterRegistry registry, DelayQueueProperties properties) {
-		return new DelayQueueTopicMetrics(queue, admin, registry,
+	DelayQueueTopicMetrics delayQueueTopicMetrics(DelayedQueueAdmin admin, MeterRegistry registry,
+			DelayQueueProperties properties) {
+		return new DelayQueueTopicMetrics(admin, registry,
 				new DelayQueuePropertiesMapper(properties).metricsRefreshInterval());
 	}
 

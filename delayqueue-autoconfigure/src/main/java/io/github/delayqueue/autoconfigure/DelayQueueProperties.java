@@ -33,6 +33,12 @@ public class DelayQueueProperties {
 	 */
 	private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
 
+	/**
+	 * Whether schedule, cancel and reschedule calls made inside a Spring-managed transaction take effect after it
+	 * commits (and not at all on rollback). Outside a transaction they act at once either way.
+	 */
+	private boolean transactionAware = true;
+
 	private final Listener listener = new Listener();
 
 	private final Scheduler scheduler = new Scheduler();
@@ -72,6 +78,14 @@ public class DelayQueueProperties {
 
 	public void setMaxPayloadSize(DataSize maxPayloadSize) {
 		this.maxPayloadSize = maxPayloadSize;
+	}
+
+	public boolean isTransactionAware() {
+		return this.transactionAware;
+	}
+
+	public void setTransactionAware(boolean transactionAware) {
+		this.transactionAware = transactionAware;
 	}
 
 	public Listener getListener() {

@@ -67,8 +67,10 @@ final class DelayQueuePropertiesMapper {
 	}
 
 	RedisDelayedQueue delayedQueue(RedisMessageStore store, PayloadConverter converter) {
-		return check("delayqueue.max-payload-size", this.properties.getMaxPayloadSize(),
+		RedisDelayedQueue queue = check("delayqueue.max-payload-size", this.properties.getMaxPayloadSize(),
 				(maxPayloadSize) -> new RedisDelayedQueue(store, converter, maxPayloadSize));
+		queue.setTransactionAware(this.properties.isTransactionAware());
+		return queue;
 	}
 
 	DelayedMessageScheduler scheduler(RedisConnectionFactory connectionFactory) {

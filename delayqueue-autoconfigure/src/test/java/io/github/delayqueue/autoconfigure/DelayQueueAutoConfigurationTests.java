@@ -96,7 +96,6 @@ class DelayQueueAutoConfigurationTests {
 		this.runner.withUserConfiguration(UserBeans.class).run((context) -> {
 			assertThat(context).hasSingleBean(PayloadConverter.class);
 			assertThat(context.getBean(PayloadConverter.class)).isSameAs(UserBeans.CONVERTER);
-			assertThat(context).hasSingleBean(DelayedQueue.class);
 			assertThat(context).getBean("userQueue").isSameAs(context.getBean(DelayedQueue.class));
 			assertThat(context).hasSingleBean(DelayedMessageScheduler.class);
 			assertThat(context).getBean("userScheduler").isSameAs(context.getBean(DelayedMessageScheduler.class));
@@ -106,6 +105,36 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RedisMessageStore.class);
 			assertThat(context).getBean("userStore").isSameAs(context.getBean(RedisMessageStore.class));
 		});
+	}
+
+	@Test
+	void aWrappedQueueIsTheOneInjectedAndTheEndpointHealthAndTopicMetricsKeepWorking() {
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.withConfiguration(AutoConfigurations.of(DelayQueueHealthContributorAutoConfiguration.class,
+					DelayQueueEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=delayqueue")
+			.withUserConfiguration(WrappingQueue.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(DelayedQueue.class)).isSameAs(context.getBean("tenantQueue"));
+				assertThat(context).hasSingleBean(RedisDelayedQueue.class);
+				assertThat(context).hasSingleBean(io.github.delayqueue.DelayedQueueAdmin.class);
+				assertThat(context).hasSingleBean(io.github.delayqueue.actuate.DelayQueueHealthIndicator.class);
+				assertThat(context).hasSingleBean(io.github.delayqueue.actuate.DelayQueueEndpoint.class);
+				assertThat(context).hasSingleBean(DelayQueueTopicMetrics.class);
+				context.getBean(DelayedQueue.class).schedule("wrapped", "x", Duration.ofMinutes(1));
+				assertThat(WrappingQueue.calls).contains("schedule");
+				assertThat(context.getBean(io.github.delayqueue.actuate.DelayQueueEndpoint.class).topics().toString())
+					.contains("wrapped");
+			});
+	}
+
+	@Test
+	void changesFollowTransactionsUnlessTurnedOff() {
+		this.runner.run((context) -> assertThat(context.getBean(RedisDelayedQueue.class).isTransactionAware())
+			.isTrue());
+		this.runner.withPropertyValues("delayqueue.transaction-aware=false")
+			.run((context) -> assertThat(context.getBean(RedisDelayedQueue.class).isTransactionAware()).isFalse());
 	}
 
 	@Test
@@ -538,6 +567,27 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	static class WrappingQueue {
+
+		static final List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		/** What a tenant-prefix or auditing wrapper does: every call goes through it to the auto-configured queue. */
+		@Bean
+		DelayedQueue tenantQueue(RedisDelayedQueue target) {
+			return (DelayedQueue) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+					new Class<?>[] { DelayedQueue.class }, (proxy, method, args) -> {
+						calls.add(method.getName());
+						try {
+							return method.invoke(target, args);
+						}
+						catch (java.lang.reflect.InvocationTargetException ex) {
+							throw ex.getCause();
+						}
+					});
+		}
+
+	}
+
 	static class UserBeans {
 
 		static final PayloadConverter CONVERTER = new JacksonPayloadConverter();

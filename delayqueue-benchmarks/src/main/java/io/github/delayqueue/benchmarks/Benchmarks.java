@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiFunction;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -41,7 +42,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Measures delayqueue and Redisson's {@code RDelayedQueue} side by side, on one Redis server that this harness
  * starts on loopback, in one run: schedule throughput and memory, steady-rate lateness, drain throughput, cost
  * against the number of waiting messages, the classic loss report, and redis-benchmark's ceiling for an
- * equivalent script. Prints a markdown table and writes it, with JSON, to the output folder.
+ * equivalent script; each throughput comes with its cost per message ({@link Costs}), and one drain runs through a
+ * proxy that adds a millisecond to every round trip ({@link DelayingProxy}). Prints a markdown table and writes it,
+ * with JSON, to the output folder.
  *
  * <pre>
  * mvn -B -q -Pbenchmark -DskipTests -pl delayqueue-benchmarks -am verify                        # quick, under 3 minutes
@@ -49,18 +52,21 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * mvn ... -Dbenchmark.mode=full -Dbenchmark.args=--huge                                          # adds 10 M waiting
  * </pre>
  * Options: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge}, {@code --only=SCENARIO,...}
- * (ceiling, schedule, lateness, drain, drain-random, size, loss).
+ * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss).
  */
 public final class Benchmarks {
 
-	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "drain-random", "size",
-			"loss");
+	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "drain-random",
+			"drain-slow", "size", "loss");
 
 	private static final long DAY_MILLIS = TimeUnit.DAYS.toMillis(1);
 
 	private static final int CONSUMER_THREADS = 8;
 
 	private static final int FILL_CHUNK = 100_000;
+
+	/** Time the slow-network drain's proxy adds in each direction. */
+	private static final long SLOW_NETWORK_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
 
 	/** Seed of the random-order drain's shuffle: the same order in every run and for both systems. */
 	private static final long DRAIN_SHUFFLE_SEED = 20_240_601L;
@@ -75,6 +81,8 @@ public final class Benchmarks {
 
 	private final LettuceConnectionFactory admin;
 
+	private final Costs costs;
+
 	private final List<BiFunction<String, Integer, QueueUnderTest>> systems = List.of(DelayQueueSystem::new,
 			RedissonSystem::new);
 
@@ -86,6 +94,7 @@ public final class Benchmarks {
 		this.port = port;
 		this.report = report;
 		this.admin = DelayQueueSystem.connectionFactory(host, port);
+		this.costs = new Costs(port, this::info, report);
 	}
 
 	/**
@@ -167,6 +176,7 @@ public final class Benchmarks {
 			case "lateness" -> lateness();
 			case "drain" -> drain(false);
 			case "drain-random" -> drain(true);
+			case "drain-slow" -> drainSlow();
 			case "size" -> costAgainstSize();
 			case "loss" -> lossReport();
 			default -> throw new IllegalArgumentException(scenario);
@@ -248,7 +258,8 @@ public final class Benchmarks {
 
 	/**
 	 * Runs each system's hot paths untimed first (single and bulk schedules, a short drain), so that neither
-	 * is measured while its code is still being compiled by the JIT.
+	 * is measured while its code is still being compiled by the JIT; meanwhile learns which commands its clients
+	 * send ({@link Costs#learn}).
 	 */
 	private void warmUp() {
 		int n = Math.min(this.settings.scheduleCount(), 10_000);
@@ -256,10 +267,12 @@ public final class Benchmarks {
 			flush();
 			try (QueueUnderTest queue = factory.apply(this.host, this.port)) {
 				long start = System.nanoTime();
-				scheduleSingly(queue, n, 8, "warm-a-");
-				queue.scheduleMany(farFuture("warm-b-", 0, n));
-				flush();
-				drain(queue, n, false);
+				this.costs.learn(queue.name(), () -> {
+					scheduleSingly(queue, n, 8, "warm-a-");
+					queue.scheduleMany(farFuture("warm-b-", 0, n));
+					flush();
+					drain(queue, n, false, () -> 0, drainLead(n));
+				});
 				log(String.format(Locale.ROOT, "%s warmed up in %.1f s", queue.name(), seconds(start)));
 			}
 		}
@@ -337,21 +350,30 @@ public final class Benchmarks {
 	private void scheduleThroughput() {
 		int n = this.settings.scheduleCount();
 		Map<String, double[]> figures = new LinkedHashMap<>();
+		Map<String, Costs.Cost[]> costs = new LinkedHashMap<>();
 		for (BiFunction<String, Integer, QueueUnderTest> factory : this.systems) {
 			double[] values = new double[4];
+			Costs.Cost[] cost = new Costs.Cost[3];
 			flush();
 			long memoryBefore = usedMemory();
 			try (QueueUnderTest queue = factory.apply(this.host, this.port)) {
+				Costs.Interval interval = this.costs.start(queue.name());
 				values[0] = scheduleSingly(queue, n, 1, "a-");
+				cost[0] = interval.stop(n);
 				values[3] = (usedMemory() - memoryBefore) / (double) n;
 				flush();
+				interval = this.costs.start(queue.name());
 				values[1] = scheduleSingly(queue, n, 8, "b-");
+				cost[1] = interval.stop(n);
 				flush();
 				List<Message> messages = farFuture("c-", 0, n);
+				interval = this.costs.start(queue.name());
 				long start = System.nanoTime();
 				queue.scheduleMany(messages);
 				values[2] = n / seconds(start);
+				cost[2] = interval.stop(n);
 				figures.put(queue.name(), values);
+				costs.put(queue.name(), cost);
 				log(queue.name() + ": " + java.util.Arrays.toString(values));
 			}
 			flush();
@@ -367,6 +389,10 @@ public final class Benchmarks {
 				"msgs/s", Better.HIGHER, ours[2], theirs[2], notes(ours[2], theirs[2]));
 		this.report.row(section, "Redis memory per waiting message (INFO used_memory delta / n)", "bytes",
 				Better.LOWER, ours[3], theirs[3], null);
+		String[] labels = { "single-message API, 1 thread", "single-message API, 8 threads", "bulk" };
+		for (int i = 0; i < labels.length; i++) {
+			this.costs.rows(section, "schedule", labels[i], costs.get("delayqueue")[i], costs.get("Redisson")[i]);
+		}
 		this.report.detail("schedule", figures);
 	}
 
@@ -577,50 +603,90 @@ public final class Benchmarks {
 	 * same messages and due times, stored in an order shuffled with a fixed seed (each LREM scans far)
 	 */
 	private void drain(boolean randomOrder) {
+		String section = randomOrder
+				? String.format(Locale.ROOT,
+						"3b. Drain in random order: %,d messages due within one second, %d handler threads",
+						this.settings.drainCount(), CONSUMER_THREADS)
+				: String.format(Locale.ROOT, "3. Drain: %,d messages due within one second, %d handler threads",
+						this.settings.drainCount(), CONSUMER_THREADS);
+		drain(section, randomOrder ? "drain-random" : "drain", randomOrder, this.port, () -> 0,
+				drainLead(this.settings.drainCount()), null,
+				randomOrder ? "stored in a shuffled order (fixed seed), not in due order" : null);
+	}
+
+	/**
+	 * The drain in due order with every connection of both systems (commands, pub/sub, blocking pops, and the
+	 * storing of the messages) going through a proxy that delays each chunk by 0.5 ms in each direction. Storing
+	 * through it is slower (Redisson's offers most), so the first message is due later; the measured interval starts
+	 * only then, when all are stored.
+	 */
+	private void drainSlow() {
+		long direct = DelayingProxy.medianPingMicros(this.port, 50);
+		try (DelayingProxy proxy = new DelayingProxy(this.port, SLOW_NETWORK_NANOS)) {
+			long through = DelayingProxy.medianPingMicros(proxy.port(), 50);
+			String rtt = String.format(Locale.ROOT, "every connection goes through a proxy adding %.1f ms each way; "
+					+ "PING median of 50: %.3f ms through it, %.3f ms direct (+%.3f ms)", SLOW_NETWORK_NANOS / 1e6,
+					through / 1e3, direct / 1e3, (through - direct) / 1e3);
+			String section = String.format(Locale.ROOT, "3c. Drain over a slow network: %,d messages due within one "
+					+ "second, due order, ~1 ms added round trip, %d handler threads", this.settings.drainCount(),
+					CONSUMER_THREADS);
+			int n = this.settings.drainCount();
+			drain(section, "drain-slow", false, proxy.port(), proxy::cpuNanos, drainLead(n) + n / 5, rtt,
+					"stored through the proxy too, before the measured interval");
+			this.report.detail("drain-slow-network", Map.of("pingMicrosDirect", direct, "pingMicrosThroughProxy",
+					through, "connectionsThroughProxy", proxy.connections()));
+		}
+	}
+
+	private void drain(String section, String key, boolean randomOrder, int port, LongSupplier excludedCpuNanos,
+			long leadMillis, String throughputNote, String storeNote) {
 		int n = this.settings.drainCount();
 		Map<String, Map<String, Object>> results = new LinkedHashMap<>();
 		for (BiFunction<String, Integer, QueueUnderTest> factory : this.systems) {
 			flush();
-			try (QueueUnderTest queue = factory.apply(this.host, this.port)) {
-				results.put(queue.name(), drain(queue, n, randomOrder));
+			try (QueueUnderTest queue = factory.apply(this.host, port)) {
+				results.put(queue.name(), drain(queue, n, randomOrder, excludedCpuNanos, leadMillis));
 			}
 		}
 		flush();
 		Map<String, Object> ours = results.get("delayqueue");
 		Map<String, Object> theirs = results.get("Redisson");
-		String section = randomOrder
-				? String.format(Locale.ROOT,
-						"3b. Drain in random order: %,d messages due within one second, %d handler threads", n,
-						CONSUMER_THREADS)
-				: String.format(Locale.ROOT, "3. Drain: %,d messages due within one second, %d handler threads", n,
-						CONSUMER_THREADS);
 		double oursRate = (double) ours.get("throughput");
 		double theirRate = (double) theirs.get("throughput");
+		String ceilingNote = notes(oursRate, theirRate);
 		this.report.row(section, "throughput, first due to last handled", "msgs/s", Better.HIGHER, oursRate, theirRate,
-				notes(oursRate, theirRate));
+				(throughputNote == null) ? ceilingNote
+						: (ceilingNote == null) ? throughputNote : throughputNote + "; " + ceilingNote);
 		Paced oursPaced = (Paced) ours.get("tally");
 		Paced theirPaced = (Paced) theirs.get("tally");
 		latenessRows(section, oursPaced, theirPaced);
 		this.report.row(section, "time to store them (bulk form, as in 1.)", "s", Better.LOWER,
-				(double) ours.get("fillSeconds"), (double) theirs.get("fillSeconds"),
-				randomOrder ? "stored in a shuffled order (fixed seed), not in due order" : null);
-		this.report.detail(randomOrder ? "drain-random" : "drain", results);
+				(double) ours.get("fillSeconds"), (double) theirs.get("fillSeconds"), storeNote);
+		this.costs.rows(section, key, "drain", (Costs.Cost) ours.get("cost"), (Costs.Cost) theirs.get("cost"));
+		this.report.detail(key, results);
 	}
 
-	private Map<String, Object> drain(QueueUnderTest queue, int n, boolean randomOrder) {
+	/** Time from the consumer's start to the first due message: enough to store them all. */
+	private static long drainLead(int n) {
+		return Math.max(2_000, n / 10);
+	}
+
+	private Map<String, Object> drain(QueueUnderTest queue, int n, boolean randomOrder, LongSupplier excludedCpuNanos,
+			long leadMillis) {
 		Tally tally = new Tally();
-		long firstDue = System.currentTimeMillis() + Math.max(2_000, n / 10);
-		List<Message> messages = new ArrayList<>(n);
-		for (int i = 0; i < n; i++) {
-			long dueAt = firstDue + (i * 1000L) / n;
-			messages.add(new Message(id("d-", i), id("d-", i) + "|" + dueAt * 1000, dueAt));
-		}
-		if (randomOrder) {
-			Collections.shuffle(messages, new Random(DRAIN_SHUFFLE_SEED));
-		}
 		Map<String, Object> result = new LinkedHashMap<>();
 		result.put("order", randomOrder ? "random (seed " + DRAIN_SHUFFLE_SEED + ")" : "due");
+		long firstDue;
 		try (QueueUnderTest.Consumer consumer = queue.consume(CONSUMER_THREADS, tally::handle)) {
+			firstDue = System.currentTimeMillis() + leadMillis;
+			List<Message> messages = new ArrayList<>(n);
+			for (int i = 0; i < n; i++) {
+				long dueAt = firstDue + (i * 1000L) / n;
+				messages.add(new Message(id("d-", i), id("d-", i) + "|" + dueAt * 1000, dueAt));
+			}
+			if (randomOrder) {
+				Collections.shuffle(messages, new Random(DRAIN_SHUFFLE_SEED));
+			}
 			long start = System.nanoTime();
 			queue.scheduleMany(messages);
 			result.put("fillSeconds", seconds(start));
@@ -628,12 +694,18 @@ public final class Benchmarks {
 				this.report.note(queue.name() + ": storing the drain's messages took longer than planned; some were "
 						+ "due before all were stored");
 			}
+			long idle = firstDue - 100 - System.currentTimeMillis();
+			if (idle > 0) {
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(idle));
+			}
+			Costs.Interval interval = this.costs.start(queue.name(), excludedCpuNanos);
 			long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
 					firstDue - System.currentTimeMillis() + 1_000 + Math.max(60_000, n * 2L));
 			while (tally.unique.get() < n && System.nanoTime() < deadline) {
 				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
 			}
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+			result.put("cost", interval.stop(tally.unique.get()));
 		}
 		double seconds = (tally.lastHandledMicros.get() - firstDue * 1000.0) / 1e6;
 		result.put("throughput", tally.unique.get() / Math.max(seconds, 1e-3));

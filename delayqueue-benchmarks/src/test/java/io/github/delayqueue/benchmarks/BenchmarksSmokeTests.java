@@ -24,6 +24,7 @@ class BenchmarksSmokeTests {
 			.anyMatch((section) -> section.startsWith("2."))
 			.anyMatch((section) -> section.startsWith("3."))
 			.anyMatch((section) -> section.startsWith("3b."))
+			.anyMatch((section) -> section.startsWith("3c."))
 			.anyMatch((section) -> section.startsWith("4."))
 			.anyMatch((section) -> section.startsWith("5."));
 		assertThat(report.rows()).filteredOn((row) -> !row.figure().startsWith("claim one"))
@@ -36,12 +37,20 @@ class BenchmarksSmokeTests {
 			.allSatisfy((row) -> assertThat(row.ours()).as(row.section() + ": " + row.figure()).isZero());
 		assertThat(report.rows()).filteredOn((row) -> row.unit().equals("msgs/s"))
 			.allSatisfy((row) -> assertThat(row.ours()).as(row.figure()).isPositive());
+		assertThat(report.rows()).filteredOn((row) -> row.section().endsWith("cost per message"))
+			.extracting((row) -> row.section().substring(0, row.section().indexOf(' ')) + " " + row.figure())
+			.contains("1. bulk: client CPU", "3. drain: client calls (commands sent by clients)",
+					"3b. drain: Redis CPU", "3c. drain: Redis commands, those run inside scripts included");
+		assertThat(report.rows()).filteredOn((row) -> row.figure().endsWith("client calls (commands sent by clients)"))
+			.allSatisfy((row) -> assertThat(row.ours()).as(row.section() + ": " + row.figure()).isPositive());
 
 		assertThat(out.resolve("results-smoke.md")).exists();
 		assertThat(Files.readString(out.resolve("results-smoke.md"))).contains("| figure | unit | delayqueue | Redisson");
 		assertThat(Files.readString(out.resolve("results-smoke.json"))).contains("\"rows\"").contains("\"environment\"")
 			.contains("\"drain\"")
-			.contains("\"drain-random\"");
+			.contains("\"drain-random\"")
+			.contains("\"drain-slow\"")
+			.contains("\"costs\"");
 	}
 
 }

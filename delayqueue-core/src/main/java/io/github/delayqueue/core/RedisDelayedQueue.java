@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.delayqueue.DeadLetter;
@@ -40,6 +42,8 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.util.Assert;
 import org.springframework.util.unit.DataSize;
 
@@ -47,7 +51,7 @@ import org.springframework.util.unit.DataSize;
  * The {@link DelayedQueue} on Redis: every operation is one atomic script on the topic's keys, timed by the
  * Redis server's clock; {@link #scheduleAll(List)} writes up to a thousand messages of a topic per script call.
  */
-public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
+public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin, ApplicationEventPublisherAware {
 
 	/** The default limit on a serialised payload: 1 MB. */
 	public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
@@ -89,6 +93,13 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
 	private @Nullable DelayQueueScheduleObservationConvention observationConvention;
+
+	private boolean transactionAware = true;
+
+	private @Nullable ApplicationEventPublisher eventPublisher;
+
+	private final TransactionalWrites transactionalWrites = new TransactionalWrites(new ImmediateWrites(),
+			this::afterCommitFailed);
 
 	/**
 	 * Creates a queue with the default payload size limit.
@@ -153,6 +164,62 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 		this.observationConvention = observationConvention;
 	}
 
+	/**
+	 * Sets whether changes made inside a Spring-managed transaction wait for it to commit (the default): inside
+	 * one, {@code schedule}, {@code scheduleAll}, {@code cancelAfterCommit} and {@code rescheduleAfterCommit} are
+	 * validated and prepared at once, written to Redis after the commit, and dropped on rollback; their results are
+	 * pending until then (see {@link ScheduleResult}). The methods whose {@code boolean} result cannot be known
+	 * before the commit ({@code schedule} with an id, {@code cancel}, {@code reschedule}) throw inside a transaction
+	 * rather than guess. Outside a transaction every method acts at once either way. With {@code false}, every
+	 * method acts at once also inside transactions.
+	 * @param transactionAware whether changes follow the transaction
+	 */
+	public void setTransactionAware(boolean transactionAware) {
+		this.transactionAware = transactionAware;
+	}
+
+	/**
+	 * Whether changes made inside a Spring-managed transaction wait for it to commit.
+	 * @return whether changes follow the transaction
+	 */
+	public boolean isTransactionAware() {
+		return this.transactionAware;
+	}
+
+	/**
+	 * Sets where an {@link AfterCommitFailedEvent} is published when changes held for a transaction fail after it
+	 * committed (the application context, as a bean).
+	 * @param eventPublisher the publisher
+	 */
+	@Override
+	public void setApplicationEventPublisher(ApplicationEventPublisher eventPublisher) {
+		this.eventPublisher = eventPublisher;
+	}
+
+	private boolean followsTransaction() {
+		return this.transactionAware && TransactionalWrites.isTransactionActive();
+	}
+
+	private void refuseInTransaction(String method, String instead) {
+		if (followsTransaction()) {
+			throw new IllegalStateException("Inside a transaction " + method + " happens after the commit, so its "
+					+ "boolean result is not known yet: use " + instead + ", whose result completes after the commit");
+		}
+	}
+
+	private void afterCommitFailed(AfterCommitFailedEvent event) {
+		try {
+			this.monitor.afterCommitFailed(event.getTopic(), event.getOperation(), event.getIds().size());
+		}
+		finally {
+			ApplicationEventPublisher publisher = this.eventPublisher;
+			if (publisher != null) {
+				publisher.publishEvent(new AfterCommitFailedEvent(this, event.getOperation(), event.getTopic(),
+						event.getIds(), event.getFailure()));
+			}
+		}
+	}
+
 	@Override
 	public String schedule(String topic, Object payload, Duration delay) {
 		return schedule(ScheduleRequest.builder(topic, payload).delay(delay).build()).id();
@@ -165,6 +232,7 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 
 	@Override
 	public boolean schedule(String topic, String id, Object payload, Duration delay) {
+		refuseInTransaction("schedule(topic, id, payload, delay)", "schedule(ScheduleRequest)");
 		return schedule(ScheduleRequest.builder(topic, payload).id(id).delay(delay).build()).scheduled();
 	}
 
@@ -180,18 +248,16 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 		boolean observed = !this.observationRegistry.isNoop();
 		List<Observation> observations = observed ? new ArrayList<>(requests.size()) : List.of();
 		List<NewMessage> messages = new ArrayList<>(requests.size());
-		Map<Partition, List<Integer>> positionsByPartition = new LinkedHashMap<>();
 		try {
-			for (int i = 0; i < requests.size(); i++) {
-				ScheduleRequest request = requests.get(i);
+			for (ScheduleRequest request : requests) {
 				Assert.notNull(request, "Request must not be null");
-				NewMessage message = prepare(request, now, observations);
-				messages.add(message);
-				positionsByPartition.computeIfAbsent(partition(request.topic(), message.id()),
-						(partition) -> new ArrayList<>()).add(i);
+				messages.add(prepare(request, now, observations));
 			}
-			positionsByPartition.keySet().forEach((partition) -> checkPartitions(partition.topic()));
-			return store(requests, messages, positionsByPartition);
+			requests.stream().map(ScheduleRequest::topic).distinct().forEach(this::checkPartitions);
+			if (followsTransaction()) {
+				return this.transactionalWrites.schedule(requests, messages);
+			}
+			return store(requests, messages);
 		}
 		catch (RuntimeException ex) {
 			observations.forEach((observation) -> observation.error(ex));
@@ -206,8 +272,12 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	 * Stores prepared messages partition by partition, in atomic chunks; if a chunk fails, says exactly what was
 	 * stored.
 	 */
-	private List<ScheduleResult> store(List<ScheduleRequest> requests, List<NewMessage> messages,
-			Map<Partition, List<Integer>> positionsByPartition) {
+	private List<ScheduleResult> store(List<ScheduleRequest> requests, List<NewMessage> messages) {
+		Map<Partition, List<Integer>> positionsByPartition = new LinkedHashMap<>();
+		for (int i = 0; i < requests.size(); i++) {
+			positionsByPartition.computeIfAbsent(partition(requests.get(i).topic(), messages.get(i).id()),
+					(partition) -> new ArrayList<>()).add(i);
+		}
 		PartialScheduleException.Outcome[] outcomes = new PartialScheduleException.Outcome[requests.size()];
 		Arrays.fill(outcomes, PartialScheduleException.Outcome.NOT_SENT);
 		for (Map.Entry<Partition, List<Integer>> entry : positionsByPartition.entrySet()) {
@@ -349,6 +419,22 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 
 	@Override
 	public boolean cancel(String topic, String id) {
+		refuseInTransaction("cancel(topic, id)", "cancelAfterCommit(topic, id)");
+		return cancelNow(topic, id);
+	}
+
+	@Override
+	public CompletionStage<Boolean> cancelAfterCommit(String topic, String id) {
+		if (!followsTransaction()) {
+			return CompletableFuture.completedStage(cancelNow(topic, id));
+		}
+		Topics.validate(topic);
+		MessageIds.validate(id);
+		checkPartitions(topic);
+		return this.transactionalWrites.cancel(topic, id);
+	}
+
+	private boolean cancelNow(String topic, String id) {
 		Topics.validate(topic);
 		MessageIds.validate(id);
 		boolean cancelled = this.store.cancel(partitionOf(topic, id), id);
@@ -360,6 +446,23 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 
 	@Override
 	public boolean reschedule(String topic, String id, Duration delay) {
+		refuseInTransaction("reschedule(topic, id, delay)", "rescheduleAfterCommit(topic, id, delay)");
+		return rescheduleNow(topic, id, delay);
+	}
+
+	@Override
+	public CompletionStage<Boolean> rescheduleAfterCommit(String topic, String id, Duration delay) {
+		if (!followsTransaction()) {
+			return CompletableFuture.completedStage(rescheduleNow(topic, id, delay));
+		}
+		Topics.validate(topic);
+		MessageIds.validate(id);
+		ScheduleRequest.validateDelay(delay);
+		checkPartitions(topic);
+		return this.transactionalWrites.reschedule(topic, id, delay);
+	}
+
+	private boolean rescheduleNow(String topic, String id, Duration delay) {
 		Topics.validate(topic);
 		MessageIds.validate(id);
 		ScheduleRequest.validateDelay(delay);
@@ -468,6 +571,26 @@ public class RedisDelayedQueue implements DelayedQueue, DelayedQueueAdmin {
 	public long purgeDeadLetters(String topic) {
 		Topics.validate(topic);
 		return partitionNames(topic).stream().mapToLong(this.store::purgeDeadLetters).sum();
+	}
+
+	/** What the transactional writes run after the commit: this queue's own writes, at once. */
+	private final class ImmediateWrites implements TransactionalWrites.Target {
+
+		@Override
+		public List<ScheduleResult> store(List<ScheduleRequest> requests, List<NewMessage> messages) {
+			return RedisDelayedQueue.this.store(requests, messages);
+		}
+
+		@Override
+		public boolean cancel(String topic, String id) {
+			return cancelNow(topic, id);
+		}
+
+		@Override
+		public boolean reschedule(String topic, String id, Duration delay) {
+			return rescheduleNow(topic, id, delay);
+		}
+
 	}
 
 	/** A topic and the store's name of one of its partitions. */

@@ -21,6 +21,16 @@ public interface DelayQueueMonitor {
 	}
 
 	/**
+	 * Writes held for a transaction failed after it committed (Redis unreachable at that moment, for instance):
+	 * the database changes stand, the queue changes did not happen.
+	 * @param topic the topic
+	 * @param operation {@code schedule}, {@code cancel} or {@code reschedule}
+	 * @param count how many messages
+	 */
+	default void afterCommitFailed(String topic, String operation, int count) {
+	}
+
+	/**
 	 * A waiting message was cancelled.
 	 * @param topic the topic
 	 */

@@ -107,7 +107,7 @@ class ObservabilityTests {
 		this.queue.schedule("gauged", "a", Duration.ofHours(1));
 		this.queue.schedule("gauged", "b", Duration.ZERO);
 		this.queue.schedule("other", "c", Duration.ofHours(1));
-		DelayQueueTopicMetrics metrics = new DelayQueueTopicMetrics(this.queue, this.queue, this.registry,
+		DelayQueueTopicMetrics metrics = new DelayQueueTopicMetrics(this.queue, this.registry,
 				Duration.ofSeconds(30));
 		assertThat(this.registry.find("delayqueue.messages.waiting").gauges()).isEmpty();
 		metrics.refresh();

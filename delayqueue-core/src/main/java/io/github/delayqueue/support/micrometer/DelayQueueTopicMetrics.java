@@ -9,7 +9,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.TopicStats;
 import io.micrometer.core.instrument.Gauge;
@@ -36,8 +35,6 @@ public class DelayQueueTopicMetrics implements SmartLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(DelayQueueTopicMetrics.class);
 
-	private final DelayedQueue queue;
-
 	private final DelayedQueueAdmin admin;
 
 	private final MeterRegistry registry;
@@ -50,15 +47,13 @@ public class DelayQueueTopicMetrics implements SmartLifecycle {
 
 	/**
 	 * Creates the gauges' source.
-	 * @param queue where the counts are read
-	 * @param admin where the known topics are read
+	 * @param admin where the known topics and their counts are read
 	 * @param registry where the gauges are registered
 	 * @param refreshInterval how often the counts are read
 	 */
-	public DelayQueueTopicMetrics(DelayedQueue queue, DelayedQueueAdmin admin, MeterRegistry registry, Duration refreshInterval) {
+	public DelayQueueTopicMetrics(DelayedQueueAdmin admin, MeterRegistry registry, Duration refreshInterval) {
 		Assert.isTrue(refreshInterval != null && refreshInterval.toMillis() >= 100,
 				() -> "Refresh interval must be at least 100ms, but was " + refreshInterval);
-		this.queue = queue;
 		this.admin = admin;
 		this.registry = registry;
 		this.refreshInterval = refreshInterval;
@@ -77,7 +72,7 @@ public class DelayQueueTopicMetrics implements SmartLifecycle {
 				}
 				topicCounts = this.counts.computeIfAbsent(topic, this::register);
 			}
-			TopicStats stats = this.queue.stats(topic);
+			TopicStats stats = this.admin.stats(topic);
 			topicCounts.waiting.set(stats.waiting());
 			topicCounts.ready.set(stats.ready());
 			topicCounts.inflight.set(stats.inflight());

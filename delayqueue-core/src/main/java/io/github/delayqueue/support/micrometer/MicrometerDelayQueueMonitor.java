@@ -22,7 +22,9 @@ import org.jspecify.annotations.Nullable;
  * {@code retry}, {@code recovered}, {@code dead}), for handler calls that did not run in an observation, or all
  * of them unless observations are timed (by a meter observation handler): handler time is recorded once;</li>
  * <li>timer {@code delayqueue.lateness}: handler start minus due time on the Redis clock, with a percentile
- * histogram.</li>
+ * histogram;</li>
+ * <li>counter {@code delayqueue.transaction.failed} (tag {@code operation}): messages whose write, held for a
+ * transaction, failed after the commit.</li>
  * </ul>
  */
 public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
@@ -56,6 +58,16 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 	@Override
 	public void scheduled(String topic, int count) {
 		meters(topic).scheduled.increment(count);
+	}
+
+	@Override
+	public void afterCommitFailed(String topic, String operation, int count) {
+		Counter.builder("delayqueue.transaction.failed")
+			.description("Messages whose write, held for a transaction, failed after the commit")
+			.tag("topic", topic)
+			.tag("operation", operation)
+			.register(this.registry)
+			.increment(count);
 	}
 
 	@Override

@@ -1,0 +1,424 @@
+package io.github.delayqueue.benchmarks;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
+
+import io.github.delayqueue.benchmarks.Report.Better;
+
+/**
+ * What a measured interval cost per message, for the system that ran in it: this JVM's CPU, Redis's CPU, the
+ * commands Redis ran (those run inside Lua scripts included) and the commands the clients sent. Both systems run
+ * in this JVM one at a time, so the process's CPU over an interval is the running system's plus the harness's own
+ * (the same for both).
+ * <p>
+ * Redis counts a command a script runs in {@code INFO commandstats} (and in {@code total_commands_processed}) just
+ * like one a client sends, so which commands come from clients is learnt once per system: {@link #learn} watches
+ * {@code MONITOR} (which marks script-run commands {@code [0 lua]}) while the system's untimed warm-up runs, and the
+ * measured intervals then read only {@code INFO}, which costs Redis nothing worth counting.
+ */
+final class Costs {
+
+	/** How the figures are defined, for the report's notes. */
+	static final String DEFINITIONS = "Cost per message: client CPU = this JVM's process CPU time over the interval "
+			+ "(both systems run in it one at a time; the harness's own share, such as the handlers' counting, is the "
+			+ "same for both; the slow-network proxy's threads are left out; HotSpot on Linux reads it in 10 ms "
+			+ "ticks) / messages. Redis CPU = the delta of "
+			+ "used_cpu_sys + used_cpu_user (INFO cpu) / messages. Redis commands = the delta of all calls in INFO "
+			+ "commandstats, which counts the commands run inside Lua scripts too, / messages. Client calls = the "
+			+ "commands clients sent: the same delta over every command except those that MONITOR, watched during "
+			+ "each system's untimed warm-up, showed being run only by scripts ([0 lua]); a command seen both ways "
+			+ "is split in the proportion seen then, and one never seen counts as sent by a client (so the figure "
+			+ "errs high). Each command counts once, pipelined or not: for a pipeline this is more than its network "
+			+ "round trips. The harness's own INFO calls are left out of both. Schedules: the interval is the "
+			+ "timed run; drains: from 0.1 s before the first due time to 0.5 s after the last message was handled "
+			+ "(so late acknowledgements count), per delivered message.";
+
+	private static final OperatingSystemMXBean OS = ManagementFactory.getOperatingSystemMXBean();
+
+	private static final int TOP = 5;
+
+	private final int port;
+
+	private final Function<String, Properties> info;
+
+	private final Report report;
+
+	/** Per system, per command (base name): {sent by clients, run by scripts}, as seen during the warm-up. */
+	private final Map<String, Map<String, long[]>> origins = new ConcurrentHashMap<>();
+
+	private final Map<String, Object> details = new LinkedHashMap<>();
+
+	private boolean defined;
+
+	/**
+	 * Creates the meter for one Redis server.
+	 * @param port the server's port on loopback (for {@code MONITOR})
+	 * @param info reads a section of {@code INFO}
+	 * @param report where {@link #rows} go; the per-command figures go to its details under {@code costs}
+	 */
+	Costs(int port, Function<String, Properties> info, Report report) {
+		this.port = port;
+		this.info = info;
+		this.report = report;
+		report.detail("costs", this.details);
+	}
+
+	/**
+	 * Runs some work while watching {@code MONITOR}, and remembers which commands the system's clients sent and
+	 * which its scripts ran.
+	 * @param system the system's name
+	 * @param work what to run: the system's warm-up
+	 */
+	void learn(String system, Runnable work) {
+		Monitor monitor = new Monitor(this.port);
+		try {
+			work.run();
+		}
+		finally {
+			Map<String, long[]> seen = monitor.stop();
+			Map<String, long[]> known = this.origins.computeIfAbsent(system, (name) -> new ConcurrentHashMap<>());
+			seen.forEach((command, counts) -> known.merge(command, counts,
+					(a, b) -> new long[] { a[0] + b[0], a[1] + b[1] }));
+			Benchmarks.log(system + " commands (sent by clients / run by scripts) in the warm-up: "
+					+ seen.entrySet().stream()
+						.map((entry) -> entry.getKey() + " " + entry.getValue()[0] + "/" + entry.getValue()[1])
+						.collect(Collectors.joining(", ")));
+		}
+	}
+
+	/**
+	 * Starts an interval.
+	 * @param system the system's name
+	 * @return the running interval
+	 */
+	Interval start(String system) {
+		return start(system, () -> 0);
+	}
+
+	/**
+	 * Starts an interval whose client CPU leaves out some threads of this JVM.
+	 * @param system the system's name
+	 * @param excludedCpuNanos the CPU time so far of the threads to leave out
+	 * @return the running interval
+	 */
+	Interval start(String system, LongSupplier excludedCpuNanos) {
+		return new Interval(system, excludedCpuNanos, snapshot(excludedCpuNanos));
+	}
+
+	private Snapshot snapshot(LongSupplier excludedCpuNanos) {
+		Properties commandstats = this.info.apply("commandstats");
+		Properties cpu = this.info.apply("cpu");
+		long process = processCpuNanos();
+		long excluded = excludedCpuNanos.getAsLong();
+		Map<String, Long> calls = new LinkedHashMap<>();
+		for (String key : commandstats.stringPropertyNames()) {
+			if (key.startsWith("cmdstat_")) {
+				calls.put(key.substring("cmdstat_".length()), field(commandstats.getProperty(key), "calls"));
+			}
+		}
+		double redisCpu = Double.parseDouble(cpu.getProperty("used_cpu_sys", "0").trim())
+				+ Double.parseDouble(cpu.getProperty("used_cpu_user", "0").trim());
+		return new Snapshot(calls, redisCpu, (process >= 0) ? process - excluded : -1);
+	}
+
+	private static long field(String stats, String name) {
+		for (String part : stats.trim().split(",")) {
+			if (part.startsWith(name + "=")) {
+				return Long.parseLong(part.substring(name.length() + 1));
+			}
+		}
+		return 0;
+	}
+
+	private static long processCpuNanos() {
+		return (OS instanceof com.sun.management.OperatingSystemMXBean sun) ? sun.getProcessCpuTime() : -1;
+	}
+
+	/**
+	 * The share of a command's calls that clients sent, as seen during the system's warm-up.
+	 */
+	private double clientShare(String system, String command) {
+		String base = command.contains("|") ? command.substring(0, command.indexOf('|')) : command;
+		long[] seen = this.origins.getOrDefault(system, Map.of()).get(base);
+		if (seen == null || seen[0] + seen[1] == 0) {
+			return 1;
+		}
+		return seen[0] / (double) (seen[0] + seen[1]);
+	}
+
+	private String origin(String system, String command) {
+		double share = clientShare(system, command);
+		if (share == 1) {
+			return "client";
+		}
+		if (share == 0) {
+			return "script";
+		}
+		return String.format(Locale.ROOT, "both (%.0f%% from clients)", share * 100);
+	}
+
+	/**
+	 * Adds four rows (client CPU, Redis CPU, Redis commands, client calls per message) for one interval of each
+	 * system, in the section's cost table, and keeps the per-command figures in the details.
+	 * @param section the scenario's section
+	 * @param scenario the scenario's name, such as {@code drain-slow}, for the details
+	 * @param label what was measured, such as "drain"
+	 * @param ours delayqueue's cost
+	 * @param theirs Redisson's cost
+	 */
+	void rows(String section, String scenario, String label, Cost ours, Cost theirs) {
+		if (!this.defined) {
+			this.defined = true;
+			this.report.note(DEFINITIONS);
+		}
+		String costs = section + " — cost per message";
+		this.report.row(costs, label + ": client CPU", "µs/msg", Better.LOWER, ours.clientCpuMicros(),
+				theirs.clientCpuMicros(), null);
+		this.report.row(costs, label + ": Redis CPU", "µs/msg", Better.LOWER, ours.redisCpuMicros(),
+				theirs.redisCpuMicros(), null);
+		this.report.row(costs, label + ": Redis commands, those run inside scripts included", "calls/msg",
+				Better.LOWER, ours.commands(), theirs.commands(), "most run inside scripts: " + top(ours, theirs, false));
+		this.report.row(costs, label + ": client calls (commands sent by clients)", "calls/msg", Better.LOWER,
+				ours.clientCalls(), theirs.clientCalls(), top(ours, theirs, true));
+		Map<String, Cost> both = new LinkedHashMap<>();
+		both.put("delayqueue", ours);
+		both.put("Redisson", theirs);
+		this.details.put(scenario + ": " + label, both);
+	}
+
+	private static String top(Cost ours, Cost theirs, boolean clients) {
+		return "delayqueue " + top(ours, clients) + "; Redisson " + top(theirs, clients);
+	}
+
+	private static String top(Cost cost, boolean clients) {
+		String listed = cost.perCommand()
+			.stream()
+			.filter((command) -> clients ? !command.origin().equals("script") : !command.origin().equals("client"))
+			.limit(TOP)
+			.map((command) -> command.command() + " " + Report.format(command.perMessage()))
+			.collect(Collectors.joining(", "));
+		return listed.isEmpty() ? "none" : listed;
+	}
+
+	/**
+	 * A running interval.
+	 */
+	final class Interval {
+
+		private final String system;
+
+		private final LongSupplier excludedCpuNanos;
+
+		private final Snapshot start;
+
+		private Interval(String system, LongSupplier excludedCpuNanos, Snapshot start) {
+			this.system = system;
+			this.excludedCpuNanos = excludedCpuNanos;
+			this.start = start;
+		}
+
+		/**
+		 * Ends the interval.
+		 * @param messages the messages it handled
+		 * @return its cost per message
+		 */
+		Cost stop(long messages) {
+			Snapshot end = snapshot(this.excludedCpuNanos);
+			double n = Math.max(messages, 1);
+			List<CommandCalls> perCommand = new ArrayList<>();
+			double commands = 0;
+			double clientCalls = 0;
+			for (Map.Entry<String, Long> entry : end.calls().entrySet()) {
+				String command = entry.getKey();
+				long calls = entry.getValue() - this.start.calls().getOrDefault(command, 0L);
+				if (command.equals("info") || calls <= 0) {
+					continue;
+				}
+				double share = clientShare(this.system, command);
+				commands += calls;
+				clientCalls += calls * share;
+				perCommand.add(new CommandCalls(command, calls / n, origin(this.system, command)));
+			}
+			perCommand.sort(Comparator.comparingDouble(CommandCalls::perMessage).reversed());
+			Double clientCpu = (end.processCpuNanos() >= 0 && this.start.processCpuNanos() >= 0)
+					? (end.processCpuNanos() - this.start.processCpuNanos()) / 1e3 / n : null;
+			return new Cost(messages, clientCpu, (end.redisCpuSeconds() - this.start.redisCpuSeconds()) * 1e6 / n,
+					commands / n, clientCalls / n, perCommand);
+		}
+
+	}
+
+	/**
+	 * What an interval cost, per message.
+	 *
+	 * @param messages the messages the interval handled
+	 * @param clientCpuMicros this JVM's CPU time, in microseconds, or {@code null} where the JVM does not tell
+	 * @param redisCpuMicros Redis's CPU time (system and user), in microseconds
+	 * @param commands commands Redis ran, those run inside scripts included
+	 * @param clientCalls commands the clients sent
+	 * @param perCommand each command's calls per message and where it came from, most first
+	 */
+	record Cost(long messages, Double clientCpuMicros, double redisCpuMicros, double commands, double clientCalls,
+			List<CommandCalls> perCommand) {
+
+		@Override
+		public String toString() {
+			return String.format(Locale.ROOT, "%,d messages, per message: client CPU %s µs, Redis CPU %.1f µs, "
+					+ "%.3f commands, %.3f client calls", this.messages,
+					(this.clientCpuMicros != null) ? Report.format(this.clientCpuMicros) : "n/a", this.redisCpuMicros,
+					this.commands, this.clientCalls);
+		}
+
+	}
+
+	/**
+	 * One command's calls per message.
+	 *
+	 * @param command its name in {@code INFO commandstats}
+	 * @param perMessage calls per message
+	 * @param origin {@code client}, {@code script}, or {@code both (n% from clients)}, as seen in the warm-up
+	 */
+	record CommandCalls(String command, double perMessage, String origin) {
+	}
+
+	/**
+	 * Redis's counters and this JVM's CPU at one moment.
+	 *
+	 * @param calls calls per command ({@code INFO commandstats})
+	 * @param redisCpuSeconds {@code used_cpu_sys + used_cpu_user}
+	 * @param processCpuNanos this JVM's CPU time less the excluded threads', or -1 where unknown
+	 */
+	private record Snapshot(Map<String, Long> calls, double redisCpuSeconds, long processCpuNanos) {
+	}
+
+	/**
+	 * A {@code MONITOR} connection that counts, per command, how often a client sent it and how often a script ran
+	 * it.
+	 */
+	private static final class Monitor {
+
+		private static final long STOP_SECONDS = 30;
+
+		private final Socket socket;
+
+		private final int port;
+
+		private final String marker = "costs-monitor-end-" + System.nanoTime();
+
+		private final Map<String, long[]> seen = new ConcurrentHashMap<>();
+
+		private final CountDownLatch markerSeen = new CountDownLatch(1);
+
+		private final Thread reader;
+
+		Monitor(int port) {
+			this.port = port;
+			try {
+				this.socket = new Socket(InetAddress.getLoopbackAddress(), port);
+				this.socket.getOutputStream().write("MONITOR\r\n".getBytes(StandardCharsets.US_ASCII));
+				this.socket.getOutputStream().flush();
+				BufferedReader in = new BufferedReader(
+						new InputStreamReader(this.socket.getInputStream(), StandardCharsets.ISO_8859_1), 1 << 16);
+				String first = in.readLine();
+				if (!"+OK".equals(first)) {
+					this.socket.close();
+					throw new IllegalStateException("MONITOR answered " + first);
+				}
+				this.reader = new Thread(() -> read(in), "costs-monitor");
+				this.reader.setDaemon(true);
+				this.reader.start();
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
+
+		private void read(BufferedReader in) {
+			try {
+				String line;
+				while ((line = in.readLine()) != null) {
+					count(line);
+				}
+			}
+			catch (IOException ex) {
+				// closed by stop()
+			}
+		}
+
+		/** Counts a line such as {@code +1795553614.320837 [0 lua] "set" "a" "1"}. */
+		private void count(String line) {
+			int open = line.indexOf('[');
+			int close = line.indexOf(']', open + 1);
+			int nameStart = line.indexOf('"', close + 1) + 1;
+			int nameEnd = line.indexOf('"', nameStart);
+			if (open < 0 || close < 0 || nameStart <= 0 || nameEnd < 0) {
+				return;
+			}
+			String name = line.substring(nameStart, nameEnd).toLowerCase(Locale.ROOT);
+			if (name.equals("echo") && line.contains(this.marker)) {
+				this.markerSeen.countDown();
+				return;
+			}
+			boolean script = line.substring(open + 1, close).endsWith(" lua");
+			this.seen.computeIfAbsent(name, (key) -> new long[2])[script ? 1 : 0]++;
+		}
+
+		/**
+		 * Sends a marker, waits (bounded) until the monitor has read up to it, and closes.
+		 * @return per command: {sent by clients, run by scripts}
+		 */
+		Map<String, long[]> stop() {
+			try (Socket echo = new Socket(InetAddress.getLoopbackAddress(), this.port)) {
+				OutputStream out = echo.getOutputStream();
+				out.write(("ECHO " + this.marker + "\r\n").getBytes(StandardCharsets.US_ASCII));
+				out.flush();
+				echo.getInputStream().read(new byte[64]);
+				if (!this.markerSeen.await(STOP_SECONDS, TimeUnit.SECONDS)) {
+					Benchmarks.log("MONITOR did not catch up within " + STOP_SECONDS + " s: commands may be missing");
+				}
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			finally {
+				try {
+					this.socket.close();
+					this.reader.join(5_000);
+				}
+				catch (IOException ex) {
+					// closing anyway
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			return new LinkedHashMap<>(this.seen);
+		}
+
+	}
+
+}

@@ -1,0 +1,321 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+
+import io.github.delayqueue.PartialScheduleException;
+import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.ScheduleResult;
+import io.github.delayqueue.redis.NewMessage;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Holds a queue's writes made inside a Spring-managed transaction until it commits: then they run in the order they
+ * were made (consecutive schedules together, in as few script calls as they need); on rollback none runs. Each
+ * transaction has its own list: a transaction suspended around an inner one ({@code REQUIRES_NEW}) keeps its writes
+ * apart from the inner one's, which run when the inner one commits.
+ * <p>
+ * A write that fails after the commit cannot undo the commit: it is logged with its ids, counted and published (see
+ * {@link AfterCommitFailedEvent}), and its outcome completes exceptionally; the committing thread goes on.
+ */
+final class TransactionalWrites {
+
+	private static final Logger logger = LoggerFactory.getLogger(TransactionalWrites.class);
+
+	private final Target target;
+
+	private final Consumer<AfterCommitFailedEvent> failures;
+
+	/** This queue's key among the transaction's resources. */
+	private final Object key = new Object();
+
+	/**
+	 * Creates the holder of one queue's transactional writes.
+	 * @param target runs the writes after the commit
+	 * @param failures told about each write that failed after its commit
+	 */
+	TransactionalWrites(Target target, Consumer<AfterCommitFailedEvent> failures) {
+		this.target = target;
+		this.failures = failures;
+	}
+
+	/**
+	 * Whether the calling thread runs in a transaction whose commit the writes can follow.
+	 * @return {@code true} inside an actual transaction with synchronization active
+	 */
+	static boolean isTransactionActive() {
+		return TransactionSynchronizationManager.isSynchronizationActive()
+				&& TransactionSynchronizationManager.isActualTransactionActive();
+	}
+
+	/** Holds validated and prepared messages until the commit. */
+	List<ScheduleResult> schedule(List<ScheduleRequest> requests, List<NewMessage> messages) {
+		List<CompletableFuture<Boolean>> outcomes = new ArrayList<>(messages.size());
+		List<ScheduleResult> results = new ArrayList<>(messages.size());
+		for (NewMessage message : messages) {
+			CompletableFuture<Boolean> outcome = new CompletableFuture<>();
+			outcomes.add(outcome);
+			results.add(ScheduleResult.pendingCommit(message.id(), outcome));
+		}
+		writes().add(new Schedules(new ArrayList<>(requests), new ArrayList<>(messages), outcomes));
+		return results;
+	}
+
+	/** Holds a cancel until the commit. */
+	CompletionStage<Boolean> cancel(String topic, String id) {
+		CompletableFuture<Boolean> outcome = new CompletableFuture<>();
+		writes().add(new Change("cancel", topic, id, null, outcome));
+		return outcome;
+	}
+
+	/** Holds a reschedule until the commit. */
+	CompletionStage<Boolean> reschedule(String topic, String id, Duration delay) {
+		CompletableFuture<Boolean> outcome = new CompletableFuture<>();
+		writes().add(new Change("reschedule", topic, id, delay, outcome));
+		return outcome;
+	}
+
+	private Writes writes() {
+		Writes writes = (Writes) TransactionSynchronizationManager.getResource(this.key);
+		if (writes == null) {
+			writes = new Writes();
+			TransactionSynchronizationManager.registerSynchronization(writes);
+			TransactionSynchronizationManager.bindResource(this.key, writes);
+		}
+		return writes;
+	}
+
+	private void failed(String operation, String topic, List<String> ids, RuntimeException ex) {
+		logger.error("Topic '{}': the transaction committed but the {} of messages {} that it held failed; they "
+				+ "did not change in the queue", topic, operation, ids, ex);
+		try {
+			this.failures.accept(new AfterCommitFailedEvent(this, operation, topic, ids, ex));
+		}
+		catch (RuntimeException listenerFailure) {
+			logger.warn("Topic '{}': telling of the failed {} failed too", topic, operation, listenerFailure);
+		}
+	}
+
+	/** Runs the writes after the commit. */
+	interface Target {
+
+		/** Stores prepared messages at once; throws {@link PartialScheduleException} if some were not. */
+		List<ScheduleResult> store(List<ScheduleRequest> requests, List<NewMessage> messages);
+
+		/** Cancels at once. */
+		boolean cancel(String topic, String id);
+
+		/** Reschedules at once. */
+		boolean reschedule(String topic, String id, Duration delay);
+
+	}
+
+	/** One write held for the commit. */
+	private interface Write {
+
+		void run();
+
+		void rolledBack();
+
+	}
+
+	/** Messages to store, with one outcome each. */
+	private final class Schedules implements Write {
+
+		private final List<ScheduleRequest> requests;
+
+		private final List<NewMessage> messages;
+
+		private final List<CompletableFuture<Boolean>> outcomes;
+
+		Schedules(List<ScheduleRequest> requests, List<NewMessage> messages,
+				List<CompletableFuture<Boolean>> outcomes) {
+			this.requests = requests;
+			this.messages = messages;
+			this.outcomes = outcomes;
+		}
+
+		/** Takes the next schedules in, so that they go in the same calls. */
+		void absorb(Schedules next) {
+			this.requests.addAll(next.requests);
+			this.messages.addAll(next.messages);
+			this.outcomes.addAll(next.outcomes);
+		}
+
+		@Override
+		public void run() {
+			List<ScheduleResult> results;
+			try {
+				results = TransactionalWrites.this.target.store(this.requests, this.messages);
+			}
+			catch (PartialScheduleException ex) {
+				partlyStored(ex);
+				return;
+			}
+			catch (RuntimeException ex) {
+				fail(ex, this.messages);
+				return;
+			}
+			for (int i = 0; i < results.size(); i++) {
+				this.outcomes.get(i).complete(results.get(i).scheduled());
+			}
+		}
+
+		private void partlyStored(PartialScheduleException ex) {
+			List<NewMessage> failed = new ArrayList<>();
+			List<PartialScheduleException.Entry> entries = ex.getEntries();
+			for (int i = 0; i < entries.size(); i++) {
+				switch (entries.get(i).outcome()) {
+					case STORED -> this.outcomes.get(i).complete(true);
+					case EXISTED -> this.outcomes.get(i).complete(false);
+					default -> {
+						this.outcomes.get(i).completeExceptionally(ex);
+						failed.add(this.messages.get(i));
+					}
+				}
+			}
+			fail(ex, failed);
+		}
+
+		private void fail(RuntimeException ex, List<NewMessage> failed) {
+			// outcomes already completed (stored or existed) keep their value
+			this.outcomes.forEach((outcome) -> outcome.completeExceptionally(ex));
+			// one report per topic, naming its messages
+			Map<String, List<String>> idsByTopic = new LinkedHashMap<>();
+			for (int i = 0; i < this.messages.size(); i++) {
+				if (failed.contains(this.messages.get(i))) {
+					idsByTopic.computeIfAbsent(this.requests.get(i).topic(), (topic) -> new ArrayList<>())
+						.add(this.messages.get(i).id());
+				}
+			}
+			idsByTopic.forEach((topic, ids) -> failed("schedule", topic, ids, ex));
+		}
+
+		@Override
+		public void rolledBack() {
+			this.outcomes.forEach((outcome) -> outcome.cancel(false));
+		}
+
+	}
+
+	/** A cancel or a reschedule. */
+	private final class Change implements Write {
+
+		private final String operation;
+
+		private final String topic;
+
+		private final String id;
+
+		private final @Nullable Duration delay;
+
+		private final CompletableFuture<Boolean> outcome;
+
+		Change(String operation, String topic, String id, @Nullable Duration delay,
+				CompletableFuture<Boolean> outcome) {
+			this.operation = operation;
+			this.topic = topic;
+			this.id = id;
+			this.delay = delay;
+			this.outcome = outcome;
+		}
+
+		@Override
+		public void run() {
+			try {
+				Target target = TransactionalWrites.this.target;
+				Duration newDelay = this.delay;
+				this.outcome.complete((newDelay != null) ? target.reschedule(this.topic, this.id, newDelay)
+						: target.cancel(this.topic, this.id));
+			}
+			catch (RuntimeException ex) {
+				this.outcome.completeExceptionally(ex);
+				failed(this.operation, this.topic, List.of(this.id), ex);
+			}
+		}
+
+		@Override
+		public void rolledBack() {
+			this.outcome.cancel(false);
+		}
+
+	}
+
+	/**
+	 * One transaction's writes, and the synchronization that runs them after its commit. It stays bound to the
+	 * transaction until its completion: a write made after the list ran (from another synchronization's
+	 * {@code afterCommit}) runs at once. A list made only then is not called after the commit (Spring calls the
+	 * synchronizations it had when committing), but it is called on completion, and runs there.
+	 */
+	private final class Writes implements TransactionSynchronization {
+
+		private final List<Write> writes = new ArrayList<>();
+
+		private boolean ran;
+
+		void add(Write write) {
+			if (this.ran) {
+				write.run();
+				return;
+			}
+			Write last = this.writes.isEmpty() ? null : this.writes.get(this.writes.size() - 1);
+			if (last instanceof Schedules schedules && write instanceof Schedules next) {
+				schedules.absorb(next);
+			}
+			else {
+				this.writes.add(write);
+			}
+		}
+
+		@Override
+		public void suspend() {
+			TransactionSynchronizationManager.unbindResource(TransactionalWrites.this.key);
+		}
+
+		@Override
+		public void resume() {
+			TransactionSynchronizationManager.bindResource(TransactionalWrites.this.key, this);
+		}
+
+		@Override
+		public void afterCommit() {
+			run();
+		}
+
+		@Override
+		public void afterCompletion(int status) {
+			TransactionSynchronizationManager.unbindResourceIfPossible(TransactionalWrites.this.key);
+			if (status == STATUS_COMMITTED) {
+				run();
+			}
+			else {
+				this.writes.forEach(Write::rolledBack);
+				this.writes.clear();
+			}
+		}
+
+		private void run() {
+			if (this.ran) {
+				return;
+			}
+			this.ran = true;
+			for (Write write : this.writes) {
+				write.run();
+			}
+			this.writes.clear();
+		}
+
+	}
+
+}
