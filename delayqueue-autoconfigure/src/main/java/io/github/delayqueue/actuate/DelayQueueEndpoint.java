@@ -15,6 +15,8 @@ import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.listener.ListenerState;
+import io.github.delayqueue.recurring.RecurringScheduleInfo;
+import io.github.delayqueue.recurring.RecurringSchedules;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -29,7 +31,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * The {@code delayqueue} actuator endpoint:
  * <ul>
  * <li>{@code GET /actuator/delayqueue}: every known topic with its waiting, ready, in-flight and dead counts, the
- * next due time and this application's listener for it;</li>
+ * next due time and this application's listener for it, and every recurring schedule with its last and next
+ * tick;</li>
  * <li>{@code GET /actuator/delayqueue/{topic}/dead?offset=0&limit=50}: dead letters, oldest first;</li>
  * <li>{@code POST /actuator/delayqueue/{topic}/dead} replays them all, {@code POST …/dead/{id}} one;</li>
  * <li>{@code DELETE /actuator/delayqueue/{topic}/dead} purges them all, {@code DELETE …/dead/{id}} one.</li>
@@ -48,6 +51,8 @@ public class DelayQueueEndpoint {
 
 	private final @Nullable DelayedListenerEndpointRegistry registry;
 
+	private @Nullable RecurringSchedules recurring;
+
 	/**
 	 * Creates the endpoint.
 	 * @param admin where topics are read and changed (at once, on the store)
@@ -62,6 +67,14 @@ public class DelayQueueEndpoint {
 	 * Every known topic with its counts, next due time and listener.
 	 * @return the topics
 	 */
+	/**
+	 * Sets the recurring schedules to list.
+	 * @param recurring the schedules, or {@code null} for none
+	 */
+	public void setRecurringSchedules(@Nullable RecurringSchedules recurring) {
+		this.recurring = recurring;
+	}
+
 	@ReadOperation
 	public TopicsDescriptor topics() {
 		Map<String, ListenerState> listeners = new java.util.HashMap<>();
@@ -76,7 +89,9 @@ public class DelayQueueEndpoint {
 			descriptors.add(new TopicDescriptor(topic, stats.waiting(), stats.ready(), stats.inflight(), stats.dead(),
 					stats.nextDueAt(), listeners.get(topic)));
 		}
-		return new TopicsDescriptor(descriptors);
+		RecurringSchedules schedules = this.recurring;
+		List<RecurringScheduleInfo> recurringInfos = (schedules != null) ? schedules.list() : List.of();
+		return new TopicsDescriptor(descriptors, recurringInfos);
 	}
 
 	/**
@@ -182,8 +197,9 @@ public class DelayQueueEndpoint {
 	 * Every known topic.
 	 *
 	 * @param topics the topics, sorted by name
+	 * @param recurring the recurring schedules, sorted by name, with their last and next tick
 	 */
-	public record TopicsDescriptor(List<TopicDescriptor> topics) {
+	public record TopicsDescriptor(List<TopicDescriptor> topics, List<RecurringScheduleInfo> recurring) {
 	}
 
 	/**

@@ -11,6 +11,9 @@ import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.recurring.RecurringSchedules;
+import io.github.delayqueue.recurring.RedisRecurringSchedules;
+import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.support.DelayQueueMonitor;
@@ -92,6 +95,22 @@ public final class DelayQueueAutoConfiguration {
 			queue.setObservationConvention(observationConvention.getIfUnique());
 		}
 		return queue;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RecurringStore delayQueueRecurringStore(RedisConnectionFactory connectionFactory, RedisMessageStore store) {
+		return new RecurringStore(connectionFactory, store.getKeyPrefix());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(RecurringSchedules.class)
+	RedisRecurringSchedules delayQueueRecurringSchedules(RecurringStore recurringStore, RedisMessageStore store,
+			PayloadConverter converter, TopicPartitioning partitioning, DelayQueueProperties properties) {
+		RedisRecurringSchedules schedules = new DelayQueuePropertiesMapper(properties)
+			.recurringSchedules(recurringStore, store, converter);
+		schedules.setPartitioning(partitioning);
+		return schedules;
 	}
 
 	@Bean

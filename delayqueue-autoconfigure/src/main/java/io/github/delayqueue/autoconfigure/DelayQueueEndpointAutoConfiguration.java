@@ -1,8 +1,9 @@
 package io.github.delayqueue.autoconfigure;
 
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
-import io.github.delayqueue.DelayedQueueAdmin;
+import io.github.delayqueue.recurring.RecurringSchedules;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -26,8 +27,10 @@ public final class DelayQueueEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueEndpoint delayQueueEndpoint(DelayedQueueAdmin admin,
-			ObjectProvider<DelayedListenerEndpointRegistry> registry) {
-		return new DelayQueueEndpoint(admin, registry.getIfUnique());
+			ObjectProvider<DelayedListenerEndpointRegistry> registry, ObjectProvider<RecurringSchedules> recurring) {
+		DelayQueueEndpoint endpoint = new DelayQueueEndpoint(admin, registry.getIfUnique());
+		endpoint.setRecurringSchedules(recurring.getIfUnique());
+		return endpoint;
 	}
 
 }

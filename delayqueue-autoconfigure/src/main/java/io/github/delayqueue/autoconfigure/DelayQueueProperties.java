@@ -51,6 +51,8 @@ public class DelayQueueProperties {
 
 	private final Durability durability = new Durability();
 
+	private final Recurring recurring = new Recurring();
+
 	/**
 	 * Settings per topic, by topic name.
 	 */
@@ -112,6 +114,10 @@ public class DelayQueueProperties {
 		return this.topics;
 	}
 
+	public Recurring getRecurring() {
+		return this.recurring;
+	}
+
 	public Durability getDurability() {
 		return this.durability;
 	}
@@ -120,6 +126,146 @@ public class DelayQueueProperties {
 	 * Replica-acknowledged writes: schedule, cancel, reschedule, dead-letter replay and purge return only once
 	 * replicas confirm them (Redis WAIT), so that a failover does not lose them.
 	 */
+	/**
+	 * Recurring schedules: the ticker and the schedules declared here (defined, or redefined, in Redis at start).
+	 */
+	public static class Recurring {
+
+		/**
+		 * Whether this instance fires recurring schedules (any number of instances may: each tick fires once).
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Time between two looks at the definitions; a tick is stored up to twice this ahead of its time.
+		 */
+		private Duration pollInterval = Duration.ofMillis(500);
+
+		/**
+		 * Schedules by name.
+		 */
+		private final Map<String, Schedule> schedules = new LinkedHashMap<>();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getPollInterval() {
+			return this.pollInterval;
+		}
+
+		public void setPollInterval(Duration pollInterval) {
+			this.pollInterval = pollInterval;
+		}
+
+		public Map<String, Schedule> getSchedules() {
+			return this.schedules;
+		}
+
+	}
+
+	/**
+	 * One recurring schedule declared in properties.
+	 */
+	public static class Schedule {
+
+		/**
+		 * Topic its messages go to.
+		 */
+		private @Nullable String topic;
+
+		/**
+		 * Cron expression (six fields, with seconds); set this or 'every'.
+		 */
+		private @Nullable String cron;
+
+		/**
+		 * Fixed interval, ticking at whole multiples of it since the epoch; set this or 'cron'.
+		 */
+		private @Nullable Duration every;
+
+		/**
+		 * Zone the cron expression is read in.
+		 */
+		private String zone = "UTC";
+
+		/**
+		 * Payload of every tick's message, as JSON text (a JSON string needs its quotes).
+		 */
+		private @Nullable String payload;
+
+		/**
+		 * What happens to ticks missed while no instance ran: skip, fire-once or fire-each.
+		 */
+		private String missedTicks = "fire-once";
+
+		/**
+		 * Most missed ticks fire-each fires.
+		 */
+		private int maxMissed = 10;
+
+		public @Nullable String getTopic() {
+			return this.topic;
+		}
+
+		public void setTopic(@Nullable String topic) {
+			this.topic = topic;
+		}
+
+		public @Nullable String getCron() {
+			return this.cron;
+		}
+
+		public void setCron(@Nullable String cron) {
+			this.cron = cron;
+		}
+
+		public @Nullable Duration getEvery() {
+			return this.every;
+		}
+
+		public void setEvery(@Nullable Duration every) {
+			this.every = every;
+		}
+
+		public String getZone() {
+			return this.zone;
+		}
+
+		public void setZone(String zone) {
+			this.zone = zone;
+		}
+
+		public @Nullable String getPayload() {
+			return this.payload;
+		}
+
+		public void setPayload(@Nullable String payload) {
+			this.payload = payload;
+		}
+
+		public String getMissedTicks() {
+			return this.missedTicks;
+		}
+
+		public void setMissedTicks(String missedTicks) {
+			this.missedTicks = missedTicks;
+		}
+
+		public int getMaxMissed() {
+			return this.maxMissed;
+		}
+
+		public void setMaxMissed(int maxMissed) {
+			this.maxMissed = maxMissed;
+		}
+
+	}
+
 	public static class Durability {
 
 		/**

@@ -1,7 +1,12 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -10,7 +15,11 @@ import io.github.delayqueue.Topics;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.recurring.MissedTicks;
+import io.github.delayqueue.recurring.RecurringSchedule;
+import io.github.delayqueue.recurring.RedisRecurringSchedules;
 import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 
@@ -161,6 +170,62 @@ final class DelayQueuePropertiesMapper {
 	/**
 	 * Applies a property's value; a value the part rejects fails naming the property.
 	 */
+	RedisRecurringSchedules recurringSchedules(RecurringStore store, RedisMessageStore messages,
+			PayloadConverter converter) {
+		DelayQueueProperties.Recurring recurring = this.properties.getRecurring();
+		RedisRecurringSchedules schedules = new RedisRecurringSchedules(store, messages, converter);
+		check("delayqueue.recurring.poll-interval", recurring.getPollInterval(), (interval) -> {
+			schedules.setPollInterval(interval);
+			return interval;
+		});
+		schedules.setAutoStartup(recurring.isEnabled());
+		List<RecurringSchedule> declared = new ArrayList<>();
+		recurring.getSchedules().forEach((name, schedule) -> declared.add(recurringSchedule(name, schedule)));
+		schedules.setDeclaredSchedules(declared);
+		return schedules;
+	}
+
+	private static RecurringSchedule recurringSchedule(String name, DelayQueueProperties.Schedule schedule) {
+		String prefix = "delayqueue.recurring.schedules." + name + ".";
+		RecurringSchedule.Builder builder = check(prefix + "topic", schedule.getTopic(),
+				(topic) -> RecurringSchedule.builder(name, String.valueOf(topic)));
+		if (schedule.getCron() != null) {
+			check(prefix + "cron", schedule.getCron(), builder::cron);
+		}
+		if (schedule.getEvery() != null) {
+			check(prefix + "every", schedule.getEvery(), builder::every);
+		}
+		check(prefix + "zone", schedule.getZone(), (zone) -> {
+			try {
+				return builder.zone(ZoneId.of(zone));
+			}
+			catch (DateTimeException ex) {
+				throw new IllegalArgumentException("Unknown zone '" + zone + "'");
+			}
+		});
+		check(prefix + "payload", schedule.getPayload(), (payload) -> {
+			if (payload == null) {
+				throw new IllegalArgumentException("A payload (JSON text) is required");
+			}
+			return builder.payloadJson(payload);
+		});
+		check(prefix + "missed-ticks", schedule.getMissedTicks(), (policy) -> {
+			try {
+				return builder.missedTicks(MissedTicks.valueOf(policy.trim().toUpperCase(Locale.ROOT).replace('-', '_')));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException("Must be skip, fire-once or fire-each");
+			}
+		});
+		check(prefix + "max-missed", schedule.getMaxMissed(), builder::maxMissed);
+		return check(prefix + "cron", schedule.getCron(), (cron) -> {
+			if (schedule.getCron() != null && schedule.getEvery() != null) {
+				throw new IllegalArgumentException("Set cron or every, not both");
+			}
+			return builder.build();
+		});
+	}
+
 	private static <T, R> R check(String name, T value, Function<T, R> use) {
 		try {
 			return use.apply(value);

@@ -130,6 +130,41 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void recurringSchedulesDeclaredInPropertiesAreDefinedInRedisAndTick() {
+		this.runner
+			.withPropertyValues("delayqueue.recurring.poll-interval=50ms",
+					"delayqueue.recurring.schedules.heartbeat.topic=beats",
+					"delayqueue.recurring.schedules.heartbeat.every=200ms",
+					"delayqueue.recurring.schedules.heartbeat.payload=\"beat\"",
+					"delayqueue.recurring.schedules.heartbeat.missed-ticks=skip")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				io.github.delayqueue.recurring.RecurringSchedules schedules = context
+					.getBean(io.github.delayqueue.recurring.RecurringSchedules.class);
+				await().atMost(Duration.ofSeconds(20))
+					.untilAsserted(() -> assertThat(schedules.get("heartbeat")).hasValueSatisfying((info) -> {
+						assertThat(info.topic()).isEqualTo("beats");
+						assertThat(info.every()).isEqualTo(Duration.ofMillis(200));
+						assertThat(info.missedTicks()).isEqualTo(io.github.delayqueue.recurring.MissedTicks.SKIP);
+						assertThat(info.lastTick()).as("ticking").isNotNull();
+					}));
+				schedules.remove("heartbeat");
+			});
+		this.runner
+			.withPropertyValues("delayqueue.recurring.schedules.bad.topic=beats",
+					"delayqueue.recurring.schedules.bad.cron=every minute",
+					"delayqueue.recurring.schedules.bad.payload=1")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("delayqueue.recurring.schedules.bad.cron")
+				.hasMessageContaining("Invalid cron expression"));
+		this.runner.withPropertyValues("delayqueue.recurring.enabled=false")
+			.run((context) -> assertThat(
+					context.getBean(io.github.delayqueue.recurring.RedisRecurringSchedules.class).isRunning())
+				.isFalse());
+	}
+
+	@Test
 	void changesFollowTransactionsUnlessTurnedOff() {
 		this.runner.run((context) -> assertThat(context.getBean(RedisDelayedQueue.class).isTransactionAware())
 			.isTrue());

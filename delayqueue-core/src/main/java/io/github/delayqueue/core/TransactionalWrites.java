@@ -21,10 +21,11 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Holds a queue's writes made inside a Spring-managed transaction until it commits: then they run in the order they
- * were made (consecutive schedules together, in as few script calls as they need); on rollback none runs. Each
- * transaction has its own list: a transaction suspended around an inner one ({@code REQUIRES_NEW}) keeps its writes
- * apart from the inner one's, which run when the inner one commits.
+ * Holds a queue's writes made inside a Spring-managed transaction until it has committed: then they run in the order
+ * they were made (consecutive schedules together, in as few script calls as they need); on rollback none runs, and
+ * a rollback to a savepoint drops those made after it. Each transaction has its own list: a transaction suspended
+ * around an inner one ({@code REQUIRES_NEW}) keeps its writes apart from the inner one's, which run when the inner
+ * one commits.
  * <p>
  * A write that fails after the commit cannot undo the commit: it is logged with its ids, counted and published (see
  * {@link AfterCommitFailedEvent}), and its outcome completes exceptionally; the committing thread goes on.
@@ -86,13 +87,19 @@ final class TransactionalWrites {
 		return outcome;
 	}
 
+	/**
+	 * This queue's list in the current transaction, made and registered on first use. Found among the
+	 * transaction's synchronizations, not bound as a resource: Spring suspends, resumes and clears them with the
+	 * transaction, so a list never outlives its transaction or leaks into another on the same thread.
+	 */
 	private Writes writes() {
-		Writes writes = (Writes) TransactionSynchronizationManager.getResource(this.key);
-		if (writes == null) {
-			writes = new Writes();
-			TransactionSynchronizationManager.registerSynchronization(writes);
-			TransactionSynchronizationManager.bindResource(this.key, writes);
+		for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
+			if (synchronization instanceof Writes writes && writes.owner() == this) {
+				return writes;
+			}
 		}
+		Writes writes = new Writes();
+		TransactionSynchronizationManager.registerSynchronization(writes);
 		return writes;
 	}
 
@@ -126,7 +133,11 @@ final class TransactionalWrites {
 
 		void run();
 
+		/** Its transaction rolled back, or the write was made after a savepoint rolled back to. */
 		void rolledBack();
+
+		/** Whether its transaction committed is not known. */
+		void unknown(RuntimeException ex);
 
 	}
 
@@ -166,6 +177,10 @@ final class TransactionalWrites {
 			catch (RuntimeException ex) {
 				fail(ex, this.messages);
 				return;
+			}
+			catch (Error ex) {
+				this.outcomes.forEach((outcome) -> outcome.completeExceptionally(ex));
+				throw ex;
 			}
 			for (int i = 0; i < results.size(); i++) {
 				this.outcomes.get(i).complete(results.get(i).scheduled());
@@ -207,6 +222,11 @@ final class TransactionalWrites {
 			this.outcomes.forEach((outcome) -> outcome.cancel(false));
 		}
 
+		@Override
+		public void unknown(RuntimeException ex) {
+			fail(ex, this.messages);
+		}
+
 	}
 
 	/** A cancel or a reschedule. */
@@ -240,8 +260,11 @@ final class TransactionalWrites {
 						: target.cancel(this.topic, this.id));
 			}
 			catch (RuntimeException ex) {
+				unknown(ex);
+			}
+			catch (Error ex) {
 				this.outcome.completeExceptionally(ex);
-				failed(this.operation, this.topic, List.of(this.id), ex);
+				throw ex;
 			}
 		}
 
@@ -250,26 +273,43 @@ final class TransactionalWrites {
 			this.outcome.cancel(false);
 		}
 
+		@Override
+		public void unknown(RuntimeException ex) {
+			this.outcome.completeExceptionally(ex);
+			failed(this.operation, this.topic, List.of(this.id), ex);
+		}
+
 	}
 
 	/**
-	 * One transaction's writes, and the synchronization that runs them after its commit. It stays bound to the
-	 * transaction until its completion: a write made after the list ran (from another synchronization's
-	 * {@code afterCommit}) runs at once. A list made only then is not called after the commit (Spring calls the
-	 * synchronizations it had when committing), but it is called on completion, and runs there.
+	 * One transaction's writes, and the synchronization that runs them when it has committed. They run on
+	 * completion, not in {@code afterCommit}: where Spring only takes part in a JTA transaction, its
+	 * {@code afterCommit} comes before the real commit, while completion comes after it; and a write made from
+	 * another synchronization's {@code afterCommit} joins the list in time. A savepoint rolled back to drops the
+	 * writes made after it.
 	 */
 	private final class Writes implements TransactionSynchronization {
 
 		private final List<Write> writes = new ArrayList<>();
 
+		/** List sizes at the savepoints set while this list existed. */
+		private final Map<Object, Integer> savepoints = new java.util.IdentityHashMap<>();
+
+		/** Writes up to this index may not absorb later ones (a savepoint lies between). */
+		private int sealed;
+
 		private boolean ran;
 
-		void add(Write write) {
+		TransactionalWrites owner() {
+			return TransactionalWrites.this;
+		}
+
+		synchronized void add(Write write) {
 			if (this.ran) {
 				write.run();
 				return;
 			}
-			Write last = this.writes.isEmpty() ? null : this.writes.get(this.writes.size() - 1);
+			Write last = (this.writes.size() > this.sealed) ? this.writes.get(this.writes.size() - 1) : null;
 			if (last instanceof Schedules schedules && write instanceof Schedules next) {
 				schedules.absorb(next);
 			}
@@ -279,41 +319,60 @@ final class TransactionalWrites {
 		}
 
 		@Override
-		public void suspend() {
-			TransactionSynchronizationManager.unbindResource(TransactionalWrites.this.key);
+		public synchronized void savepoint(Object savepoint) {
+			this.savepoints.put(savepoint, this.writes.size());
+			this.sealed = this.writes.size();
 		}
 
 		@Override
-		public void resume() {
-			TransactionSynchronizationManager.bindResource(TransactionalWrites.this.key, this);
-		}
-
-		@Override
-		public void afterCommit() {
-			run();
+		public synchronized void savepointRollback(Object savepoint) {
+			// a savepoint set before this list existed: everything in it came after
+			int keep = this.savepoints.getOrDefault(savepoint, 0);
+			List<Write> dropped = new ArrayList<>(this.writes.subList(keep, this.writes.size()));
+			this.writes.subList(keep, this.writes.size()).clear();
+			this.savepoints.values().removeIf((size) -> size > keep);
+			this.sealed = Math.min(this.sealed, keep);
+			dropped.forEach(Write::rolledBack);
 		}
 
 		@Override
 		public void afterCompletion(int status) {
-			TransactionSynchronizationManager.unbindResourceIfPossible(TransactionalWrites.this.key);
+			List<Write> toRun;
+			synchronized (this) {
+				if (this.ran) {
+					return;
+				}
+				this.ran = true;
+				toRun = new ArrayList<>(this.writes);
+				this.writes.clear();
+			}
 			if (status == STATUS_COMMITTED) {
-				run();
+				runAll(toRun);
+			}
+			else if (status == STATUS_ROLLED_BACK) {
+				toRun.forEach(Write::rolledBack);
 			}
 			else {
-				this.writes.forEach(Write::rolledBack);
-				this.writes.clear();
+				RuntimeException unknown = new IllegalStateException(
+						"The transaction ended in an unknown state (committed or not): its queue changes were not made");
+				toRun.forEach((write) -> write.unknown(unknown));
 			}
 		}
 
-		private void run() {
-			if (this.ran) {
-				return;
+		private void runAll(List<Write> toRun) {
+			Error error = null;
+			for (Write write : toRun) {
+				try {
+					write.run();
+				}
+				catch (Error ex) {
+					// every write still gets its turn; the first error goes on once all ran
+					error = (error != null) ? error : ex;
+				}
 			}
-			this.ran = true;
-			for (Write write : this.writes) {
-				write.run();
+			if (error != null) {
+				throw error;
 			}
-			this.writes.clear();
 		}
 
 	}

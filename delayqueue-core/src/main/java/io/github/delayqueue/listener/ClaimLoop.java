@@ -88,6 +88,7 @@ final class ClaimLoop {
 	/** Stops claiming: a claim running now hands what it leased back. */
 	void stop() {
 		this.active = false;
+		this.wanted = false;
 		this.trigger = null;
 	}
 
@@ -95,9 +96,12 @@ final class ClaimLoop {
 		return this.failing;
 	}
 
-	/** Whether a claim runs or is asked for: acknowledgements waiting now will ride on it. */
+	/**
+	 * Whether a claim runs or is asked for and will run: acknowledgements waiting now will ride on it. Not while the
+	 * loop is stopped or failing (the next claim may be a poll away).
+	 */
 	boolean isBusy() {
-		return this.running.get() || this.wanted;
+		return this.running.get() || (this.wanted && this.active && !this.failing);
 	}
 
 	/** Whether messages are due that this partition has had no room for. */

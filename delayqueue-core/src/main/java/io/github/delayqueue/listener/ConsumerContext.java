@@ -11,7 +11,8 @@ import io.github.delayqueue.scheduling.DelayedMessageScheduler;
  * @param converter reads payloads as the listener's payload type
  * @param scheduler wakes the partitions when messages fall due
  * @param properties a copy of the container's properties, taken at start
+ * @param isolation the listener's crash isolation, the same for all the container's runs
  */
 record ConsumerContext(RedisMessageStore store, PayloadConverter converter, DelayedMessageScheduler scheduler,
-		ContainerProperties properties) {
+		ContainerProperties properties, CrashIsolation isolation) {
 }

@@ -20,7 +20,8 @@ import io.github.delayqueue.redis.ClaimedMessage;
  * however it ends ({@link #suspectEnded()}), batched messages start again and the listener's partitions are asked to
  * claim (the next suspect among them).
  * <p>
- * One per listener: a message that kills the JVM still meets what other listeners of the application run.
+ * One per listener (kept by its container across restarts): a message that kills the JVM still meets what other
+ * listeners of the application run.
  */
 final class CrashIsolation {
 
@@ -37,13 +38,23 @@ final class CrashIsolation {
 
 	private volatile boolean suspectHeldFlag;
 
-	private final Runnable onSuspectEnded;
+	private volatile Runnable onSuspectEnded;
 
 	/**
 	 * Creates the isolation of one listener.
 	 * @param onSuspectEnded what runs when a suspect's handling is over (start what waits, claim the next suspects)
 	 */
 	CrashIsolation(Runnable onSuspectEnded) {
+		this.onSuspectEnded = onSuspectEnded;
+	}
+
+	/**
+	 * Sets what runs when a suspect's handling is over: the container keeps one isolation for all its runs, so
+	 * that a run started while the previous one still finishes its handlers does not start a suspect beside them;
+	 * each run, as it starts, takes over this callback.
+	 * @param onSuspectEnded what runs
+	 */
+	void onSuspectEnded(Runnable onSuspectEnded) {
 		this.onSuspectEnded = onSuspectEnded;
 	}
 

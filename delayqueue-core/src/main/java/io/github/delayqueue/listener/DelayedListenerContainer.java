@@ -46,6 +46,10 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	private final ContainerRuns runs;
 
+	/** The listener's crash isolation: one for all runs, so that a restart never starts a suspect beside the
+	 * handlers a stopping run still finishes. */
+	private final CrashIsolation isolation = new CrashIsolation();
+
 	/**
 	 * Creates a container for one listener.
 	 * @param id the listener's id, unique in its registry
@@ -165,7 +169,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	@Override
 	public void start() {
 		ConsumerContext context = new ConsumerContext(this.store, this.converter, this.scheduler,
-				new ContainerProperties(this.properties));
+				new ContainerProperties(this.properties), this.isolation);
 		this.runs.start(() -> new TopicConsumer(this.registration, this.partitions, context));
 	}
 

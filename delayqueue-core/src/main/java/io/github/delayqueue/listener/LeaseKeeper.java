@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -132,12 +133,14 @@ final class LeaseKeeper {
 		List<Lease> current = new ArrayList<>(this.held.keySet());
 		long sent = System.nanoTime();
 		try {
-			long extended = this.store.extend(this.topic, current, this.visibilityTimeout.toMillis());
-			if (extended == current.size()) {
-				// every one was still this consumer's: each lasts a visibility timeout from the call; where some
-				// were not, it is not known which, and none is counted on for longer than before
-				Long until = sent + this.visibilityTimeout.toNanos();
-				current.forEach((lease) -> this.held.computeIfPresent(lease, (key, before) -> until));
+			Set<String> extended = this.store.extend(this.topic, current, this.visibilityTimeout.toMillis());
+			// each one still this consumer's lasts a visibility timeout from the call; one that was not is counted
+			// on for no longer than before
+			Long until = sent + this.visibilityTimeout.toNanos();
+			for (Lease lease : current) {
+				if (extended.contains(lease.id())) {
+					this.held.computeIfPresent(lease, (key, before) -> until);
+				}
 			}
 		}
 		catch (RuntimeException ex) {

@@ -19,7 +19,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class LocalBatch {
 
+	/** Batched messages waiting, in claim order (one put back goes first again). */
 	private final Deque<Delivery> waiting = new ArrayDeque<>();
+
+	/** The suspect waiting to start, if any: apart from the batch, so that nothing put back ever queues before it. */
+	private @Nullable Delivery suspect;
 
 	private final LeaseKeeper leases;
 
@@ -57,7 +61,7 @@ final class LocalBatch {
 				this.leases.hold(message.lease(), sentNanos, message.suspect());
 				Delivery delivery = new Delivery(message, claim.serverTime(), claimedNanos);
 				if (message.suspect()) {
-					this.waiting.addFirst(delivery);
+					this.suspect = delivery;
 					this.suspectWaiting = true;
 				}
 				else {
@@ -76,25 +80,30 @@ final class LocalBatch {
 	 */
 	@Nullable Delivery poll(boolean batchedAllowed) {
 		synchronized (this.waiting) {
-			Delivery next = this.waiting.peekFirst();
-			if (next == null || (!next.message().suspect() && !batchedAllowed)) {
-				return null;
-			}
-			this.waiting.pollFirst();
-			if (next.message().suspect()) {
+			Delivery next = this.suspect;
+			if (next != null) {
+				this.suspect = null;
 				this.suspectWaiting = false;
 			}
-			this.listenerWaiting.decrementAndGet();
+			else if (batchedAllowed) {
+				next = this.waiting.pollFirst();
+			}
+			if (next != null) {
+				this.listenerWaiting.decrementAndGet();
+			}
 			return next;
 		}
 	}
 
-	/** Puts back a message taken out that may not start now; it goes first in line again. */
+	/** Puts back a message taken out that may not start now; it goes first in line again (a suspect stays first). */
 	void putBack(Delivery delivery) {
 		synchronized (this.waiting) {
-			this.waiting.addFirst(delivery);
 			if (delivery.message().suspect()) {
+				this.suspect = delivery;
 				this.suspectWaiting = true;
+			}
+			else {
+				this.waiting.addFirst(delivery);
 			}
 			this.listenerWaiting.incrementAndGet();
 		}
@@ -108,7 +117,7 @@ final class LocalBatch {
 	/** Messages waiting to start. */
 	int waiting() {
 		synchronized (this.waiting) {
-			return this.waiting.size();
+			return this.waiting.size() + ((this.suspect != null) ? 1 : 0);
 		}
 	}
 
@@ -127,12 +136,17 @@ final class LocalBatch {
 
 	private List<Lease> takeAll() {
 		synchronized (this.waiting) {
-			List<Lease> leases = new ArrayList<>(this.waiting.size());
+			List<Lease> leases = new ArrayList<>(this.waiting.size() + 1);
+			Delivery waitingSuspect = this.suspect;
+			if (waitingSuspect != null) {
+				leases.add(waitingSuspect.message().lease());
+			}
 			for (Delivery delivery : this.waiting) {
 				leases.add(delivery.message().lease());
 			}
-			this.listenerWaiting.addAndGet(-this.waiting.size());
+			this.listenerWaiting.addAndGet(-leases.size());
 			this.waiting.clear();
+			this.suspect = null;
 			this.suspectWaiting = false;
 			return leases;
 		}

@@ -188,7 +188,7 @@ final class PartitionConsumer {
 		if (delivery.message().suspect()) {
 			try {
 				if (awaitAlone()) {
-					this.handlers.decorate(() -> handle(delivery)).run();
+					decorateAndHandle(delivery);
 				}
 				else {
 					this.leases.handBack(List.of(lease));
@@ -205,7 +205,7 @@ final class PartitionConsumer {
 		}
 		try {
 			if (this.active) {
-				this.handlers.decorate(() -> handle(delivery)).run();
+				decorateAndHandle(delivery);
 			}
 			else {
 				this.leases.handBack(List.of(lease));
@@ -213,6 +213,23 @@ final class PartitionConsumer {
 		}
 		finally {
 			this.isolation.batchedEnded();
+		}
+	}
+
+	/**
+	 * Runs the handling in the task decorator. If anything throws before the outcome was decided (the decorator,
+	 * reading the message), the lease still held goes back at once rather than being extended for ever.
+	 */
+	private void decorateAndHandle(Delivery delivery) {
+		try {
+			this.handlers.decorate(() -> handle(delivery)).run();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Topic '{}': message '{}' could not be handled (the task decorator, or reading it, failed "
+					+ "outside the handler); it goes back to the queue", this.topic, delivery.message().id(), ex);
+		}
+		finally {
+			this.leases.handBack(List.of(delivery.message().lease()));
 		}
 	}
 
@@ -279,7 +296,11 @@ final class PartitionConsumer {
 			}
 		}
 		this.acknowledger.add(lease);
-		if (!this.claims.isBusy()) {
+		if (!this.active) {
+			// stopping: no claim will carry it, and the timer may be gone before a linger ends
+			this.acknowledger.flush();
+		}
+		else if (!this.claims.isBusy()) {
 			this.acknowledger.flushSoon(this.batch.waiting() == 0);
 		}
 	}

@@ -60,7 +60,7 @@ final class TopicConsumer {
 		ContainerProperties properties = context.properties();
 		this.handlers = new HandlerThreads(this.topic, options.concurrency(), properties.getTaskExecutor(),
 				properties.getTaskDecorator(), this::dispatch);
-		this.isolation = new CrashIsolation(this::afterSuspect);
+		this.isolation = context.isolation();
 		// built once per listener: every partition's handlers call the same method the same way
 		ListenerInvoker invoker = new ListenerInvoker(listener, context.converter(), properties.getMonitor(),
 				properties.getObservationRegistry(), properties.getObservationConvention());
@@ -110,6 +110,7 @@ final class TopicConsumer {
 		}
 		this.store.checkPartitions(this.topic, this.partitionCount);
 		this.handlers.open();
+		this.isolation.onSuspectEnded(this::afterSuspect);
 		this.active = true;
 		List<PartitionConsumer> started = new ArrayList<>();
 		try {

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -455,11 +456,16 @@ public class RedisMessageStore {
 	 * @param topic the topic
 	 * @param leases the leases of messages still being handled or waiting for a handler
 	 * @param leaseMillis the new lease from now
-	 * @return how many leases were extended
+	 * @return the ids whose lease was extended (the others are no longer this caller's)
 	 */
-	public long extend(String topic, List<Lease> leases, long leaseMillis) {
-		return chunked(leases, (chunk) -> number(
-				run(EXTEND, ReturnType.INTEGER, leaseArgs(key(topic), chunk, bytes(Long.toString(leaseMillis))))));
+	public Set<String> extend(String topic, List<Lease> leases, long leaseMillis) {
+		Set<String> extended = new HashSet<>();
+		for (int from = 0; from < leases.size(); from += CHUNK_SIZE) {
+			List<Lease> chunk = leases.subList(from, Math.min(leases.size(), from + CHUNK_SIZE));
+			List<?> ids = run(EXTEND, ReturnType.MULTI, leaseArgs(key(topic), chunk, bytes(Long.toString(leaseMillis))));
+			ids.forEach((id) -> extended.add(text(id)));
+		}
+		return extended;
 	}
 
 	/**

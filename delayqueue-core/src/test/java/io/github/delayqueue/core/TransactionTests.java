@@ -215,6 +215,29 @@ class TransactionTests {
 	}
 
 	@Test
+	void aRollbackToASavepointDropsTheChangesMadeAfterItAndKeepsTheOthers() {
+		TransactionTemplate nested = new TransactionTemplate(this.transaction.getTransactionManager());
+		nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+		AtomicReference<ScheduleResult> dropped = new AtomicReference<>();
+		this.transaction.executeWithoutResult((status) -> {
+			this.queue.schedule(ScheduleRequest.builder("t", "before").id("before").delay(Duration.ofHours(1)).build());
+			nested.executeWithoutResult((savepoint) -> {
+				dropped.set(this.queue
+					.schedule(ScheduleRequest.builder("t", "inside").id("inside").delay(Duration.ofHours(1)).build()));
+				savepoint.setRollbackOnly();
+			});
+			nested.executeWithoutResult((savepoint) -> this.queue
+				.schedule(ScheduleRequest.builder("t", "kept").id("kept").delay(Duration.ofHours(1)).build()));
+			this.queue.schedule(ScheduleRequest.builder("t", "after").id("after").delay(Duration.ofHours(1)).build());
+		});
+		assertThat(dropped.get().outcome().toCompletableFuture()).isCancelled();
+		assertThat(this.queue.cancel("t", "inside")).isFalse();
+		assertThat(this.queue.cancel("t", "before")).isTrue();
+		assertThat(this.queue.cancel("t", "kept")).isTrue();
+		assertThat(this.queue.cancel("t", "after")).isTrue();
+	}
+
+	@Test
 	void aMessageScheduledFromAnotherSynchronizationsAfterCommitIsStillStored() {
 		AtomicReference<ScheduleResult> late = new AtomicReference<>();
 		this.transaction.executeWithoutResult((status) -> TransactionSynchronizationManager

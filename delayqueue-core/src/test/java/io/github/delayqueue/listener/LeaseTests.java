@@ -115,6 +115,25 @@ class LeaseTests {
 	}
 
 	@Test
+	void aMessageWhoseTaskDecoratorThrowsGoesBackAtOnceInsteadOfBeingHeldForEver() {
+		AtomicInteger decorated = new AtomicInteger();
+		Recorder<String> recorder = new Recorder<>();
+		RedisFixture.Consumer consumer = this.fixture.consumer(this.fixture.connectionFactory(),
+				(factory) -> factory.getContainerProperties().setTaskDecorator((handling) -> () -> {
+					if (decorated.incrementAndGet() == 1) {
+						throw new IllegalStateException("no security context today");
+					}
+					handling.run();
+				}));
+		this.queue.schedule("decorated", "d-1", "x", Duration.ZERO);
+		// a visibility timeout far beyond the wait: only a hand-back can bring the message back in time
+		consumer.listeners().register(ListenerRegistration.of("decorated", String.class, recorder,
+				ListenerOptions.builder().visibilityTimeout(Duration.ofMinutes(10)).build()));
+		await().atMost(WAIT).until(() -> recorder.count("d-1") == 1);
+		assertThat(decorated.get()).isEqualTo(2);
+	}
+
+	@Test
 	void aHandlerRunningLongerThanTheLeaseIsNotRedelivered() {
 		ListenerOptions options = ListenerOptions.builder().visibilityTimeout(Duration.ofSeconds(1)).build();
 		AtomicInteger deliveries = new AtomicInteger();

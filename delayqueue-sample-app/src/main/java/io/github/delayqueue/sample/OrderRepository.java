@@ -1,72 +1,65 @@
 package io.github.delayqueue.sample;
 
-import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
 /**
- * Orders in Redis: a hash per order ({@code sample:order:<id>}) and a sorted set of ids by creation time for
- * listing. Status changes are one atomic script, so a payment and a timeout racing each other cannot both win.
+ * Orders in the relational database ({@code orders}, see {@code schema.sql}). A status change is one conditional
+ * {@code UPDATE}, so a payment and a timeout racing each other cannot both win.
  */
 @Repository
 public class OrderRepository {
 
-	private static final String RECENT = "sample:orders:recent";
+	private final JdbcClient jdbc;
 
-	private static final RedisScript<String> TRANSITION = RedisScript.of("""
-			local status = redis.call('HGET', KEYS[1], 'status')
-			if not status then return '' end
-			if status == ARGV[1] then
-			  redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', ARGV[3])
-			  return 'OK'
-			end
-			return status
-			""", String.class);
-
-	private final StringRedisTemplate redis;
-
-	OrderRepository(StringRedisTemplate redis) {
-		this.redis = redis;
+	OrderRepository(JdbcClient jdbc) {
+		this.jdbc = jdbc;
 	}
 
 	void save(Order order) {
-		this.redis.opsForHash()
-			.putAll(key(order.id()),
-					Map.of("id", order.id(), "customer", order.customer(), "amount", order.amount().toPlainString(),
-							"status", order.status().name(), "createdAt", order.createdAt().toString(), "updatedAt",
-							order.updatedAt().toString()));
-		this.redis.opsForZSet().add(RECENT, order.id(), order.createdAt().toEpochMilli());
-	}
-
-	void delete(String id) {
-		this.redis.delete(key(id));
-		this.redis.opsForZSet().remove(RECENT, id);
+		this.jdbc.sql("insert into orders (id, customer, amount, status, created_at, updated_at) "
+				+ "values (:id, :customer, :amount, :status, :createdAt, :updatedAt)")
+			.param("id", order.id())
+			.param("customer", order.customer())
+			.param("amount", order.amount())
+			.param("status", order.status().name())
+			.param("createdAt", Timestamp.from(order.createdAt()))
+			.param("updatedAt", Timestamp.from(order.updatedAt()))
+			.update();
 	}
 
 	Optional<Order> find(String id) {
-		Map<Object, Object> fields = this.redis.opsForHash().entries(key(id));
-		if (fields.isEmpty()) {
-			return Optional.empty();
-		}
-		return Optional.of(new Order((String) fields.get("id"), (String) fields.get("customer"),
-				new BigDecimal((String) fields.get("amount")), OrderStatus.valueOf((String) fields.get("status")),
-				Instant.parse((String) fields.get("createdAt")), Instant.parse((String) fields.get("updatedAt"))));
+		return this.jdbc.sql("select * from orders where id = :id").param("id", id).query(OrderRepository::order)
+			.optional();
 	}
 
 	List<Order> recent(int limit) {
-		List<Order> orders = new ArrayList<>();
-		var ids = this.redis.opsForZSet().reverseRange(RECENT, 0, limit - 1);
-		if (ids != null) {
-			ids.forEach((id) -> find(id).ifPresent(orders::add));
-		}
-		return orders;
+		return this.jdbc.sql("select * from orders order by created_at desc limit :limit")
+			.param("limit", limit)
+			.query(OrderRepository::order)
+			.list();
+	}
+
+	/**
+	 * The orders waiting for payment, oldest first, a page at a time.
+	 * @param afterId the last id of the previous page, or {@code ""} for the first
+	 * @param limit the page size
+	 * @return the page
+	 */
+	List<Order> pending(String afterId, int limit) {
+		return this.jdbc.sql("select * from orders where status = :status and id > :after order by id limit :limit")
+			.param("status", OrderStatus.PENDING_PAYMENT.name())
+			.param("after", afterId)
+			.param("limit", limit)
+			.query(OrderRepository::order)
+			.list();
 	}
 
 	/**
@@ -74,19 +67,22 @@ public class OrderRepository {
 	 * @return the outcome, with the status the order had if it did not move
 	 */
 	Transition transition(String id, OrderStatus from, OrderStatus to) {
-		String result = this.redis.execute(TRANSITION, List.of(key(id)), from.name(), to.name(),
-				Instant.now().toString());
-		if (result == null || result.isEmpty()) {
-			return new Transition(false, null);
-		}
-		if ("OK".equals(result)) {
+		int moved = this.jdbc.sql("update orders set status = :to, updated_at = :now where id = :id and status = :from")
+			.param("to", to.name())
+			.param("now", Timestamp.from(Instant.now()))
+			.param("id", id)
+			.param("from", from.name())
+			.update();
+		if (moved == 1) {
 			return new Transition(true, to);
 		}
-		return new Transition(false, OrderStatus.valueOf(result));
+		return new Transition(false, find(id).map(Order::status).orElse(null));
 	}
 
-	private static String key(String id) {
-		return "sample:order:" + id;
+	private static Order order(ResultSet row, int rowNumber) throws SQLException {
+		return new Order(row.getString("id"), row.getString("customer"), row.getBigDecimal("amount"),
+				OrderStatus.valueOf(row.getString("status")), row.getTimestamp("created_at").toInstant(),
+				row.getTimestamp("updated_at").toInstant());
 	}
 
 	/**

@@ -7,11 +7,13 @@ import java.util.UUID;
 
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.annotation.DelayedListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Creates orders with a payment timeout, takes payments, and cancels orders whose timeout fires first.
@@ -41,30 +43,29 @@ public class OrderService {
 	 * @param amount how much is to be paid
 	 * @return the order
 	 */
+	@Transactional
 	public Order create(String customer, BigDecimal amount) {
 		Instant now = Instant.now();
 		Order order = new Order(UUID.randomUUID().toString(), customer, amount, OrderStatus.PENDING_PAYMENT, now, now);
 		this.orders.save(order);
-		try {
-			this.queue.schedule(TIMEOUT_TOPIC, order.id(), new OrderTimeout(order.id()),
-					this.properties.orders().paymentTimeout());
-		}
-		catch (RuntimeException ex) {
-			this.orders.delete(order.id());
-			throw ex;
-		}
+		// stored when the order's transaction commits; nothing if it rolls back
+		this.queue.schedule(ScheduleRequest.builder(TIMEOUT_TOPIC, new OrderTimeout(order.id()))
+			.id(order.id())
+			.delay(this.properties.orders().paymentTimeout())
+			.build());
 		logger.info("Order {} created for {} ({}): PENDING_PAYMENT, cancelled unless paid within {}", order.id(),
 				customer, amount, this.properties.orders().paymentTimeout());
 		return order;
 	}
 
 	/**
-	 * Pays an order and cancels its timeout. Paying a paid order again changes nothing.
+	 * Pays an order and cancels its timeout when the payment commits. Paying a paid order again changes nothing.
 	 * @param id the order id
 	 * @return the paid order
 	 * @throws OrderNotFoundException if there is no such order
 	 * @throws OrderCancelledException if the order was cancelled already
 	 */
+	@Transactional
 	public Order pay(String id) {
 		OrderRepository.Transition transition = this.orders.transition(id, OrderStatus.PENDING_PAYMENT,
 				OrderStatus.PAID);
@@ -75,8 +76,9 @@ public class OrderService {
 			throw new OrderCancelledException(id);
 		}
 		if (transition.moved()) {
-			boolean cancelled = this.queue.cancel(TIMEOUT_TOPIC, id);
-			logger.info("Order {} PAID; its timeout was {}", id, cancelled ? "cancelled" : "already on its way");
+			this.queue.cancelAfterCommit(TIMEOUT_TOPIC, id)
+				.thenAccept((cancelled) -> logger.info("Order {} PAID; its timeout was {}", id,
+						cancelled ? "cancelled" : "already on its way"));
 		}
 		return get(id);
 	}

@@ -67,6 +67,13 @@ class ActuatorEndpointTests {
 		JsonNode timeouts = topic(topics, "order-timeout");
 		assertThat(reports.get("listener").isNull()).isTrue();
 		assertThat(timeouts.get("listener").get("running").asBoolean()).isTrue();
+		// the sample's recurring report, declared in application.yml, with its next tick
+		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+			JsonNode recurring = call("GET", "/actuator/delayqueue").body().get("recurring");
+			assertThat(recurring.get(0).get("name").asString()).isEqualTo("cancelled-orders-report");
+			assertThat(recurring.get(0).get("topic").asString()).isEqualTo("order-report");
+			assertThat(recurring.get(0).get("nextTick").isNull()).isFalse();
+		});
 
 		JsonNode dead = call("GET", "/actuator/delayqueue/reports/dead?limit=10").body();
 		assertThat(dead.get("total").asLong()).isEqualTo(2);

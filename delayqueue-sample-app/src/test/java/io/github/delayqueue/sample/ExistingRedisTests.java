@@ -38,7 +38,9 @@ class ExistingRedisTests {
 	void anExistingRedisIsUsed() {
 		assertThat(this.embeddedRedis.isStarted()).isFalse();
 		Order order = this.orders.create("dave", new java.math.BigDecimal("3.00"));
-		assertThat(redis.call("HGET", "sample:order:" + order.id(), "status")).isEqualTo("PENDING_PAYMENT");
+		assertThat(this.orders.get(order.id()).status()).isEqualTo(OrderStatus.PENDING_PAYMENT);
+		// its timeout is in this Redis: scheduling it again finds it
+		assertThat(redis.call("ZSCORE", "dq:{order-timeout}:pending", order.id())).isNotEmpty();
 	}
 
 }

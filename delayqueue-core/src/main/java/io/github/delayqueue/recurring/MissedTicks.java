@@ -1,0 +1,17 @@
+package io.github.delayqueue.recurring;
+
+/**
+ * What a recurring schedule does with the ticks that passed while no instance ran (or while it was paused).
+ */
+public enum MissedTicks {
+
+	/** Forget them: the next tick is the first after now. */
+	SKIP,
+
+	/** Fire once, now, for the latest of them (the default: a report that should have run runs once). */
+	FIRE_ONCE,
+
+	/** Fire each of them, now, oldest first, up to the schedule's {@code maxMissed} latest. */
+	FIRE_EACH
+
+}

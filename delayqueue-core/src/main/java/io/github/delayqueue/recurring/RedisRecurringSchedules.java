@@ -1,0 +1,386 @@
+package io.github.delayqueue.recurring;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.redis.DueTime;
+import io.github.delayqueue.redis.NewMessage;
+import io.github.delayqueue.redis.RecurringStore;
+import io.github.delayqueue.redis.RedisMessageStore;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.util.Assert;
+
+/**
+ * The {@link RecurringSchedules} on Redis, and the ticker that fires them. Running, it reads the definitions every
+ * poll interval and stores, for each schedule, the message of every tick that falls due within the look-ahead
+ * (so the tick is in Redis before it is due, and is delivered on time like any message), and of the ticks missed
+ * since its last one, as its {@link MissedTicks} policy says. A script stores a tick only if the schedule's cursor
+ * in Redis is before it and moves the cursor, so however many instances run, each tick fires once, with no leader.
+ * <p>
+ * Missed ticks are counted at most 31 days back. Ticks are instants of this instance's clock, stored as Redis-clock
+ * due times: a clock that runs off from Redis's moves ticks by as much.
+ */
+public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecycle {
+
+	/** The default time between two looks at the definitions. */
+	public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(500);
+
+	private static final Logger logger = LoggerFactory.getLogger(RedisRecurringSchedules.class);
+
+	private static final Duration MISSED_WINDOW = Duration.ofDays(31);
+
+	private static final int MAX_TICKS_COUNTED = 1_000_000;
+
+	private final RecurringStore store;
+
+	private final RedisMessageStore messages;
+
+	private final PayloadConverter converter;
+
+	private TopicPartitioning partitioning = TopicPartitioning.NONE;
+
+	private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+
+	private Clock clock = Clock.systemUTC();
+
+	private boolean autoStartup = true;
+
+	private @Nullable ScheduledExecutorService ticker;
+
+	/** Schedules to define at start (from configuration), until defined. */
+	private volatile List<RecurringSchedule> declared = List.of();
+
+	/**
+	 * Creates the schedules.
+	 * @param store where definitions and cursors live
+	 * @param messages where the topics' messages live (to register the topics)
+	 * @param converter serialises payloads
+	 */
+	public RedisRecurringSchedules(RecurringStore store, RedisMessageStore messages, PayloadConverter converter) {
+		Assert.notNull(store, "RecurringStore must not be null");
+		Assert.notNull(messages, "RedisMessageStore must not be null");
+		Assert.notNull(converter, "PayloadConverter must not be null");
+		this.store = store;
+		this.messages = messages;
+		this.converter = converter;
+	}
+
+	/**
+	 * Sets how many partitions each topic has (the same as the queue's); a schedule's ticks all go to one partition.
+	 * @param partitioning the partitioning
+	 */
+	public void setPartitioning(TopicPartitioning partitioning) {
+		Assert.notNull(partitioning, "TopicPartitioning must not be null");
+		this.partitioning = partitioning;
+	}
+
+	/**
+	 * Sets how often the definitions are read; a tick is stored up to twice this ahead of its time.
+	 * @param pollInterval 10 ms to 1 minute
+	 */
+	public void setPollInterval(Duration pollInterval) {
+		Assert.isTrue(pollInterval != null && pollInterval.toMillis() >= 10 && pollInterval.toMinutes() <= 1,
+				() -> "Poll interval must be between 10ms and 1m, but was " + pollInterval);
+		this.pollInterval = pollInterval;
+	}
+
+	/**
+	 * Sets the clock ticks are computed by (for tests).
+	 * @param clock the clock
+	 */
+	public void setClock(Clock clock) {
+		Assert.notNull(clock, "Clock must not be null");
+		this.clock = clock;
+	}
+
+	/**
+	 * Sets whether the ticker starts with the application context.
+	 * @param autoStartup whether to start automatically
+	 */
+	public void setAutoStartup(boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	/**
+	 * Sets schedules to define (or redefine) in Redis when the ticker starts, such as those declared in
+	 * configuration; if Redis cannot be reached then, they are defined as soon as it can.
+	 * @param schedules the schedules
+	 */
+	public void setDeclaredSchedules(List<RecurringSchedule> schedules) {
+		Assert.notNull(schedules, "Schedules must not be null");
+		this.declared = List.copyOf(schedules);
+	}
+
+	@Override
+	public void define(RecurringSchedule schedule) {
+		Assert.notNull(schedule, "RecurringSchedule must not be null");
+		String json = schedule.payloadJson();
+		byte[] payload = (json != null) ? json.getBytes(StandardCharsets.UTF_8)
+				: this.converter.write(java.util.Objects.requireNonNull(schedule.payload()));
+		StoredDefinition previous = read(schedule.name());
+		boolean paused = previous != null && previous.paused();
+		this.store.put(schedule.name(), StoredDefinition.of(schedule, payload, paused).encode());
+		this.messages.registerTopics(List.of(schedule.topic()));
+		if (previous != null) {
+			withdrawWaitingTick(schedule.name(), previous);
+		}
+	}
+
+	/** Defines a declared schedule unless Redis holds the same definition already (every instance declares it). */
+	private void defineIfChanged(RecurringSchedule schedule) {
+		StoredDefinition stored = read(schedule.name());
+		if (stored != null) {
+			String json = schedule.payloadJson();
+			byte[] payload = (json != null) ? json.getBytes(StandardCharsets.UTF_8)
+					: this.converter.write(java.util.Objects.requireNonNull(schedule.payload()));
+			if (StoredDefinition.of(schedule, payload, stored.paused()).equals(stored)) {
+				return;
+			}
+		}
+		define(schedule);
+	}
+
+	@Override
+	public boolean pause(String name) {
+		StoredDefinition definition = read(RecurringSchedule.validateName(name));
+		if (definition == null) {
+			return false;
+		}
+		this.store.put(name, definition.paused(true).encode());
+		withdrawWaitingTick(name, definition);
+		return true;
+	}
+
+	@Override
+	public boolean resume(String name) {
+		StoredDefinition definition = read(RecurringSchedule.validateName(name));
+		if (definition == null) {
+			return false;
+		}
+		this.store.put(name, definition.paused(false).encode());
+		return true;
+	}
+
+	@Override
+	public boolean remove(String name) {
+		StoredDefinition definition = read(RecurringSchedule.validateName(name));
+		if (definition == null) {
+			return false;
+		}
+		boolean removed = this.store.remove(name);
+		withdrawWaitingTick(name, definition);
+		return removed;
+	}
+
+	@Override
+	public Optional<RecurringScheduleInfo> get(String name) {
+		StoredDefinition definition = read(RecurringSchedule.validateName(name));
+		return (definition != null) ? Optional.of(info(name, definition)) : Optional.empty();
+	}
+
+	@Override
+	public List<RecurringScheduleInfo> list() {
+		List<RecurringScheduleInfo> infos = new ArrayList<>();
+		new java.util.TreeMap<>(this.store.all()).forEach((name, bytes) -> {
+			try {
+				infos.add(info(name, StoredDefinition.decode(name, bytes)));
+			}
+			catch (IllegalStateException ex) {
+				logger.warn("Skipping recurring schedule '{}': {}", name, ex.getMessage());
+			}
+		});
+		return infos;
+	}
+
+	/**
+	 * Fires what is due: for every schedule that is not paused, the ticks missed since its last one (as its policy
+	 * says) and the next tick if it falls within the look-ahead. The ticker calls this every poll interval; each
+	 * instance may, and each tick is stored once.
+	 * @return how many tick messages this call stored
+	 */
+	public int fireDue() {
+		Instant now = this.clock.instant();
+		Instant horizon = now.plus(this.pollInterval.multipliedBy(2));
+		int stored = 0;
+		for (Map.Entry<String, byte[]> entry : this.store.all().entrySet()) {
+			String name = entry.getKey();
+			try {
+				StoredDefinition definition = StoredDefinition.decode(name, entry.getValue());
+				if (!definition.paused()) {
+					stored += fire(name, definition, now, horizon);
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Recurring schedule '{}': could not fire its ticks; trying again in {}", name,
+						this.pollInterval, ex);
+			}
+		}
+		return stored;
+	}
+
+	private int fire(String name, StoredDefinition definition, Instant now, Instant horizon) {
+		RecurringSchedule schedule = definition.schedule(name);
+		String partition = partitionOf(schedule);
+		Long cursorMillis = this.store.cursor(partition, name);
+		List<Instant> ticks = new ArrayList<>();
+		if (cursorMillis == null) {
+			// a new schedule starts with its next tick
+			Instant first = schedule.nextTick(now.minusMillis(1));
+			if (first != null && !first.isAfter(horizon)) {
+				ticks.add(first);
+			}
+		}
+		else {
+			Instant cursor = Instant.ofEpochMilli(cursorMillis);
+			ticks.addAll(missed(schedule, cursor, now));
+			Instant next = schedule.nextTick(cursor.isAfter(now) ? cursor : now);
+			if (next != null && !next.isAfter(horizon)) {
+				ticks.add(next);
+			}
+		}
+		int stored = 0;
+		byte[] payload = definition.payload().getBytes(StandardCharsets.UTF_8);
+		for (Instant tick : ticks) {
+			Map<String, String> headers = new LinkedHashMap<>();
+			headers.put(SCHEDULE_HEADER, name);
+			headers.put(TICK_HEADER, tick.toString());
+			NewMessage message = new NewMessage(tickId(name, tick), DueTime.at(tick.toEpochMilli()), now, headers,
+					payload);
+			if (this.store.tick(partition, name, message)) {
+				stored++;
+			}
+		}
+		return stored;
+	}
+
+	/** The ticks after the cursor up to now that the schedule's policy fires, oldest first. */
+	private static List<Instant> missed(RecurringSchedule schedule, Instant cursor, Instant now) {
+		if (schedule.missedTicks() == MissedTicks.SKIP || !cursor.isBefore(now)) {
+			return List.of();
+		}
+		int keep = (schedule.missedTicks() == MissedTicks.FIRE_ONCE) ? 1 : schedule.maxMissed();
+		Deque<Instant> latest = new ArrayDeque<>(keep);
+		Instant from = cursor.isBefore(now.minus(MISSED_WINDOW)) ? now.minus(MISSED_WINDOW) : cursor;
+		Instant tick = schedule.nextTick(from);
+		for (int i = 0; tick != null && !tick.isAfter(now) && i < MAX_TICKS_COUNTED; i++) {
+			if (latest.size() == keep) {
+				latest.removeFirst();
+			}
+			latest.addLast(tick);
+			tick = schedule.nextTick(tick);
+		}
+		return new ArrayList<>(latest);
+	}
+
+	private void withdrawWaitingTick(String name, StoredDefinition definition) {
+		RecurringSchedule schedule = definition.schedule(name);
+		String partition = partitionOf(schedule);
+		Long cursor = this.store.cursor(partition, name);
+		long now = this.clock.millis();
+		if (cursor != null && cursor > now) {
+			this.store.rewind(partition, name, now, tickId(name, Instant.ofEpochMilli(cursor)));
+		}
+	}
+
+	private RecurringScheduleInfo info(String name, StoredDefinition definition) {
+		RecurringSchedule schedule = definition.schedule(name);
+		Long cursor = this.store.cursor(partitionOf(schedule), name);
+		Instant last = (cursor != null) ? Instant.ofEpochMilli(cursor) : null;
+		Instant now = this.clock.instant();
+		Instant next = null;
+		if (!definition.paused()) {
+			next = (last != null && last.isAfter(now)) ? last : schedule.nextTick(now);
+		}
+		return new RecurringScheduleInfo(name, definition.topic(), schedule.cron(), schedule.every(), schedule.zone(),
+				definition.payload(), schedule.missedTicks(), schedule.maxMissed(), definition.paused(), last, next);
+	}
+
+	private @Nullable StoredDefinition read(String name) {
+		byte[] bytes = this.store.get(name);
+		return (bytes != null) ? StoredDefinition.decode(name, bytes) : null;
+	}
+
+	/** All of a schedule's ticks go to one partition, chosen by its name, so its cursor is in one place. */
+	private String partitionOf(RecurringSchedule schedule) {
+		return RedisMessageStore.partitionName(schedule.topic(),
+				this.partitioning.partitionOf(schedule.topic(), schedule.name()));
+	}
+
+	/** A tick's message id: the schedule's name and the tick's epoch milliseconds. */
+	static String tickId(String name, Instant tick) {
+		return name + "@" + tick.toEpochMilli();
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.ticker != null) {
+			return;
+		}
+		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "delayqueue-recurring");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long period = this.pollInterval.toMillis();
+		executor.scheduleWithFixedDelay(this::fireQuietly, 0, period, TimeUnit.MILLISECONDS);
+		this.ticker = executor;
+	}
+
+	private void fireQuietly() {
+		try {
+			List<RecurringSchedule> toDefine = this.declared;
+			if (!toDefine.isEmpty()) {
+				toDefine.forEach(this::defineIfChanged);
+				this.declared = List.of();
+			}
+			fireDue();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not read the recurring schedules; trying again in {}", this.pollInterval, ex);
+		}
+	}
+
+	@Override
+	public synchronized void stop() {
+		ScheduledExecutorService executor = this.ticker;
+		this.ticker = null;
+		if (executor != null) {
+			executor.shutdownNow();
+			try {
+				executor.awaitTermination(5, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.ticker != null;
+	}
+
+	@Override
+	public boolean isAutoStartup() {
+		return this.autoStartup;
+	}
+
+}

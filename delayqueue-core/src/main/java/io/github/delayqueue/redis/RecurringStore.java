@@ -1,0 +1,162 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.util.Assert;
+
+/**
+ * Where recurring schedules live in Redis: their definitions, as opaque bytes by name, in one hash
+ * ({@code <prefix>:recurring}), and each schedule's cursor (the latest tick stored) in its topic's
+ * {@code <prefix>:{<topic>}:recurring} hash, beside the topic's messages, so that one script stores a tick's
+ * message and moves the cursor atomically, in one cluster slot. What a definition means is decided above this
+ * layer.
+ */
+public class RecurringStore {
+
+	private static final Script TICK = Script.load("tick");
+
+	private static final Script REWIND = Script.load("rewind");
+
+	private final RedisTemplate<byte[], byte[]> template;
+
+	private final String keyPrefix;
+
+	private final byte[] definitionsKey;
+
+	/**
+	 * Creates the store.
+	 * @param connectionFactory the Redis connection factory
+	 * @param keyPrefix the prefix of every key (the message store's)
+	 */
+	public RecurringStore(RedisConnectionFactory connectionFactory, String keyPrefix) {
+		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
+		RedisMessageStore.validateKeyPrefix(keyPrefix);
+		this.template = new RedisTemplate<>();
+		this.template.setConnectionFactory(connectionFactory);
+		this.template.setEnableDefaultSerializer(false);
+		this.template.afterPropertiesSet();
+		this.keyPrefix = keyPrefix;
+		this.definitionsKey = bytes(keyPrefix + ":recurring");
+	}
+
+	/**
+	 * Stores a definition, replacing the one of the same name.
+	 * @param name the schedule's name
+	 * @param definition its encoded definition
+	 */
+	public void put(String name, byte[] definition) {
+		execute((connection) -> connection.hashCommands().hSet(this.definitionsKey, bytes(name), definition));
+	}
+
+	/**
+	 * A definition.
+	 * @param name the schedule's name
+	 * @return its encoded definition, or {@code null} if there is none
+	 */
+	public byte @Nullable [] get(String name) {
+		return execute((connection) -> connection.hashCommands().hGet(this.definitionsKey, bytes(name)));
+	}
+
+	/**
+	 * Every definition, by name.
+	 * @return the encoded definitions (one command)
+	 */
+	public Map<String, byte[]> all() {
+		Map<byte[], byte[]> entries = execute((connection) -> connection.hashCommands().hGetAll(this.definitionsKey));
+		Map<String, byte[]> definitions = new LinkedHashMap<>();
+		if (entries != null) {
+			entries.forEach((name, definition) -> definitions.put(new String(name, StandardCharsets.UTF_8), definition));
+		}
+		return definitions;
+	}
+
+	/**
+	 * Deletes a definition (its cursor stays, so that a schedule defined again under the name does not repeat
+	 * ticks it stored).
+	 * @param name the schedule's name
+	 * @return {@code true} if it existed
+	 */
+	public boolean remove(String name) {
+		Long removed = execute((connection) -> connection.hashCommands().hDel(this.definitionsKey, bytes(name)));
+		return removed != null && removed > 0;
+	}
+
+	/**
+	 * The latest tick stored for a schedule in a topic.
+	 * @param partition the store's name of the topic partition the schedule's messages go to
+	 * @param name the schedule's name
+	 * @return the tick, epoch milliseconds, or {@code null} if none was stored
+	 */
+	public @Nullable Long cursor(String partition, String name) {
+		byte[] raw = execute((connection) -> connection.hashCommands().hGet(cursorKey(partition), bytes(name)));
+		if (raw == null) {
+			return null;
+		}
+		try {
+			return Long.parseLong(new String(raw, StandardCharsets.UTF_8));
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * Stores one tick's message unless the schedule's cursor is at or past the tick, and moves the cursor to it:
+	 * atomic, so however many instances store the same tick, one does.
+	 * @param partition the store's name of the topic partition
+	 * @param name the schedule's name
+	 * @param message the tick's message, due at the tick ({@link DueTime#at(long)})
+	 * @return {@code true} if this call stored it
+	 */
+	public boolean tick(String partition, String name, NewMessage message) {
+		Assert.isTrue(!message.due().relative(), "A tick is due at an absolute time");
+		byte[] envelope = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
+		Long stored = run(TICK, ReturnType.INTEGER, pendingKey(partition), bytes(name),
+				bytes(Long.toString(message.due().value())), bytes(message.id()), envelope);
+		return stored != null && stored == 1L;
+	}
+
+	/**
+	 * Lets a schedule's next ticks be computed afresh: removes the message of its tick that waits (if any) and sets
+	 * its cursor back to {@code fromMillis} unless it is before it.
+	 * @param partition the store's name of the topic partition
+	 * @param name the schedule's name
+	 * @param fromMillis the new cursor, epoch milliseconds
+	 * @param waitingId the id of the waiting tick's message, or {@code null}
+	 * @return {@code true} if a waiting tick was removed
+	 */
+	public boolean rewind(String partition, String name, long fromMillis, @Nullable String waitingId) {
+		Long removed = run(REWIND, ReturnType.INTEGER, pendingKey(partition), bytes(name),
+				bytes(Long.toString(fromMillis)), bytes((waitingId != null) ? waitingId : ""));
+		return removed != null && removed == 1L;
+	}
+
+	private byte[] pendingKey(String partition) {
+		return bytes(this.keyPrefix + ":{" + partition + "}:pending");
+	}
+
+	private byte[] cursorKey(String partition) {
+		return bytes(this.keyPrefix + ":{" + partition + "}:recurring");
+	}
+
+	private <T> @Nullable T run(Script script, ReturnType type, byte[]... keysAndArgs) {
+		return execute((connection) -> script.run(connection, type, keysAndArgs));
+	}
+
+	private <T> @Nullable T execute(RedisCallback<T> action) {
+		return this.template.execute(action, true);
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+}

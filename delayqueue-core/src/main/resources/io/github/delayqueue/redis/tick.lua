@@ -1,0 +1,28 @@
+-- uses: buckets
+-- One tick of a recurring schedule: stores its message unless the schedule's cursor (the latest tick stored, kept in
+-- the topic's 'recurring' hash) is at or past this tick, and moves the cursor. However many instances compute the
+-- same tick, one stores it: the cursor, not the message id, decides, so a tick whose message was delivered and
+-- acknowledged already is not stored again.
+-- ARGV: name, tick (epoch ms), id, envelope
+-- Returns 1 (stored) or 0 (the cursor was at or past the tick: nothing changed).
+local CURSOR = BASE .. 'recurring'
+local name, tick, id = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local cursor = count(redis.call('HGET', CURSOR, name))
+if cursor and cursor >= tick then
+  return 0
+end
+redis.call('HSET', CURSOR, name, ARGV[2])
+local body, h = bodyOf(id)
+if redis.call('HSETNX', body, id, ARGV[4]) == 0 then
+  return 0
+end
+local _, nowUs = clock()
+local head = redis.call('ZRANGE', PENDING, 0, 0, 'WITHSCORES')
+redis.call('ZADD', PENDING, tick, id)
+if h % 16 == 0 then
+  resizing().grow()
+end
+if head[2] == nil or tick < tonumber(head[2]) then
+  redis.call('PUBLISH', WAKE, delayTo(tick, nowUs))
+end
+return 1
