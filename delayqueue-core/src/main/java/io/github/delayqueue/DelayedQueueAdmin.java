@@ -1,6 +1,5 @@
 package io.github.delayqueue;
 
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -10,7 +9,7 @@ import java.util.Set;
  * {@link DelayedQueue}; an application that wraps or replaces its {@link DelayedQueue} keeps this one, so its
  * endpoint, health and metrics keep working.
  */
-public interface DelayedQueueAdmin {
+public interface DelayedQueueAdmin extends TopicOperations {
 
 	/**
 	 * The known topics: every topic scheduled to or consumed from (with this key prefix), whether or not it holds
@@ -36,51 +35,5 @@ public interface DelayedQueueAdmin {
 	 * @throws IllegalStateException if the topic holds messages
 	 */
 	void changePartitions(String topic, int partitions);
-
-	/**
-	 * The counts of a topic's messages by state (see {@link DelayedQueue#stats(String)}).
-	 * @param topic the topic
-	 * @return the counts
-	 */
-	TopicStats stats(String topic);
-
-	/**
-	 * A page of a topic's dead letters, oldest first (see {@link DelayedQueue#deadLetters(String, int, int)}).
-	 * @param topic the topic
-	 * @param offset how many to skip
-	 * @param limit how many at most, 1 to 1000
-	 * @return the dead letters
-	 */
-	List<DeadLetter> deadLetters(String topic, int offset, int limit);
-
-	/**
-	 * Schedules a dead letter again, due now, with its attempts reset.
-	 * @param topic the topic
-	 * @param id the message id
-	 * @return {@code true} if it was dead and is waiting again
-	 */
-	boolean replayDeadLetter(String topic, String id);
-
-	/**
-	 * Schedules every dead letter of a topic again.
-	 * @param topic the topic
-	 * @return how many
-	 */
-	long replayDeadLetters(String topic);
-
-	/**
-	 * Deletes one dead letter.
-	 * @param topic the topic
-	 * @param id the message id
-	 * @return {@code true} if it was dead and is gone
-	 */
-	boolean purgeDeadLetter(String topic, String id);
-
-	/**
-	 * Deletes every dead letter of a topic.
-	 * @param topic the topic
-	 * @return how many
-	 */
-	long purgeDeadLetters(String topic);
 
 }

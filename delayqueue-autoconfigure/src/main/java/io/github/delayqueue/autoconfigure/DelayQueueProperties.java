@@ -383,7 +383,8 @@ public class DelayQueueProperties {
 
 		/**
 		 * Most messages a consumer holds leased at once: the ones its handlers run plus the ones claimed ahead
-		 * of them, all claimed (and acknowledged) in one round trip. Default twice the concurrency.
+		 * of them, all claimed (and acknowledged) in one round trip. Unset, it adapts from twice the concurrency up
+		 * to 128, growing only while claims rather than handlers limit the throughput.
 		 */
 		private @Nullable Integer batchSize;
 

@@ -76,7 +76,7 @@ public @interface DelayedListener {
 
 	/**
 	 * Most messages the consumer holds leased at once, running and claimed ahead; default
-	 * {@code delayqueue.listener.batch-size} (twice the concurrency).
+	 * {@code delayqueue.listener.batch-size} (unset: adapts from twice the concurrency).
 	 * @return the batch size, as text
 	 */
 	String batchSize() default "";

@@ -35,8 +35,10 @@ final class ClaimLoop {
 
 	private final ListenerOptions options;
 
-	/** The most leases this partition holds: its share of the listener's batch size. */
-	private final int share;
+	/** The listener's prefetch: this partition holds its share of it. */
+	private final Prefetch prefetch;
+
+	private final int partitions;
 
 	private final CrashIsolation isolation;
 
@@ -61,13 +63,15 @@ final class ClaimLoop {
 
 	private volatile @Nullable TopicTrigger trigger;
 
-	ClaimLoop(String topic, String partition, RedisMessageStore store, ListenerOptions options, int share,
+	ClaimLoop(String topic, String partition, RedisMessageStore store, ListenerOptions options, Prefetch prefetch,
+			int partitions,
 			CrashIsolation isolation, LocalBatch batch, Acknowledger acknowledger, DelayQueueMonitor monitor) {
 		this.topic = topic;
 		this.partition = partition;
 		this.store = store;
 		this.options = options;
-		this.share = share;
+		this.prefetch = prefetch;
+		this.partitions = partitions;
 		this.isolation = isolation;
 		this.batch = batch;
 		this.acknowledger = acknowledger;
@@ -120,7 +124,8 @@ final class ClaimLoop {
 	}
 
 	private boolean hasRoomForHalf() {
-		return this.share - this.batch.held() >= (this.share + 1) / 2;
+		int share = this.prefetch.share(this.partitions);
+		return share - this.batch.held() >= (share + 1) / 2;
 	}
 
 	/**
@@ -179,7 +184,7 @@ final class ClaimLoop {
 	}
 
 	private void claim() {
-		int limit = this.active ? Math.max(0, this.share - this.batch.held()) : 0;
+		int limit = this.active ? Math.max(0, this.prefetch.share(this.partitions) - this.batch.held()) : 0;
 		List<Acknowledger.PendingAck> acks = this.acknowledger.takeForClaim();
 		Claim claim;
 		long sent = System.nanoTime();
@@ -193,6 +198,7 @@ final class ClaimLoop {
 			this.acknowledger.claimFailed(acks, ex);
 			throw ex;
 		}
+		this.prefetch.claimed(System.nanoTime() - sent);
 		if (this.failing) {
 			this.failing = false;
 			logger.info("Topic '{}': claiming works again", this.partition);

@@ -102,6 +102,15 @@ final class ContainerRuns {
 		return run != null && run.consumer().isClaimFailing();
 	}
 
+	/**
+	 * The most messages the running consumer holds leased now.
+	 * @param otherwise what to say when none runs
+	 */
+	int batchSize(int otherwise) {
+		Run run = this.current;
+		return (run != null) ? run.consumer().batchSize() : otherwise;
+	}
+
 	/** Handlers running now, in the current run and in those still draining. */
 	int prefetched() {
 		Run run = this.current;

@@ -128,7 +128,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	public ListenerState getListenerState() {
 		ListenerOptions options = this.registration.options();
 		return new ListenerState(this.id, getTopic(), this.runs.isActive(), options.concurrency(), this.runs.inFlight(),
-				options.batchSize(), this.runs.prefetched(), this.runs.isClaimFailing());
+				this.runs.batchSize(options.batchSize()), this.runs.prefetched(), this.runs.isClaimFailing());
 	}
 
 	/**

@@ -25,7 +25,7 @@ public final class ListenerOptions {
 	public static final int DEFAULT_MAX_ATTEMPTS = 10;
 
 	/**
-	 * The default batch size, {@code 0}: twice the concurrency (see {@link #batchSize()}).
+	 * The default batch size, {@code 0}: it adapts, from twice the concurrency (see {@link #batchSize()}).
 	 */
 	public static final int DEFAULT_BATCH_SIZE = 0;
 
@@ -142,11 +142,17 @@ public final class ListenerOptions {
 	 * Most messages a consumer holds leased at once, running and waiting for a handler thread (its prefetch): it
 	 * claims them in batches, a claim for the room left once half the batch is used, so a busy topic costs a small
 	 * fraction of a round trip per message. A larger batch keeps fast handlers busy over a slow network; a smaller
-	 * one leaves more messages to other instances. Unless set, twice the concurrency.
-	 * @return the batch size
+	 * one leaves more messages to other instances. Unless set, twice the concurrency, and the consumer lets it grow
+	 * (up to 128) while claims rather than handlers limit the throughput.
+	 * @return the batch size, or where unset the one the consumer starts from
 	 */
 	public int batchSize() {
 		return (this.batchSize > 0) ? this.batchSize : Math.min(1000, 2 * this.concurrency);
+	}
+
+	/** Whether the batch size was set (else it adapts, starting from {@link #batchSize()}). */
+	boolean isBatchSizeSet() {
+		return this.batchSize > 0;
 	}
 
 	/**

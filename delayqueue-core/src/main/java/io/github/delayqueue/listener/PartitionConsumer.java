@@ -51,17 +51,21 @@ final class PartitionConsumer {
 
 	private final FailedDeliveries failures;
 
+	private final Prefetch prefetch;
+
 	private volatile boolean active;
 
 	private volatile @Nullable TopicTrigger trigger;
 
 	/**
 	 * Creates the consumer of one partition.
-	 * @param share the most leases this partition holds (its share of the listener's batch size)
+	 * @param prefetch the listener's prefetch, of which this partition holds its share
+	 * @param partitions how many partitions the listener consumes
 	 * @param waiting counts the messages waiting in all the listener's partitions
 	 * @param onArrival runs when claimed messages arrive (the listener's handler threads start on them)
 	 */
-	PartitionConsumer(ListenerRegistration<?> registration, String partition, int share, ConsumerContext context,
+	PartitionConsumer(ListenerRegistration<?> registration, String partition, Prefetch prefetch, int partitions,
+			ConsumerContext context,
 			ListenerInvoker invoker, HandlerThreads handlers, CrashIsolation isolation, AtomicInteger waiting,
 			Runnable onArrival) {
 		ListenerOptions options = registration.options();
@@ -75,7 +79,9 @@ final class PartitionConsumer {
 		this.leases = new LeaseKeeper(partition, this.store, options.visibilityTimeout(), isolation);
 		this.batch = new LocalBatch(this.leases, waiting, onArrival);
 		this.acknowledger = new Acknowledger(partition, this.store, options);
-		this.claims = new ClaimLoop(this.topic, partition, this.store, options, share, isolation, this.batch,
+		this.prefetch = prefetch;
+		this.claims = new ClaimLoop(this.topic, partition, this.store, options, prefetch, partitions, isolation,
+				this.batch,
 				this.acknowledger, context.properties().getMonitor());
 		this.failures = new FailedDeliveries(partition, this.store, options, this.acknowledger);
 	}
@@ -260,6 +266,7 @@ final class PartitionConsumer {
 		long start = System.nanoTime();
 		ListenerInvoker.Result result = this.invoker.invoke(delivery);
 		long duration = System.nanoTime() - start;
+		this.prefetch.completed();
 		Throwable failure = result.failure();
 		if (failure == null) {
 			if (this.leases.take(lease)) {

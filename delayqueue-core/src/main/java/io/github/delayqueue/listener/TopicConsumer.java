@@ -28,7 +28,7 @@ final class TopicConsumer {
 
 	private final int partitionCount;
 
-	private final int batchSize;
+	private final Prefetch prefetch;
 
 	private final RedisMessageStore store;
 
@@ -55,7 +55,6 @@ final class TopicConsumer {
 		ListenerOptions options = registration.options();
 		this.topic = registration.topic();
 		this.partitionCount = partitionCount;
-		this.batchSize = options.batchSize();
 		this.store = context.store();
 		ContainerProperties properties = context.properties();
 		this.handlers = new HandlerThreads(this.topic, options.concurrency(), properties.getTaskExecutor(),
@@ -64,11 +63,12 @@ final class TopicConsumer {
 		// built once per listener: every partition's handlers call the same method the same way
 		ListenerInvoker invoker = new ListenerInvoker(listener, context.converter(), properties.getMonitor(),
 				properties.getObservationRegistry(), properties.getObservationConvention());
-		int share = Math.max(1, (this.batchSize + partitionCount - 1) / partitionCount);
+		this.prefetch = new Prefetch(options);
 		List<PartitionConsumer> consumers = new ArrayList<>(partitionCount);
 		for (int partition = 0; partition < partitionCount; partition++) {
 			consumers.add(new PartitionConsumer(registration, RedisMessageStore.partitionName(this.topic, partition),
-					share, context, invoker, this.handlers, this.isolation, this.waiting, this::dispatch));
+					this.prefetch, partitionCount, context, invoker, this.handlers, this.isolation, this.waiting,
+					this::dispatch));
 		}
 		this.partitions = List.copyOf(consumers);
 	}
@@ -86,8 +86,9 @@ final class TopicConsumer {
 		return Math.max(0, this.waiting.get());
 	}
 
+	/** The most messages the listener holds leased now (adapting, unless its batch size was set). */
 	int batchSize() {
-		return this.batchSize;
+		return this.prefetch.size();
 	}
 
 	boolean isClaimFailing() {
