@@ -1,5 +1,6 @@
 package io.github.delayqueue.listener;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -9,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -44,6 +46,11 @@ final class Acknowledger {
 	private final Queue<PendingAck> pending = new ConcurrentLinkedQueue<>();
 
 	private final AtomicBoolean flushing = new AtomicBoolean();
+
+	/** Calls carrying acknowledgements of this partition on their way (claims and flushes). */
+	private final AtomicInteger sending = new AtomicInteger();
+
+	private final Object settled = new Object();
 
 	private final AtomicBoolean lingering = new AtomicBoolean();
 
@@ -109,7 +116,58 @@ final class Acknowledger {
 		while (batch.size() < RedisMessageStore.CHUNK_SIZE && (ack = this.pending.poll()) != null) {
 			batch.add(ack);
 		}
+		if (!batch.isEmpty()) {
+			this.sending.incrementAndGet();
+		}
 		return batch;
+	}
+
+	/**
+	 * Says that the claim that carried acknowledgements has returned or failed (after {@link #claimFailed}).
+	 * @param batch what it carried
+	 */
+	void claimDone(List<PendingAck> batch) {
+		if (!batch.isEmpty()) {
+			sent();
+		}
+	}
+
+	private void sent() {
+		if (this.sending.decrementAndGet() == 0) {
+			synchronized (this.settled) {
+				this.settled.notifyAll();
+			}
+		}
+	}
+
+	/**
+	 * Sends what waits, then waits until no call carrying this partition's acknowledgements is on its way, at most
+	 * for a while: before a suspect starts, so that a suspect that kills the JVM cannot take down the outcome of a
+	 * message that finished before it.
+	 * @param timeout how long to wait at most
+	 */
+	void settle(Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (!this.pending.isEmpty() || this.sending.get() > 0) {
+			if (!this.pending.isEmpty() && !flush()) {
+				return;
+			}
+			synchronized (this.settled) {
+				long left = deadline - System.nanoTime();
+				if (left <= 0) {
+					return;
+				}
+				if (this.sending.get() > 0) {
+					try {
+						TimeUnit.NANOSECONDS.timedWait(this.settled, Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+						return;
+					}
+				}
+			}
+		}
 	}
 
 	/**
@@ -149,12 +207,16 @@ final class Acknowledger {
 		if (batch.isEmpty()) {
 			return true;
 		}
+		this.sending.incrementAndGet();
 		try {
 			this.store.ack(this.topic, leases(batch));
 		}
 		catch (RuntimeException ex) {
 			keepForRetry(batch, ex);
 			return false;
+		}
+		finally {
+			sent();
 		}
 		if (this.failedFlushes > 0) {
 			logger.info("Topic '{}': acknowledging works again", this.topic);

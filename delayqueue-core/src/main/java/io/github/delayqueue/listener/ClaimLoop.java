@@ -198,6 +198,9 @@ final class ClaimLoop {
 			this.acknowledger.claimFailed(acks, ex);
 			throw ex;
 		}
+		finally {
+			this.acknowledger.claimDone(acks);
+		}
 		this.prefetch.claimed(System.nanoTime() - sent);
 		if (this.failing) {
 			this.failing = false;

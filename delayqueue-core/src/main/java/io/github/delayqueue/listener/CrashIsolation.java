@@ -40,6 +40,9 @@ final class CrashIsolation {
 
 	private volatile Runnable onSuspectEnded;
 
+	private volatile Runnable beforeSuspect = () -> {
+	};
+
 	/**
 	 * Creates the isolation of one listener.
 	 * @param onSuspectEnded what runs when a suspect's handling is over (start what waits, claim the next suspects)
@@ -56,6 +59,21 @@ final class CrashIsolation {
 	 */
 	void onSuspectEnded(Runnable onSuspectEnded) {
 		this.onSuspectEnded = onSuspectEnded;
+	}
+
+	/**
+	 * Sets what runs once a suspect may start (no batched handler runs), just before it does: the listener sends
+	 * the acknowledgements its batched handlers left waiting, so that a suspect that kills the JVM cannot take the
+	 * outcome of a neighbour that finished before it down with it.
+	 * @param beforeSuspect what runs
+	 */
+	void beforeSuspect(Runnable beforeSuspect) {
+		this.beforeSuspect = beforeSuspect;
+	}
+
+	/** Runs what must happen before a suspect starts (see {@link #beforeSuspect(Runnable)}). */
+	void suspectStarting() {
+		this.beforeSuspect.run();
 	}
 
 	/** Creates an isolation that asks for nothing when a suspect's handling is over. */

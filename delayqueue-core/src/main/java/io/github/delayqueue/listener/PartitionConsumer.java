@@ -35,6 +35,8 @@ final class PartitionConsumer {
 
 	private final ConsumerContext context;
 
+	private final ListenerOptions options;
+
 	private final ListenerInvoker invoker;
 
 	private final HandlerThreads handlers;
@@ -69,6 +71,7 @@ final class PartitionConsumer {
 			ListenerInvoker invoker, HandlerThreads handlers, CrashIsolation isolation, AtomicInteger waiting,
 			Runnable onArrival) {
 		ListenerOptions options = registration.options();
+		this.options = options;
 		this.topic = registration.topic();
 		this.partition = partition;
 		this.store = context.store();
@@ -157,6 +160,11 @@ final class PartitionConsumer {
 		this.acknowledger.flush();
 	}
 
+	/** Sends the acknowledgements still waiting and waits (a while at most) until none is on its way. */
+	void settleAcknowledgements() {
+		this.acknowledger.settle(this.options.visibilityTimeout());
+	}
+
 	/**
 	 * Asks for a claim: messages may be due in Redis, leases may have ended, or a suspect may now be leased.
 	 * @return whether a claim started
@@ -194,6 +202,7 @@ final class PartitionConsumer {
 		if (delivery.message().suspect()) {
 			try {
 				if (awaitAlone()) {
+					this.isolation.suspectStarting();
 					decorateAndHandle(delivery);
 				}
 				else {

@@ -112,6 +112,7 @@ final class TopicConsumer {
 		this.store.checkPartitions(this.topic, this.partitionCount);
 		this.handlers.open();
 		this.isolation.onSuspectEnded(this::afterSuspect);
+		this.isolation.beforeSuspect(() -> this.partitions.forEach(PartitionConsumer::settleAcknowledgements));
 		this.active = true;
 		List<PartitionConsumer> started = new ArrayList<>();
 		try {

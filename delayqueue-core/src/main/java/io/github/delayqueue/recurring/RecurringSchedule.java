@@ -3,7 +3,6 @@ package io.github.delayqueue.recurring;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.Objects;
 
@@ -208,7 +207,7 @@ public final class RecurringSchedule {
 
 		private @Nullable Duration every;
 
-		private ZoneId zone = ZoneOffset.UTC;
+		private ZoneId zone = ZoneId.of("UTC");
 
 		private @Nullable Object payload;
 

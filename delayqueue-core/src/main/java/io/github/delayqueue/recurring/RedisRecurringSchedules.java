@@ -10,7 +10,9 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.core.script.DigestUtils;
 import org.springframework.util.Assert;
 
 /**
@@ -49,6 +52,9 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 
 	private static final int MAX_TICKS_COUNTED = 1_000_000;
 
+	/** The most ticks stored ahead at once. */
+	private static final int MAX_AHEAD = 1000;
+
 	private final RecurringStore store;
 
 	private final RedisMessageStore messages;
@@ -64,6 +70,9 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	private boolean autoStartup = true;
 
 	private @Nullable ScheduledExecutorService ticker;
+
+	/** Whether the last look at the definitions failed (logged once, until it works again). */
+	private volatile boolean failing;
 
 	/** Schedules to define at start (from configuration), until defined. */
 	private volatile List<RecurringSchedule> declared = List.of();
@@ -132,74 +141,78 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	@Override
 	public void define(RecurringSchedule schedule) {
 		Assert.notNull(schedule, "RecurringSchedule must not be null");
-		String json = schedule.payloadJson();
-		byte[] payload = (json != null) ? json.getBytes(StandardCharsets.UTF_8)
-				: this.converter.write(java.util.Objects.requireNonNull(schedule.payload()));
-		StoredDefinition previous = read(schedule.name());
+		StoredDefinition previous = readable(schedule.name());
 		boolean paused = previous != null && previous.paused();
-		this.store.put(schedule.name(), StoredDefinition.of(schedule, payload, paused).encode());
+		byte[] stored = StoredDefinition.of(schedule, payloadOf(schedule), paused).encode();
+		this.store.put(schedule.name(), stored);
 		this.messages.registerTopics(List.of(schedule.topic()));
-		if (previous != null) {
-			withdrawWaitingTick(schedule.name(), previous);
+		if (previous != null && !previous.topic().equals(schedule.topic())) {
+			changed(schedule.name(), previous, "-", true);
 		}
+		changed(schedule.name(), StoredDefinition.decode(schedule.name(), stored), digest(stored), true);
+	}
+
+	private byte[] payloadOf(RecurringSchedule schedule) {
+		String json = schedule.payloadJson();
+		return (json != null) ? json.getBytes(StandardCharsets.UTF_8)
+				: this.converter.write(Objects.requireNonNull(schedule.payload()));
 	}
 
 	/** Defines a declared schedule unless Redis holds the same definition already (every instance declares it). */
 	private void defineIfChanged(RecurringSchedule schedule) {
-		StoredDefinition stored = read(schedule.name());
-		if (stored != null) {
-			String json = schedule.payloadJson();
-			byte[] payload = (json != null) ? json.getBytes(StandardCharsets.UTF_8)
-					: this.converter.write(java.util.Objects.requireNonNull(schedule.payload()));
-			if (StoredDefinition.of(schedule, payload, stored.paused()).equals(stored)) {
-				return;
-			}
+		StoredDefinition stored = readable(schedule.name());
+		if (stored != null && StoredDefinition.of(schedule, payloadOf(schedule), stored.paused()).equals(stored)) {
+			return;
 		}
 		define(schedule);
 	}
 
 	@Override
 	public boolean pause(String name) {
-		StoredDefinition definition = read(RecurringSchedule.validateName(name));
+		StoredDefinition definition = readable(RecurringSchedule.validateName(name));
 		if (definition == null) {
 			return false;
 		}
-		this.store.put(name, definition.paused(true).encode());
-		withdrawWaitingTick(name, definition);
+		byte[] stored = definition.paused(true).encode();
+		this.store.put(name, stored);
+		changed(name, definition, digest(stored), true);
 		return true;
 	}
 
 	@Override
 	public boolean resume(String name) {
-		StoredDefinition definition = read(RecurringSchedule.validateName(name));
+		StoredDefinition definition = readable(RecurringSchedule.validateName(name));
 		if (definition == null) {
 			return false;
 		}
-		this.store.put(name, definition.paused(false).encode());
+		byte[] stored = definition.paused(false).encode();
+		this.store.put(name, stored);
+		// the cursor stays where the pause left it: the ticks missed meanwhile follow the schedule's policy
+		changed(name, definition, digest(stored), false);
 		return true;
 	}
 
 	@Override
 	public boolean remove(String name) {
-		StoredDefinition definition = read(RecurringSchedule.validateName(name));
-		if (definition == null) {
-			return false;
-		}
+		RecurringSchedule.validateName(name);
+		StoredDefinition definition = readable(name);
 		boolean removed = this.store.remove(name);
-		withdrawWaitingTick(name, definition);
+		if (definition != null) {
+			changed(name, definition, "-", true);
+		}
 		return removed;
 	}
 
 	@Override
 	public Optional<RecurringScheduleInfo> get(String name) {
-		StoredDefinition definition = read(RecurringSchedule.validateName(name));
+		StoredDefinition definition = readable(RecurringSchedule.validateName(name));
 		return (definition != null) ? Optional.of(info(name, definition)) : Optional.empty();
 	}
 
 	@Override
 	public List<RecurringScheduleInfo> list() {
 		List<RecurringScheduleInfo> infos = new ArrayList<>();
-		new java.util.TreeMap<>(this.store.all()).forEach((name, bytes) -> {
+		new TreeMap<>(this.store.all()).forEach((name, bytes) -> {
 			try {
 				infos.add(info(name, StoredDefinition.decode(name, bytes)));
 			}
@@ -225,7 +238,7 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 			try {
 				StoredDefinition definition = StoredDefinition.decode(name, entry.getValue());
 				if (!definition.paused()) {
-					stored += fire(name, definition, now, horizon);
+					stored += fire(name, definition, digest(entry.getValue()), now, horizon);
 				}
 			}
 			catch (RuntimeException ex) {
@@ -236,25 +249,26 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		return stored;
 	}
 
-	private int fire(String name, StoredDefinition definition, Instant now, Instant horizon) {
+	private int fire(String name, StoredDefinition definition, String digest, Instant now, Instant horizon) {
 		RecurringSchedule schedule = definition.schedule(name);
 		String partition = partitionOf(schedule);
 		Long cursorMillis = this.store.cursor(partition, name);
 		List<Instant> ticks = new ArrayList<>();
+		Instant from;
 		if (cursorMillis == null) {
 			// a new schedule starts with its next tick
-			Instant first = schedule.nextTick(now.minusMillis(1));
-			if (first != null && !first.isAfter(horizon)) {
-				ticks.add(first);
-			}
+			from = now.minusMillis(1);
 		}
 		else {
 			Instant cursor = Instant.ofEpochMilli(cursorMillis);
 			ticks.addAll(missed(schedule, cursor, now));
-			Instant next = schedule.nextTick(cursor.isAfter(now) ? cursor : now);
-			if (next != null && !next.isAfter(horizon)) {
-				ticks.add(next);
-			}
+			from = cursor.isAfter(now) ? cursor : now;
+		}
+		// every tick up to the look-ahead (an interval shorter than the poll has several)
+		Instant next = schedule.nextTick(from);
+		for (int i = 0; next != null && !next.isAfter(horizon) && i < MAX_AHEAD; i++) {
+			ticks.add(next);
+			next = schedule.nextTick(next);
 		}
 		int stored = 0;
 		byte[] payload = definition.payload().getBytes(StandardCharsets.UTF_8);
@@ -264,17 +278,36 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 			headers.put(TICK_HEADER, tick.toString());
 			NewMessage message = new NewMessage(tickId(name, tick), DueTime.at(tick.toEpochMilli()), now, headers,
 					payload);
-			if (this.store.tick(partition, name, message)) {
+			if (this.store.tick(partition, name, message, digest)) {
 				stored++;
 			}
 		}
 		return stored;
 	}
 
-	/** The ticks after the cursor up to now that the schedule's policy fires, oldest first. */
-	private static List<Instant> missed(RecurringSchedule schedule, Instant cursor, Instant now) {
-		if (schedule.missedTicks() == MissedTicks.SKIP || !cursor.isBefore(now)) {
+	/** How late a tick may be stored and still count as on time: a few polls, at least a second. */
+	private Duration lateGrace() {
+		Duration polls = this.pollInterval.multipliedBy(4);
+		return (polls.compareTo(Duration.ofSeconds(1)) > 0) ? polls : Duration.ofSeconds(1);
+	}
+
+	/**
+	 * The ticks after the cursor up to now that the schedule's policy fires, oldest first. A tick only a little late
+	 * (a poll delayed by a pause or a slow Redis) is not missed: it fires whatever the policy.
+	 */
+	private List<Instant> missed(RecurringSchedule schedule, Instant cursor, Instant now) {
+		if (!cursor.isBefore(now)) {
 			return List.of();
+		}
+		if (schedule.missedTicks() == MissedTicks.SKIP) {
+			Instant late = now.minus(lateGrace());
+			List<Instant> ticks = new ArrayList<>();
+			Instant tick = schedule.nextTick(cursor.isAfter(late) ? cursor : late);
+			for (int i = 0; tick != null && !tick.isAfter(now) && i < MAX_AHEAD; i++) {
+				ticks.add(tick);
+				tick = schedule.nextTick(tick);
+			}
+			return ticks;
 		}
 		int keep = (schedule.missedTicks() == MissedTicks.FIRE_ONCE) ? 1 : schedule.maxMissed();
 		Deque<Instant> latest = new ArrayDeque<>(keep);
@@ -290,14 +323,27 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		return new ArrayList<>(latest);
 	}
 
-	private void withdrawWaitingTick(String name, StoredDefinition definition) {
-		RecurringSchedule schedule = definition.schedule(name);
+	/**
+	 * Tells the store that a schedule's definition changed (see {@link RecurringStore#changed}), naming the ticks
+	 * of the previous definition that may wait: those from a second ago up to its cursor.
+	 */
+	private void changed(String name, StoredDefinition previous, String digest, boolean reset) {
+		RecurringSchedule schedule = previous.schedule(name);
 		String partition = partitionOf(schedule);
-		Long cursor = this.store.cursor(partition, name);
-		long now = this.clock.millis();
-		if (cursor != null && cursor > now) {
-			this.store.rewind(partition, name, now, tickId(name, Instant.ofEpochMilli(cursor)));
+		List<String> waiting = new ArrayList<>();
+		if (reset) {
+			Long cursor = this.store.cursor(partition, name);
+			Instant tick = schedule.nextTick(this.clock.instant().minusSeconds(1));
+			for (int i = 0; tick != null && cursor != null && tick.toEpochMilli() <= cursor && i < MAX_AHEAD; i++) {
+				waiting.add(tickId(name, tick));
+				tick = schedule.nextTick(tick);
+			}
 		}
+		this.store.changed(partition, name, digest, reset, this.clock.millis(), waiting);
+	}
+
+	private static String digest(byte[] stored) {
+		return DigestUtils.sha1DigestAsHex(new String(stored, StandardCharsets.UTF_8));
 	}
 
 	private RecurringScheduleInfo info(String name, StoredDefinition definition) {
@@ -313,9 +359,19 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 				definition.payload(), schedule.missedTicks(), schedule.maxMissed(), definition.paused(), last, next);
 	}
 
-	private @Nullable StoredDefinition read(String name) {
+	/** The stored definition, or {@code null} if there is none or it cannot be read (it is then replaced). */
+	private @Nullable StoredDefinition readable(String name) {
 		byte[] bytes = this.store.get(name);
-		return (bytes != null) ? StoredDefinition.decode(name, bytes) : null;
+		if (bytes == null) {
+			return null;
+		}
+		try {
+			return StoredDefinition.decode(name, bytes);
+		}
+		catch (IllegalStateException ex) {
+			logger.warn("Recurring schedule '{}' as stored cannot be read: {}", name, ex.getMessage());
+			return null;
+		}
 	}
 
 	/** All of a schedule's ticks go to one partition, chosen by its name, so its cursor is in one place. */
@@ -345,16 +401,37 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	}
 
 	private void fireQuietly() {
+		boolean wasFailing = this.failing;
 		try {
 			List<RecurringSchedule> toDefine = this.declared;
 			if (!toDefine.isEmpty()) {
-				toDefine.forEach(this::defineIfChanged);
-				this.declared = List.of();
+				List<RecurringSchedule> failed = new ArrayList<>();
+				for (RecurringSchedule schedule : toDefine) {
+					try {
+						defineIfChanged(schedule);
+					}
+					catch (RuntimeException ex) {
+						failed.add(schedule);
+						logger.warn("Could not define recurring schedule '{}'; trying again in {}", schedule.name(),
+								this.pollInterval, ex);
+					}
+				}
+				this.declared = List.copyOf(failed);
 			}
 			fireDue();
+			if (wasFailing) {
+				this.failing = false;
+				logger.info("Recurring schedules are read again");
+			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not read the recurring schedules; trying again in {}", this.pollInterval, ex);
+			this.failing = true;
+			if (!wasFailing) {
+				logger.warn("Could not read the recurring schedules; trying again every {}", this.pollInterval, ex);
+			}
+			else {
+				logger.debug("Could not read the recurring schedules again", ex);
+			}
 		}
 	}
 

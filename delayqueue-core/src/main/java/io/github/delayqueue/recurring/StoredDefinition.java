@@ -1,6 +1,7 @@
 package io.github.delayqueue.recurring;
 
 import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
 
@@ -45,9 +46,11 @@ record StoredDefinition(int version, String topic, @Nullable String cron, @Nulla
 				throw new IllegalStateException(
 						"Recurring schedule '" + name + "' is stored in format " + definition.version());
 			}
+			// every field must make a schedule
+			definition.schedule(name);
 			return definition;
 		}
-		catch (JacksonException ex) {
+		catch (JacksonException | IllegalArgumentException | DateTimeException | NullPointerException ex) {
 			throw new IllegalStateException("Recurring schedule '" + name + "' is not readable: " + ex.getMessage(),
 					ex);
 		}

@@ -2,6 +2,7 @@ package io.github.delayqueue.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -114,29 +115,43 @@ public class RecurringStore {
 	 * @param partition the store's name of the topic partition
 	 * @param name the schedule's name
 	 * @param message the tick's message, due at the tick ({@link DueTime#at(long)})
+	 * @param digest the digest of the definition the tick was computed from: the tick is refused if the schedule's
+	 * definition has changed since (see {@link #changed})
 	 * @return {@code true} if this call stored it
 	 */
-	public boolean tick(String partition, String name, NewMessage message) {
+	public boolean tick(String partition, String name, NewMessage message, String digest) {
 		Assert.isTrue(!message.due().relative(), "A tick is due at an absolute time");
 		byte[] envelope = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
 		Long stored = run(TICK, ReturnType.INTEGER, pendingKey(partition), bytes(name),
-				bytes(Long.toString(message.due().value())), bytes(message.id()), envelope);
+				bytes(Long.toString(message.due().value())), bytes(message.id()), envelope, bytes(digest));
 		return stored != null && stored == 1L;
 	}
 
 	/**
-	 * Lets a schedule's next ticks be computed afresh: removes the message of its tick that waits (if any) and sets
-	 * its cursor back to {@code fromMillis} unless it is before it.
-	 * @param partition the store's name of the topic partition
+	 * Records that a schedule's definition changed: the digest of the definition now stored (ticks computed from
+	 * another are refused from now on), and unless {@code reset} is false (a resume), withdraws its ticks that wait
+	 * for a time after the Redis clock's now and were never attempted, and sets its cursor to that now.
+	 * @param partition the store's name of the topic partition its ticks go to
 	 * @param name the schedule's name
-	 * @param fromMillis the new cursor, epoch milliseconds
-	 * @param waitingId the id of the waiting tick's message, or {@code null}
-	 * @return {@code true} if a waiting tick was removed
+	 * @param digest the digest of the definition stored now, or {@code "-"} once removed
+	 * @param reset whether to withdraw the waiting ticks and start the cursor afresh
+	 * @param nowMillis the caller's now: the cursor starts at the later of it and the Redis clock's
+	 * @param waitingIds the ids of the ticks that may wait (those after now are withdrawn)
+	 * @return how many waiting ticks were withdrawn
 	 */
-	public boolean rewind(String partition, String name, long fromMillis, @Nullable String waitingId) {
-		Long removed = run(REWIND, ReturnType.INTEGER, pendingKey(partition), bytes(name),
-				bytes(Long.toString(fromMillis)), bytes((waitingId != null) ? waitingId : ""));
-		return removed != null && removed == 1L;
+	public long changed(String partition, String name, String digest, boolean reset, long nowMillis,
+			List<String> waitingIds) {
+		byte[][] args = new byte[5 + waitingIds.size()][];
+		args[0] = pendingKey(partition);
+		args[1] = bytes(name);
+		args[2] = bytes(digest);
+		args[3] = bytes(reset ? "1" : "0");
+		args[4] = bytes(Long.toString(nowMillis));
+		for (int i = 0; i < waitingIds.size(); i++) {
+			args[5 + i] = bytes(waitingIds.get(i));
+		}
+		Long withdrawn = run(REWIND, ReturnType.INTEGER, args);
+		return (withdrawn != null) ? withdrawn : 0;
 	}
 
 	private byte[] pendingKey(String partition) {

@@ -1,17 +1,29 @@
 -- uses: buckets, leases, dead
--- Lets a recurring schedule's next ticks be computed afresh (after an edit, a pause or a removal): removes its tick
--- message that waits for a tick after 'from' (if any) and sets its cursor back to 'from', unless it is before it.
--- ARGV: name, from (epoch ms), id of the waiting tick's message or '' if none
--- Returns 1 if a waiting tick was removed, else 0.
+-- A recurring schedule's definition changed (defined, edited, paused, resumed or removed): records the digest of the
+-- definition now stored (tick.lua stores no tick computed from another, so a tick computed from a definition read
+-- before the change is refused), and unless only resumed, withdraws its tick messages that wait for a tick after
+-- the Redis clock's now (never one that was attempted) and sets its cursor to now (the later of the Redis clock's and
+-- the caller's), so that its next ticks are computed afresh from the new definition and never again at or below a
+-- tick that was delivered.
+-- ARGV: name, digest of the stored definition ('-' once removed), reset ('1' or '0'), the caller's now (epoch ms),
+-- then candidate tick ids
+-- Returns how many waiting ticks were withdrawn.
 local CURSOR = BASE .. 'recurring'
-local name, from, id = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-local removed = 0
-if id ~= '' and redis.call('ZREM', PENDING, id) == 1 then
-  forget(id)
-  removed = 1
+local name = ARGV[1]
+redis.call('HSET', CURSOR, name .. ':def', ARGV[2])
+if ARGV[3] ~= '1' then
+  return 0
 end
-local cursor = count(redis.call('HGET', CURSOR, name))
-if cursor and cursor > from then
-  redis.call('HSET', CURSOR, name, ARGV[2])
+local nowMs = clock()
+local withdrawn = 0
+for i = 5, #ARGV do
+  local id = ARGV[i]
+  local score = redis.call('ZSCORE', PENDING, id)
+  if score and tonumber(score) > nowMs and redis.call('HEXISTS', TRIES, id) == 0 then
+    redis.call('ZREM', PENDING, id)
+    forget(id)
+    withdrawn = withdrawn + 1
+  end
 end
-return removed
+redis.call('HSET', CURSOR, name, int(math.max(nowMs, tonumber(ARGV[4]))))
+return withdrawn

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,6 +88,47 @@ class CrashIsolationTests {
 		assertThat(this.jvms.size() - 1).as("runs of the poison: its batched run, then one per attempt, alone")
 			.isEqualTo(maxAttempts + 1);
 		assertThat(this.queue.deadLetters(TOPIC, 0, 10).get(0).attempts()).isEqualTo(maxAttempts);
+	}
+
+	@Test
+	void aNeighbourThatFinishedJustBeforeAKillingSuspectStartedIsNotRunAgain() {
+		// the poison was leased by a consumer that died: its lease runs out in 300 ms, and it becomes a suspect
+		RedisMessageStore store = this.fixture.store(this.fixture.connectionFactory());
+		this.queue.schedule(TOPIC, "poison", "poison", Duration.ZERO);
+		assertThat(store.claim(TOPIC, 1, 300, 1).messages()).hasSize(1);
+		this.queue.schedule(TOPIC, "neighbour", "neighbour", Duration.ZERO);
+		CountDownLatch neighbourStarted = new CountDownLatch(1);
+		CountDownLatch neighbourMayEnd = new CountDownLatch(1);
+		LettuceConnectionFactory doomedConnection = this.fixture.connectionFactory();
+		ListenerOptions options = ListenerOptions.builder().visibilityTimeout(Duration.ofSeconds(1)).maxAttempts(1)
+			.build();
+		this.fixture.consumer(doomedConnection).listeners().register(ListenerRegistration.of(TOPIC, String.class,
+				(payload, message) -> {
+					if (payload.equals("poison")) {
+						// it kills the JVM the moment it starts: nothing this JVM has not sent yet reaches Redis
+						doomedConnection.destroy();
+						this.release.await();
+					}
+					neighbourStarted.countDown();
+					neighbourMayEnd.await();
+					this.handled.computeIfAbsent(payload, (id) -> new CopyOnWriteArrayList<>()).add(message.attempt());
+				}, options));
+		await().atMost(WAIT).until(() -> neighbourStarted.getCount() == 0);
+		// the poison's lease ran out and this consumer leased it as its suspect (charged): it waits for the neighbour
+		await().atMost(WAIT).until(() -> String.valueOf(redis.get()
+			.call("HGET", RedisFixture.PREFIX + ":{" + TOPIC + "}:lease", "poison")).endsWith(":1"));
+		neighbourMayEnd.countDown();
+
+		// a healthy consumer takes over: the poison goes to the dead letters, the neighbour is not run again
+		this.fixture.consumer().listeners().register(ListenerRegistration.of(TOPIC, String.class,
+				(payload, message) -> this.handled.computeIfAbsent(payload, (id) -> new CopyOnWriteArrayList<>())
+					.add(message.attempt()),
+				options));
+		await().atMost(WAIT).until(() -> deadLetterIds().contains("poison"));
+		await().atMost(WAIT).until(() -> this.queue.stats(TOPIC).inflight() == 0 && this.queue.stats(TOPIC).waiting() == 0);
+		assertThat(this.handled).as("the neighbour's outcome reached Redis before the suspect started")
+			.containsOnlyKeys("neighbour")
+			.containsEntry("neighbour", List.of(1));
 	}
 
 	@Test

@@ -93,21 +93,64 @@ class RecurringSchedulesTests {
 
 	@Test
 	void aNewScheduleStartsWithItsNextTickStoredAheadOfTime() {
-		TestClock clock = new TestClock(Instant.parse("2026-11-24T10:00:30Z"));
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:30Z"));
 		RedisRecurringSchedules schedules = instance(clock);
 		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build());
 
 		assertThat(schedules.fireDue()).as("the next tick is 30 s away: not yet").isZero();
-		clock.set(Instant.parse("2026-11-24T10:00:59.950Z"));
+		clock.set(Instant.parse("2027-11-24T10:00:59.950Z"));
 		assertThat(schedules.fireDue()).isEqualTo(1);
 		assertThat(schedules.fireDue()).as("stored once").isZero();
-		assertThat(waitingIds("t")).containsExactly("minutely@" + Instant.parse("2026-11-24T10:01:00Z").toEpochMilli());
+		assertThat(waitingIds("t")).containsExactly("minutely@" + Instant.parse("2027-11-24T10:01:00Z").toEpochMilli());
 		assertThat(schedules.get("minutely")).hasValueSatisfying((info) -> {
-			assertThat(info.lastTick()).isEqualTo(Instant.parse("2026-11-24T10:01:00Z"));
-			assertThat(info.nextTick()).isEqualTo(Instant.parse("2026-11-24T10:01:00Z"));
+			assertThat(info.lastTick()).isEqualTo(Instant.parse("2027-11-24T10:01:00Z"));
+			assertThat(info.nextTick()).isEqualTo(Instant.parse("2027-11-24T10:01:00Z"));
 			assertThat(info.paused()).isFalse();
 			assertThat(info.payloadJson()).isEqualTo("\"x\"");
 		});
+	}
+
+	@Test
+	void anIntervalShorterThanThePollLosesNoTick() {
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:00.050Z"));
+		RedisRecurringSchedules schedules = instance(clock);
+		schedules.setPollInterval(RedisRecurringSchedules.DEFAULT_POLL_INTERVAL);
+		schedules.define(RecurringSchedule.builder("fast", "t").every(Duration.ofMillis(100)).payload("x")
+			.missedTicks(MissedTicks.SKIP).build());
+		assertThat(schedules.fireDue()).as("every tick of the next two polls").isEqualTo(10);
+		clock.set(Instant.parse("2027-11-24T10:00:00.550Z"));
+		assertThat(schedules.fireDue()).isEqualTo(5);
+		List<String> ids = waitingIds("t");
+		assertThat(ids).hasSize(15);
+		for (int i = 1; i <= 15; i++) {
+			assertThat(ids).contains(RedisRecurringSchedules.tickId("fast",
+					Instant.parse("2027-11-24T10:00:00Z").plusMillis(100L * i)));
+		}
+	}
+
+	@Test
+	void aTickALittleLateBecauseAPollWasLateStillFiresUnderSkip() {
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:30Z"));
+		RedisRecurringSchedules schedules = instance(clock);
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x")
+			.missedTicks(MissedTicks.SKIP).build());
+		assertThat(schedules.fireDue()).isZero();
+		// the poll that should have stored 10:01 ahead came 300 ms late (a GC pause, a slow Redis)
+		clock.set(Instant.parse("2027-11-24T10:01:00.300Z"));
+		assertThat(schedules.fireDue()).isEqualTo(1);
+		assertThat(waitingIds("t")).containsExactly(tickId("2027-11-24T10:01:00Z"));
+	}
+
+	@Test
+	void aTickComputedFromADefinitionThatChangedMeanwhileIsRefused() {
+		RecurringStore store = new RecurringStore(this.fixture.connectionFactory(), RedisFixture.PREFIX);
+		store.changed("t", "edited", "new-digest", true, Instant.parse("2027-11-24T10:00:00Z").toEpochMilli(), List.of());
+		io.github.delayqueue.redis.NewMessage tick = new io.github.delayqueue.redis.NewMessage("edited@1",
+				io.github.delayqueue.redis.DueTime.at(Instant.parse("2027-11-24T10:01:00Z").toEpochMilli()),
+				Instant.now(), Map.of(), "\"old\"".getBytes());
+		assertThat(store.tick("t", "edited", tick, "old-digest")).as("read before the edit").isFalse();
+		assertThat(waitingIds("t")).isEmpty();
+		assertThat(store.tick("t", "edited", tick, "new-digest")).isTrue();
 	}
 
 	@Test
@@ -116,7 +159,7 @@ class RecurringSchedulesTests {
 			this.fixture.close();
 			redis.get().flush();
 			this.fixture = new RedisFixture(redis.get());
-			TestClock clock = new TestClock(Instant.parse("2026-11-24T10:00:59.950Z"));
+			TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
 			RedisRecurringSchedules schedules = instance(clock);
 			schedules.define(RecurringSchedule.builder("minutely", "t")
 				.cron("0 * * * * *")
@@ -126,42 +169,42 @@ class RecurringSchedulesTests {
 				.build());
 			assertThat(schedules.fireDue()).isEqualTo(1);
 			// no instance ran for ten minutes: ticks 10:02 to 10:10 were missed (10:01 was stored in time)
-			clock.set(Instant.parse("2026-11-24T10:10:30Z"));
+			clock.set(Instant.parse("2027-11-24T10:10:30Z"));
 			int stored = schedules.fireDue();
 			List<String> ids = waitingIds("t");
 			switch (policy) {
 				case SKIP -> assertThat(stored).isZero();
 				case FIRE_ONCE -> {
 					assertThat(stored).isEqualTo(1);
-					assertThat(ids).contains(tickId("2026-11-24T10:10:00Z"));
+					assertThat(ids).contains(tickId("2027-11-24T10:10:00Z"));
 				}
 				case FIRE_EACH -> {
 					assertThat(stored).isEqualTo(3);
-					assertThat(ids).contains(tickId("2026-11-24T10:08:00Z"), tickId("2026-11-24T10:09:00Z"),
-							tickId("2026-11-24T10:10:00Z"));
+					assertThat(ids).contains(tickId("2027-11-24T10:08:00Z"), tickId("2027-11-24T10:09:00Z"),
+							tickId("2027-11-24T10:10:00Z"));
 				}
 			}
-			clock.set(Instant.parse("2026-11-24T10:10:59.950Z"));
+			clock.set(Instant.parse("2027-11-24T10:10:59.950Z"));
 			assertThat(schedules.fireDue()).as(policy + ": then on as usual").isEqualTo(1);
 		}
 	}
 
 	@Test
 	void aPausedScheduleFiresNothingAndItsWaitingTickIsWithdrawn() {
-		TestClock clock = new TestClock(Instant.parse("2026-11-24T10:00:59.950Z"));
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
 		RedisRecurringSchedules schedules = instance(clock);
 		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x")
 			.missedTicks(MissedTicks.SKIP).build());
 		assertThat(schedules.fireDue()).isEqualTo(1);
 		assertThat(schedules.pause("minutely")).isTrue();
 		assertThat(waitingIds("t")).isEmpty();
-		clock.set(Instant.parse("2026-11-24T10:01:59.950Z"));
+		clock.set(Instant.parse("2027-11-24T10:01:59.950Z"));
 		assertThat(schedules.fireDue()).isZero();
 		assertThat(schedules.get("minutely").orElseThrow().nextTick()).isNull();
 
 		assertThat(schedules.resume("minutely")).isTrue();
 		assertThat(schedules.fireDue()).isEqualTo(1);
-		assertThat(waitingIds("t")).containsExactly(tickId("2026-11-24T10:02:00Z"));
+		assertThat(waitingIds("t")).containsExactly(tickId("2027-11-24T10:02:00Z"));
 		assertThat(schedules.list()).extracting(RecurringScheduleInfo::name).containsExactly("minutely");
 
 		assertThat(schedules.remove("minutely")).isTrue();
@@ -192,11 +235,12 @@ class RecurringSchedulesTests {
 					Instant.parse("2026-10-25T02:00:00Z"));
 
 		// and the store fires each of those instants once
-		TestClock clock = new TestClock(Instant.parse("2026-10-25T00:29:59.950Z"));
+		// (2027-10-31 is the next such night: the store's clock must not be behind Redis's)
+		TestClock clock = new TestClock(Instant.parse("2027-10-31T00:29:59.950Z"));
 		RedisRecurringSchedules schedules = instance(clock);
 		schedules.define(nightly);
 		assertThat(schedules.fireDue()).isEqualTo(1);
-		clock.set(Instant.parse("2026-10-25T01:29:59.950Z"));
+		clock.set(Instant.parse("2027-10-31T01:29:59.950Z"));
 		assertThat(schedules.fireDue()).isEqualTo(1);
 		assertThat(schedules.fireDue()).isZero();
 	}
