@@ -23,9 +23,7 @@ class ExistingRedisTests {
 
 	@DynamicPropertySource
 	static void redisProperties(DynamicPropertyRegistry registry) {
-		registry.add("spring.data.redis.host", redis::host);
-		registry.add("spring.data.redis.port", redis::port);
-		registry.add("spring.data.redis.database", redis::database);
+		TestRedisProperties.register(registry, redis);
 	}
 
 	@Autowired
