@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 
 import io.github.delayqueue.test.TestRedis;
@@ -29,8 +32,11 @@ import static org.awaitility.Awaitility.await;
 @DirtiesContext
 @SpringBootTest(properties = { "sample.orders.payment-timeout=2s",
 		"spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test", "spring.datasource.username=postgres" })
-@EnabledIf(value = "postgresAnswers", disabledReason = "no PostgreSQL server on 127.0.0.1:5432")
+@EnabledIf(value = "postgresAnswers",
+		disabledReason = "no PostgreSQL server on 127.0.0.1:5432 with a database 'test' open to 'postgres'")
 class PostgresOrdersTests {
+
+	private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test";
 
 	static final TestRedis redis = TestRedis.builder().build();
 
@@ -42,9 +48,16 @@ class PostgresOrdersTests {
 	static boolean postgresAnswers() {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress("127.0.0.1", 5432), 500);
-			return true;
 		}
 		catch (IOException ex) {
+			return false;
+		}
+		// something answers: it must also let the test in
+		DriverManager.setLoginTimeout(2);
+		try (Connection connection = DriverManager.getConnection(URL, "postgres", "")) {
+			return connection.isValid(2);
+		}
+		catch (SQLException ex) {
 			return false;
 		}
 	}
