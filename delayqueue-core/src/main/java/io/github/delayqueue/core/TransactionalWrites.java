@@ -2,9 +2,12 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
@@ -207,9 +210,11 @@ final class TransactionalWrites {
 			// outcomes already completed (stored or existed) keep their value
 			this.outcomes.forEach((outcome) -> outcome.completeExceptionally(ex));
 			// one report per topic, naming its messages
+			Set<NewMessage> unstored = Collections.newSetFromMap(new IdentityHashMap<>());
+			unstored.addAll(failed);
 			Map<String, List<String>> idsByTopic = new LinkedHashMap<>();
 			for (int i = 0; i < this.messages.size(); i++) {
-				if (failed.contains(this.messages.get(i))) {
+				if (unstored.contains(this.messages.get(i))) {
 					idsByTopic.computeIfAbsent(this.requests.get(i).topic(), (topic) -> new ArrayList<>())
 						.add(this.messages.get(i).id());
 				}
