@@ -124,4 +124,32 @@ public interface DelayedQueue extends TopicOperations {
 		return CompletableFuture.completedStage(reschedule(topic, id, delay));
 	}
 
+	/**
+	 * Schedules a message with its own id, or replaces the waiting message with that id (debounce, upsert): one
+	 * atomic script. A waiting message (scheduled, or waiting for a retry) gets the request's payload, headers, due
+	 * time and expiry, and keeps its attempts; a message in flight or dead is left as it is, and the result says so.
+	 * Inside a transaction use {@link #scheduleOrReplaceAfterCommit(ScheduleRequest)}.
+	 * @param request the message; it must carry an id
+	 * @return what happened
+	 * @throws IllegalArgumentException if the request has no id
+	 * @throws IllegalStateException inside a transaction the queue follows
+	 * @throws UnsupportedOperationException if this implementation predates it (a default method, so that an
+	 * application's own implementation written for 0.2 still compiles)
+	 * @since 0.3.0
+	 */
+	default ReplaceResult scheduleOrReplace(ScheduleRequest request) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement scheduleOrReplace");
+	}
+
+	/**
+	 * {@link #scheduleOrReplace(ScheduleRequest)} after the current transaction commits (at once outside one): the
+	 * request is validated and prepared now, written after the commit, dropped on rollback.
+	 * @param request the message; it must carry an id
+	 * @return the result, complete once written
+	 * @since 0.3.0
+	 */
+	default CompletionStage<ReplaceResult> scheduleOrReplaceAfterCommit(ScheduleRequest request) {
+		return CompletableFuture.completedStage(scheduleOrReplace(request));
+	}
+
 }

@@ -36,4 +36,52 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 */
 	void changePartitions(String topic, int partitions);
 
+	/**
+	 * Pauses delivery of a topic on every instance (state in Redis, every partition): no message is leased until it
+	 * is resumed; messages keep their due times, and those in flight finish. A local stop of a listener container
+	 * is something else: it stops one instance's consumer.
+	 * @param topic the topic
+	 * @return the topic's controls now
+	 * @throws UnsupportedOperationException if this implementation predates it (a default method, like the other
+	 * controls, so that an implementation written for 0.2 still compiles)
+	 * @since 0.3.0
+	 */
+	default TopicControlState pause(String topic) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement pause");
+	}
+
+	/**
+	 * Resumes a paused topic on every instance; what is due is delivered at once (consumers are woken, not left to
+	 * their next poll).
+	 * @param topic the topic
+	 * @return the topic's controls now
+	 * @since 0.3.0
+	 */
+	default TopicControlState resume(String topic) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement resume");
+	}
+
+	/**
+	 * Sets a topic's rate limit and concurrency cap on every instance ({@link TopicLimits#NONE} clears them).
+	 * @param topic the topic
+	 * @param limits the limits
+	 * @return the topic's controls now
+	 * @throws IllegalArgumentException if the topic has more partitions than the cap allows messages (each
+	 * partition needs one)
+	 * @since 0.3.0
+	 */
+	default TopicControlState setLimits(String topic, TopicLimits limits) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement setLimits");
+	}
+
+	/**
+	 * Reads a topic's controls.
+	 * @param topic the topic
+	 * @return whether it is paused, and its limits
+	 * @since 0.3.0
+	 */
+	default TopicControlState controls(String topic) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement controls");
+	}
+
 }

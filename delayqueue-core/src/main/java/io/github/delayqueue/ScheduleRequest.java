@@ -47,6 +47,10 @@ public final class ScheduleRequest {
 
 	private final Map<String, String> headers;
 
+	private final @Nullable Instant expiresAt;
+
+	private final ExpiryAction onExpiry;
+
 	private ScheduleRequest(Builder builder) {
 		this.topic = builder.topic;
 		this.id = builder.id;
@@ -54,6 +58,10 @@ public final class ScheduleRequest {
 		this.delay = builder.delay;
 		this.dueAt = builder.dueAt;
 		this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
+		this.expiresAt = builder.expiresAt;
+		this.onExpiry = builder.onExpiry;
+		Assert.isTrue(this.expiresAt == null || this.dueAt == null || this.expiresAt.isAfter(this.dueAt),
+				() -> "Expiry deadline " + this.expiresAt + " must be after the due time " + this.dueAt);
 	}
 
 	/**
@@ -118,6 +126,24 @@ public final class ScheduleRequest {
 	}
 
 	/**
+	 * The deadline after which the message must not be delivered, or {@code null} if it has none.
+	 * @return the deadline or {@code null}
+	 * @since 0.3.0
+	 */
+	public @Nullable Instant expiresAt() {
+		return this.expiresAt;
+	}
+
+	/**
+	 * What becomes of the message if its deadline passes before it is delivered.
+	 * @return the action; {@link ExpiryAction#DEAD_LETTER} unless set
+	 * @since 0.3.0
+	 */
+	public ExpiryAction onExpiry() {
+		return this.onExpiry;
+	}
+
+	/**
 	 * This request with an id: itself if it has that id already.
 	 * @param id the id
 	 * @return a request for the same message with this id
@@ -127,6 +153,9 @@ public final class ScheduleRequest {
 			return this;
 		}
 		Builder builder = new Builder(this.topic, this.payload).id(id).headers(this.headers);
+		if (this.expiresAt != null) {
+			builder.expiresAt(this.expiresAt, this.onExpiry);
+		}
 		return (this.dueAt != null) ? builder.dueAt(this.dueAt).build()
 				: builder.delay((this.delay != null) ? this.delay : Duration.ZERO).build();
 	}
@@ -151,6 +180,10 @@ public final class ScheduleRequest {
 		private @Nullable Instant dueAt;
 
 		private final Map<String, String> headers = new LinkedHashMap<>();
+
+		private @Nullable Instant expiresAt;
+
+		private ExpiryAction onExpiry = ExpiryAction.DEAD_LETTER;
 
 		private Builder(String topic, Object payload) {
 			Topics.validate(topic);
@@ -227,8 +260,40 @@ public final class ScheduleRequest {
 		}
 
 		/**
+		 * Gives the message a deadline on the Redis clock: it is never delivered after it, but goes to the dead
+		 * letters with the reason (or is dropped, see {@link #expiresAt(Instant, ExpiryAction)}) and is counted in
+		 * the {@code delayqueue.messages.expired} metric. A message that waits for a retry expires too. The deadline
+		 * must come after the due time (for a delay, after now plus the delay when the request is scheduled).
+		 * @param deadline the deadline
+		 * @return this builder
+		 * @since 0.3.0
+		 */
+		public Builder expiresAt(Instant deadline) {
+			return expiresAt(deadline, ExpiryAction.DEAD_LETTER);
+		}
+
+		/**
+		 * Gives the message a deadline on the Redis clock, and says what becomes of it when the deadline passes
+		 * before it is delivered.
+		 * @param deadline the deadline
+		 * @param action dead-letter it (with the reason) or drop it
+		 * @return this builder
+		 * @since 0.3.0
+		 */
+		public Builder expiresAt(Instant deadline, ExpiryAction action) {
+			Assert.isTrue(deadline != null, "Expiry deadline must not be null");
+			Assert.isTrue(action != null, "Expiry action must not be null");
+			Assert.isTrue(!deadline.isAfter(LATEST_DUE_AT),
+					() -> "Expiry deadline " + deadline + " is after " + LATEST_DUE_AT + " and cannot be represented");
+			this.expiresAt = deadline;
+			this.onExpiry = action;
+			return this;
+		}
+
+		/**
 		 * Builds the request.
 		 * @return the request
+		 * @throws IllegalArgumentException if the expiry deadline is not after an absolute due time
 		 */
 		public ScheduleRequest build() {
 			return new ScheduleRequest(this);

@@ -1,6 +1,7 @@
 package io.github.delayqueue;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A topic's counts and its dead letters, read and changed at once: what the application's {@link DelayedQueue} and
@@ -53,5 +54,34 @@ public interface TopicOperations {
 	 * @return how many were deleted
 	 */
 	long purgeDeadLetters(String topic);
+
+	/**
+	 * Finds one message by id, in whatever state it is: waiting, retrying, in flight or dead. One script call on the
+	 * message's partition.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @return the message, or empty if the topic holds none with that id (never scheduled, delivered, cancelled,
+	 * purged or expired and dropped)
+	 * @throws UnsupportedOperationException if this implementation predates it (a default method, so that an
+	 * application's own implementation written for 0.2 still compiles)
+	 * @since 0.3.0
+	 */
+	default Optional<MessageInfo> lookup(String topic, String id) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement lookup");
+	}
+
+	/**
+	 * Lists a topic's waiting messages (scheduled or waiting for a retry) by due time, then id, a page at a time:
+	 * only the page is read, however many wait; a topic of several partitions merges a page from each.
+	 * @param topic the topic
+	 * @param query the page size, the due times listed and the previous page's cursor
+	 * @return the page, and the next page's cursor
+	 * @throws IllegalArgumentException if the cursor is not one a listing returned
+	 * @throws UnsupportedOperationException if this implementation predates it
+	 * @since 0.3.0
+	 */
+	default MessagePage listWaiting(String topic, WaitingQuery query) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement listWaiting");
+	}
 
 }

@@ -112,8 +112,8 @@ class AclTests {
 		await().atMost(WAIT).until(() -> queue.stats("acl").dead() == 1);
 		assertThat(queue.deadLetters("acl", 0, 10)).extracting(DeadLetter::id).containsExactly("bad-1");
 		assertThat(queue.purgeDeadLetter("acl", "bad-1")).isTrue();
-		assertThat(queue.knownTopics()).contains("acl");
-		assertThat(queue.partitions("acl")).isEqualTo(1);
+		assertThat(queue.getAdmin().knownTopics()).contains("acl");
+		assertThat(queue.getAdmin().partitions("acl")).isEqualTo(1);
 	}
 
 	@Test
@@ -136,7 +136,7 @@ class AclTests {
 					queue.schedule("acl-" + i, "m", "x", Duration.ofMinutes(5));
 				}
 				assertThat(queue.stats("acl-7").waiting()).isEqualTo(1);
-				assertThat(queue.knownTopics()).hasSize(30);
+				assertThat(queue.getAdmin().knownTopics()).hasSize(30);
 			}
 			finally {
 				clusterFactory.destroy();

@@ -81,6 +81,26 @@ class BadInputTests {
 						(q) -> q.schedule("orders", new Unwritable(), Duration.ZERO)),
 				bad("a blank header name", IllegalArgumentException.class, "Header name must not be blank",
 						(q) -> q.schedule(ScheduleRequest.builder("orders", "x").header(" ", "v").build())),
+				bad("an expiry deadline before the due time", IllegalArgumentException.class,
+						"Expiry deadline 2030-01-01T00:00:30Z must be after the due time 2030-01-01T00:01:00Z",
+						(q) -> q.schedule(ScheduleRequest.builder("orders", "x")
+							.dueAt(Instant.parse("2030-01-01T00:01:00Z"))
+							.expiresAt(Instant.parse("2030-01-01T00:00:30Z"))
+							.build())),
+				bad("an expiry deadline within the delay", IllegalArgumentException.class,
+						"must be after the due time (now plus the delay PT5M",
+						(q) -> q.schedule(ScheduleRequest.builder("orders", "x")
+							.delay(Duration.ofMinutes(5))
+							.expiresAt(Instant.now().plusSeconds(60))
+							.build())),
+				bad("schedule or replace without an id", IllegalArgumentException.class,
+						"Schedule or replace needs a message id: set one with the builder's id()",
+						(q) -> q.scheduleOrReplace(ScheduleRequest.builder("orders", "x").build())),
+				bad("a listing cursor that no listing returned", IllegalArgumentException.class,
+						"Not a cursor that listWaiting returned: 'bogus'",
+						(q) -> q.listWaiting("orders", WaitingQuery.first(10).after("bogus"))),
+				bad("a listing page of 0", IllegalArgumentException.class, "Limit must be between 1 and 1000, but was 0",
+						(q) -> q.listWaiting("orders", WaitingQuery.first(0))),
 				bad("one bad request among good ones (scheduleAll)", IllegalArgumentException.class,
 						"Delay must not be negative",
 						(q) -> q.scheduleAll(List.of(ScheduleRequest.builder("orders", "x").build(),
@@ -95,6 +115,37 @@ class BadInputTests {
 		assertThat(redis.get().call("KEYS", RedisFixture.PREFIX + ":*")).as("nothing written").isEmpty();
 		String catalogue = Files.readString(Path.of("..", "docs", "RELIABILITY.md")).replaceAll("\\s+", " ");
 		assertThat(catalogue).as("docs/RELIABILITY.md quotes the error").contains("| " + input + " |").contains(message);
+	}
+
+	static Stream<Arguments> badAdminInputs() {
+		return Stream.of(
+				badAdmin("pausing an unknown topic", IllegalArgumentException.class,
+						"Topic 'never-used' is not known: nothing was ever scheduled to it or consumed from it with this key prefix (check its name)",
+						(a) -> a.pause("never-used")),
+				badAdmin("limiting an unknown topic", IllegalArgumentException.class, "Topic 'never-used' is not known",
+						(a) -> a.setLimits("never-used", TopicLimits.NONE.withMaxInFlight(5))),
+				badAdmin("a negative rate limit", IllegalArgumentException.class,
+						"Rate limit must be positive and at most 1000000 per second, but was -1.0",
+						(a) -> a.setLimits("orders", TopicLimits.NONE.withRate(-1))),
+				badAdmin("a cap of zero", IllegalArgumentException.class, "Max in flight must be at least 1, but was 0",
+						(a) -> a.setLimits("orders", TopicLimits.NONE.withMaxInFlight(0))));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("badAdminInputs")
+	void isRefusedByTheAdminAndChangesNothing(String input, Class<? extends Throwable> type, String message,
+			Consumer<DelayedQueueAdmin> call) throws Exception {
+		assertThatThrownBy(() -> call.accept(this.queue.getAdmin())).as(input)
+			.isInstanceOf(type)
+			.hasMessageContaining(message);
+		assertThat(redis.get().call("KEYS", RedisFixture.PREFIX + ":*")).as("nothing written").isEmpty();
+		String catalogue = Files.readString(Path.of("..", "docs", "RELIABILITY.md")).replaceAll("\\s+", " ");
+		assertThat(catalogue).as("docs/RELIABILITY.md quotes the error").contains("| " + input + " |").contains(message);
+	}
+
+	private static Arguments badAdmin(String input, Class<? extends Throwable> type, String message,
+			Consumer<DelayedQueueAdmin> call) {
+		return Arguments.of(input, type, message, call);
 	}
 
 	private static Arguments bad(String input, Class<? extends Throwable> type, String message,

@@ -15,6 +15,7 @@ import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.test.TestRedisCluster;
@@ -118,7 +119,7 @@ class ClusterTests {
 			.map((topic) -> ScheduleRequest.builder(topic, "bulk").id("c").delay(Duration.ofMinutes(5)).build())
 			.toList());
 		assertThat(results).allMatch(ScheduleResult::scheduled);
-		assertThat(this.store.knownTopics()).containsAll(topics);
+		assertThat(this.store.topics().all()).containsAll(topics);
 	}
 
 	@Test
@@ -191,7 +192,7 @@ class ClusterTests {
 
 		Set<Integer> mastersUsed = new HashSet<>();
 		for (int partition = 0; partition < 12; partition++) {
-			mastersUsed.add(cluster.masterPortOf("dq:{" + RedisMessageStore.partitionName("wide", partition) + "}:x"));
+			mastersUsed.add(cluster.masterPortOf("dq:{" + TopicKeys.partitionName("wide", partition) + "}:x"));
 		}
 		assertThat(mastersUsed).containsExactlyInAnyOrderElementsOf(cluster.masterPorts());
 		await().atMost(WAIT).until(() -> recorder.received.size() == 600);

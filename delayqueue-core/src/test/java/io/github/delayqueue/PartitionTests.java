@@ -82,7 +82,7 @@ class PartitionTests {
 		assertThat(this.queue.reschedule("split", "m-8", Duration.ofSeconds(1))).isTrue();
 		assertThat(this.queue.stats("split").waiting()).isEqualTo(59);
 		assertThat(this.queue.stats("split").nextDueAt()).isBefore(java.time.Instant.now().plusSeconds(2));
-		assertThat(this.queue.knownTopics()).contains("split").noneMatch((topic) -> topic.contains("#"));
+		assertThat(this.queue.getAdmin().knownTopics()).contains("split").noneMatch((topic) -> topic.contains("#"));
 	}
 
 	@Test
@@ -144,7 +144,7 @@ class PartitionTests {
 	void aCountThatDisagreesWithRedisIsRefusedUntilTheTopicIsEmptiedAndItsCountChanged() {
 		RedisDelayedQueue single = this.fixture.queue(this.store);
 		single.schedule("split", "old", "x", Duration.ofMinutes(5));
-		assertThat(single.partitions("split")).isEqualTo(1);
+		assertThat(single.getAdmin().partitions("split")).isEqualTo(1);
 
 		assertThatIllegalStateException().isThrownBy(() -> this.queue.schedule("split", "new", "x", Duration.ZERO))
 			.withMessageContaining("Topic 'split' has 1 partition(s) in Redis, but this application uses 3")
@@ -156,18 +156,18 @@ class PartitionTests {
 		assertThatIllegalStateException().isThrownBy(container::start)
 			.withMessageContaining("has 1 partition(s) in Redis");
 		assertThat(container.isRunning()).isFalse();
-		assertThatIllegalStateException().isThrownBy(() -> single.changePartitions("split", 3))
+		assertThatIllegalStateException().isThrownBy(() -> single.getAdmin().changePartitions("split", 3))
 			.withMessageContaining("holds 1 message(s)");
 		assertThat(single.stats("split").waiting()).as("nothing changed").isEqualTo(1);
 		// reads follow Redis, whatever the reader uses
 		assertThat(this.queue.stats("split").waiting()).isEqualTo(1);
 
 		assertThat(single.cancel("split", "old")).isTrue();
-		single.changePartitions("split", 3);
+		single.getAdmin().changePartitions("split", 3);
 		RedisDelayedQueue partitioned = this.fixture.queue(this.store);
 		partitioned.setPartitioning(THREE);
 		assertThat(partitioned.schedule("split", "new", "x", Duration.ofMinutes(5))).isTrue();
-		assertThat(this.store.partitionsOf("split")).isEqualTo(3);
+		assertThat(this.store.partitions().of("split")).isEqualTo(3);
 		// and now the one-partition application is the one refused; reading still sees the whole topic
 		RedisDelayedQueue late = this.fixture.queue(this.store);
 		assertThatIllegalStateException().isThrownBy(() -> late.schedule("split", "x", "x", Duration.ZERO))

@@ -86,9 +86,18 @@ public final class RedisFixture implements AutoCloseable {
 	/** A running scheduler and listener registry, whose container factory is customised before it starts. */
 	public Consumer consumer(LettuceConnectionFactory factory,
 			java.util.function.Consumer<DefaultDelayedListenerContainerFactory> customizer) {
+		return consumer(factory, customizer, Duration.ofMillis(200));
+	}
+
+	/**
+	 * A running scheduler and listener registry whose fallback poll is the given one (a long one shows that
+	 * consumers are woken, not polled).
+	 */
+	public Consumer consumer(LettuceConnectionFactory factory,
+			java.util.function.Consumer<DefaultDelayedListenerContainerFactory> customizer, Duration fallbackPoll) {
 		RedisMessageStore store = store(factory);
 		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(factory, Duration.ofMillis(5),
-				Duration.ofMillis(200));
+				fallbackPoll);
 		DefaultDelayedListenerContainerFactory containerFactory = new DefaultDelayedListenerContainerFactory(store,
 				this.converter, scheduler);
 		containerFactory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(2));

@@ -7,12 +7,19 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageIds;
+import io.github.delayqueue.MessageInfo;
+import io.github.delayqueue.MessagePage;
+import io.github.delayqueue.MessageState;
 import io.github.delayqueue.TopicStats;
+import io.github.delayqueue.TopicControlState;
+import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.Topics;
+import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.listener.ListenerState;
 import io.github.delayqueue.recurring.RecurringScheduleInfo;
@@ -34,16 +41,28 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * next due time and this application's listener for it, and every recurring schedule with its last and next
  * tick;</li>
  * <li>{@code GET /actuator/delayqueue/{topic}/dead?offset=0&limit=50}: dead letters, oldest first;</li>
- * <li>{@code POST /actuator/delayqueue/{topic}/dead} replays them all, {@code POST …/dead/{id}} one;</li>
- * <li>{@code DELETE /actuator/delayqueue/{topic}/dead} purges them all, {@code DELETE …/dead/{id}} one.</li>
+ * <li>{@code GET /actuator/delayqueue/{topic}/waiting?limit=50&from=…&to=…&cursor=…}: waiting messages by due time,
+ * a page at a time (the page's {@code nextCursor} gives the next);</li>
+ * <li>{@code GET /actuator/delayqueue/{topic}/messages/{id}}: one message, in whatever state (404 if none);</li>
+ * <li>{@code GET /actuator/delayqueue/{topic}}: one topic, as listed above;</li>
+ * <li>{@code POST /actuator/delayqueue/{topic}/dead} replays every dead letter, {@code POST …/dead/{id}} one;</li>
+ * <li>{@code POST /actuator/delayqueue/{topic}/pause} and {@code …/resume} pause and resume the topic on every
+ * instance;</li>
+ * <li>{@code POST /actuator/delayqueue/{topic}} with {@code {"ratePerSecond": 50, "maxInFlight": 10}} (JSON) sets
+ * its limits on every instance (a field left out keeps its value, {@code 0} clears it);</li>
+ * <li>{@code DELETE /actuator/delayqueue/{topic}/dead} purges every dead letter, {@code DELETE …/dead/{id}} one.</li>
  * </ul>
- * Replay and purge change data: they are closed by default (read-only access); open them with
+ * Replay, purge, pause, resume and limits change data: they are closed by default (read-only access); open them with
  * {@code management.endpoint.delayqueue.access=unrestricted}, behind the application's own security.
  */
 @Endpoint(id = "delayqueue", defaultAccess = Access.READ_ONLY)
 public class DelayQueueEndpoint {
 
 	private static final String DEAD = "dead";
+
+	private static final String WAITING = "waiting";
+
+	private static final String MESSAGES = "messages";
 
 	private static final int DEFAULT_LIMIT = 50;
 
@@ -64,10 +83,6 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * Every known topic with its counts, next due time and listener.
-	 * @return the topics
-	 */
-	/**
 	 * Sets the recurring schedules to list.
 	 * @param recurring the schedules, or {@code null} for none
 	 */
@@ -75,19 +90,44 @@ public class DelayQueueEndpoint {
 		this.recurring = recurring;
 	}
 
+	/**
+	 * One topic with its counts, next due time, controls and listener.
+	 * @param topic the topic
+	 * @return the topic
+	 */
 	@ReadOperation
-	public TopicsDescriptor topics() {
+	public TopicDescriptor topic(@Selector String topic) {
+		validTopic(topic);
+		return describe(topic, listenerStates().get(topic));
+	}
+
+	private Map<String, ListenerState> listenerStates() {
 		Map<String, ListenerState> listeners = new java.util.HashMap<>();
 		if (this.registry != null) {
 			this.registry.getListenerStates().forEach((state) -> listeners.put(state.topic(), state));
 		}
+		return listeners;
+	}
+
+	private TopicDescriptor describe(String topic, @Nullable ListenerState listener) {
+		TopicStats stats = this.admin.stats(topic);
+		TopicControlState controls = this.admin.controls(topic);
+		return new TopicDescriptor(topic, stats.waiting(), stats.ready(), stats.inflight(), stats.dead(),
+				stats.nextDueAt(), controls.paused(), controls.limits(), listener);
+	}
+
+	/**
+	 * Every known topic with its counts, next due time, controls and listener, and every recurring schedule.
+	 * @return the topics
+	 */
+	@ReadOperation
+	public TopicsDescriptor topics() {
+		Map<String, ListenerState> listeners = listenerStates();
 		Set<String> topics = new TreeSet<>(this.admin.knownTopics());
 		topics.addAll(listeners.keySet());
 		List<TopicDescriptor> descriptors = new ArrayList<>(topics.size());
 		for (String topic : topics) {
-			TopicStats stats = this.admin.stats(topic);
-			descriptors.add(new TopicDescriptor(topic, stats.waiting(), stats.ready(), stats.inflight(), stats.dead(),
-					stats.nextDueAt(), listeners.get(topic)));
+			descriptors.add(describe(topic, listeners.get(topic)));
 		}
 		RecurringSchedules schedules = this.recurring;
 		List<RecurringScheduleInfo> recurringInfos = (schedules != null) ? schedules.list() : List.of();
@@ -95,22 +135,37 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * A page of a topic's dead letters, oldest first.
+	 * A part of a topic: a page of its dead letters (oldest first) or of its waiting messages (by due time).
 	 * @param topic the topic
-	 * @param part must be {@code dead}
-	 * @param offset how many to skip (default 0)
+	 * @param part {@code dead} or {@code waiting}
+	 * @param offset dead letters: how many to skip (default 0)
 	 * @param limit how many at most (default 50, at most 1000)
-	 * @return the page, or {@code null} (404) for another {@code part}
+	 * @param cursor waiting messages: the previous page's {@code nextCursor}
+	 * @param from waiting messages: the earliest due time listed (ISO-8601)
+	 * @param to waiting messages: the latest due time listed (ISO-8601)
+	 * @return the part, or {@code null} (404) for another {@code part}
 	 */
 	@ReadOperation
-	public @Nullable DeadLettersDescriptor deadLetters(@Selector String topic, @Selector String part,
-			@Nullable Integer offset, @Nullable Integer limit) {
-		if (!DEAD.equals(part)) {
-			return null;
-		}
+	public @Nullable Object topicPart(@Selector String topic, @Selector String part, @Nullable Integer offset,
+			@Nullable Integer limit, @Nullable String cursor, @Nullable Instant from, @Nullable Instant to) {
 		validTopic(topic);
-		int from = (offset != null) ? offset : 0;
 		int count = (limit != null) ? limit : DEFAULT_LIMIT;
+		return switch (part) {
+			case DEAD -> deadLetters(topic, (offset != null) ? offset : 0, count);
+			case WAITING -> badRequest("Invalid listing", () -> {
+				WaitingQuery query = WaitingQuery.first(count);
+				query = (from != null) ? query.from(from) : query;
+				query = (to != null) ? query.to(to) : query;
+				query = (cursor != null) ? query.after(cursor) : query;
+				MessagePage page = this.admin.listWaiting(topic, query);
+				return new WaitingDescriptor(topic, page.messages().stream().map(MessageDescriptor::of).toList(),
+						page.nextCursor());
+			});
+			default -> null;
+		};
+	}
+
+	private DeadLettersDescriptor deadLetters(String topic, int from, int count) {
 		if (from < 0 || count < 1 || count > 1000) {
 			throw new InvalidEndpointRequestException("offset must be 0 or more and limit between 1 and 1000",
 					"Invalid paging");
@@ -123,14 +178,67 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * Replays every dead letter of a topic: due at once, attempts reset.
+	 * One message of a topic, in whatever state it is.
 	 * @param topic the topic
-	 * @param part must be {@code dead}
-	 * @return how many were replayed, or {@code null} (404) for another {@code part}
+	 * @param part must be {@code messages}
+	 * @param id the message id
+	 * @return the message, or {@code null} (404) if the topic holds none with that id, or for another {@code part}
+	 */
+	@ReadOperation
+	public @Nullable MessageDescriptor message(@Selector String topic, @Selector String part, @Selector String id) {
+		if (!MESSAGES.equals(part)) {
+			return null;
+		}
+		validTopic(topic);
+		validId(id);
+		return this.admin.lookup(topic, id).map(MessageDescriptor::of).orElse(null);
+	}
+
+	private static <T> T badRequest(String reason, Supplier<T> action) {
+		try {
+			return action.get();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), reason);
+		}
+	}
+
+	/**
+	 * Changes a topic: replays every dead letter ({@code dead}: due at once, attempts reset), or pauses or resumes it
+	 * on every instance ({@code pause}, {@code resume}).
+	 * @param topic the topic
+	 * @param part {@code dead}, {@code pause} or {@code resume}
+	 * @return how many were replayed, or the topic's controls now; {@code null} (404) for another {@code part}
 	 */
 	@WriteOperation
-	public @Nullable Changed replayAll(@Selector String topic, @Selector String part) {
-		return change(topic, part, this.admin::replayDeadLetters);
+	public @Nullable Object changeTopic(@Selector String topic, @Selector String part) {
+		validTopic(topic);
+		return switch (part) {
+			case DEAD -> new Changed(this.admin.replayDeadLetters(topic));
+			case "pause" -> this.admin.pause(topic);
+			case "resume" -> this.admin.resume(topic);
+			default -> null;
+		};
+	}
+
+	/**
+	 * Sets a topic's rate limit and concurrency cap on every instance (JSON body): a field left out keeps the
+	 * topic's value, {@code 0} clears that limit.
+	 * @param topic the topic
+	 * @param ratePerSecond the most handler starts per second; {@code 0} for none; absent: unchanged
+	 * @param maxInFlight the most messages in flight at once; {@code 0} for none; absent: unchanged
+	 * @return the topic's controls now
+	 */
+	@WriteOperation
+	public TopicControlState limits(@Selector String topic, @Nullable Double ratePerSecond,
+			@Nullable Integer maxInFlight) {
+		validTopic(topic);
+		return badRequest("Invalid limits", () -> {
+			TopicLimits current = this.admin.controls(topic).limits();
+			Double rate = (ratePerSecond == null) ? current.ratePerSecond() : (ratePerSecond == 0) ? null : ratePerSecond;
+			Integer cap = (maxInFlight == null) ? current.maxInFlight() : (maxInFlight == 0) ? null : maxInFlight;
+			return this.admin.setLimits(topic, new TopicLimits(rate, cap));
+		});
 	}
 
 	/**
@@ -211,10 +319,12 @@ public class DelayQueueEndpoint {
 	 * @param inflight messages being handled
 	 * @param dead dead letters
 	 * @param nextDueAt when the earliest waiting message is due, or {@code null}
+	 * @param paused whether delivery is paused on every instance
+	 * @param limits its rate limit and concurrency cap
 	 * @param listener this application's listener for the topic, or {@code null}
 	 */
 	public record TopicDescriptor(String topic, long waiting, long ready, long inflight, long dead,
-			@Nullable Instant nextDueAt, @Nullable ListenerState listener) {
+			@Nullable Instant nextDueAt, boolean paused, TopicLimits limits, @Nullable ListenerState listener) {
 	}
 
 	/**
@@ -245,6 +355,41 @@ public class DelayQueueEndpoint {
 		static DeadLetterDescriptor of(DeadLetter letter) {
 			return new DeadLetterDescriptor(letter.id(), letter.attempts(), letter.error(), letter.diedAt(),
 					letter.createdAt(), letter.headers(), letter.payloadAsString());
+		}
+
+	}
+
+	/**
+	 * A page of waiting messages.
+	 *
+	 * @param topic the topic
+	 * @param messages the page, by due time
+	 * @param nextCursor where the next page starts, or {@code null} if this is the last
+	 */
+	public record WaitingDescriptor(String topic, List<MessageDescriptor> messages, @Nullable String nextCursor) {
+	}
+
+	/**
+	 * One message.
+	 *
+	 * @param id the message id
+	 * @param state where it is
+	 * @param dueAt when it is due (not for a dead letter)
+	 * @param diedAt when it died (dead letters only)
+	 * @param attempts the attempts counted
+	 * @param error the last error
+	 * @param createdAt when it was scheduled
+	 * @param expiresAt its expiry deadline
+	 * @param headers its headers
+	 * @param payload its payload (JSON text)
+	 */
+	public record MessageDescriptor(String id, MessageState state, @Nullable Instant dueAt, @Nullable Instant diedAt,
+			int attempts, @Nullable String error, @Nullable Instant createdAt, @Nullable Instant expiresAt,
+			Map<String, String> headers, String payload) {
+
+		static MessageDescriptor of(MessageInfo info) {
+			return new MessageDescriptor(info.id(), info.state(), info.dueAt(), info.diedAt(), info.attempts(),
+					info.lastError(), info.createdAt(), info.expiresAt(), info.headers(), info.payloadAsString());
 		}
 
 	}

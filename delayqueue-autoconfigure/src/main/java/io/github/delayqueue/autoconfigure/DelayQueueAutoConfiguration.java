@@ -1,6 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcessor;
 import io.github.delayqueue.annotation.DelayedListenerConfigurer;
@@ -8,6 +9,7 @@ import io.github.delayqueue.annotation.EnableDelayedListeners;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayQueueConfigUtils;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
@@ -76,9 +78,27 @@ public final class DelayQueueAutoConfiguration {
 	}
 
 	/**
+	 * The operators' side on Redis: the {@link DelayedQueueAdmin} that the endpoint, health, metrics and a dashboard
+	 * use, whatever the application does with its {@link DelayedQueue}.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(DelayedQueueAdmin.class)
+	RedisDelayedQueueAdmin delayedQueueAdmin(RedisMessageStore store, PayloadConverter converter,
+			TopicPartitioning partitioning) {
+		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, converter);
+		admin.setPartitioning(partitioning);
+		return admin;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TopicLimitsInitializer delayQueueTopicLimitsInitializer(DelayedQueueAdmin admin, DelayQueueProperties properties) {
+		return new TopicLimitsInitializer(admin, new DelayQueuePropertiesMapper(properties).topicLimits());
+	}
+
+	/**
 	 * The queue on Redis: the {@link DelayedQueue} the application injects, unless it declares its own (a wrapper,
-	 * say: this one is only the fallback candidate for {@code DelayedQueue} then), and always the
-	 * {@link io.github.delayqueue.DelayedQueueAdmin} that the endpoint, health and metrics use.
+	 * say: this one is only the fallback candidate for {@code DelayedQueue} then).
 	 */
 	@Bean
 	@Fallback
@@ -100,7 +120,7 @@ public final class DelayQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RecurringStore delayQueueRecurringStore(RedisConnectionFactory connectionFactory, RedisMessageStore store) {
-		return new RecurringStore(connectionFactory, store.getKeyPrefix());
+		return new RecurringStore(connectionFactory, store.keys().prefix());
 	}
 
 	@Bean

@@ -307,12 +307,40 @@ public class DelayQueueProperties {
 		 */
 		private int partitions = 1;
 
+		/**
+		 * Most handler starts per second, across every instance; applied to Redis at start-up. Unset, the topic's
+		 * rate limit is left as Redis keeps it (set through DelayedQueueAdmin or the actuator endpoint).
+		 */
+		private @Nullable Double rateLimit;
+
+		/**
+		 * Most messages in flight at once, across every instance; applied to Redis at start-up. Unset, the topic's
+		 * cap is left as Redis keeps it.
+		 */
+		private @Nullable Integer maxInFlight;
+
 		public int getPartitions() {
 			return this.partitions;
 		}
 
 		public void setPartitions(int partitions) {
 			this.partitions = partitions;
+		}
+
+		public @Nullable Double getRateLimit() {
+			return this.rateLimit;
+		}
+
+		public void setRateLimit(@Nullable Double rateLimit) {
+			this.rateLimit = rateLimit;
+		}
+
+		public @Nullable Integer getMaxInFlight() {
+			return this.maxInFlight;
+		}
+
+		public void setMaxInFlight(@Nullable Integer maxInFlight) {
+			this.maxInFlight = maxInFlight;
 		}
 
 	}
@@ -405,6 +433,12 @@ public class DelayQueueProperties {
 		private int maxAttempts = 10;
 
 		/**
+		 * How long a handler may run before its message is attempted again (the attempt counts) and its thread
+		 * interrupted. Unset, leases are extended while a handler runs, however long.
+		 */
+		private @Nullable Duration handlerTimeout;
+
+		/**
 		 * Time running handlers get to finish on shutdown before their messages are handed back.
 		 */
 		private Duration shutdownTimeout = Duration.ofSeconds(10);
@@ -445,6 +479,14 @@ public class DelayQueueProperties {
 
 		public int getMaxAttempts() {
 			return this.maxAttempts;
+		}
+
+		public @Nullable Duration getHandlerTimeout() {
+			return this.handlerTimeout;
+		}
+
+		public void setHandlerTimeout(@Nullable Duration handlerTimeout) {
+			this.handlerTimeout = handlerTimeout;
 		}
 
 		public void setMaxAttempts(int maxAttempts) {

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.ListenerOptions;
@@ -19,6 +20,7 @@ import io.github.delayqueue.recurring.MissedTicks;
 import io.github.delayqueue.recurring.RecurringSchedule;
 import io.github.delayqueue.recurring.RedisRecurringSchedules;
 import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
@@ -49,7 +51,7 @@ final class DelayQueuePropertiesMapper {
 	RedisMessageStore messageStore(RedisConnectionFactory connectionFactory) {
 		String keyPrefix = this.properties.getKeyPrefix();
 		check("delayqueue.key-prefix", keyPrefix, (prefix) -> {
-			RedisMessageStore.validateKeyPrefix(prefix);
+			TopicKeys.validatePrefix(prefix);
 			return prefix;
 		});
 		RedisMessageStore store = new RedisMessageStore(connectionFactory, keyPrefix, deadLetterPolicy());
@@ -104,6 +106,25 @@ final class DelayQueuePropertiesMapper {
 		return new TopicPartitioning(partitions);
 	}
 
+	/**
+	 * The limits the properties declare, per topic that declares one.
+	 * @return the limits
+	 */
+	Map<String, TopicLimits> topicLimits() {
+		Map<String, TopicLimits> limits = new LinkedHashMap<>();
+		this.properties.getTopics().forEach((topic, settings) -> {
+			Double rate = settings.getRateLimit();
+			Integer cap = settings.getMaxInFlight();
+			if (rate != null || cap != null) {
+				String prefix = "delayqueue.topics." + topic + ".";
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				limits.put(topic, check(prefix + ((rate != null) ? "rate-limit" : "max-in-flight"), (rate != null) ? rate : cap,
+						(value) -> new TopicLimits(rate, cap)));
+			}
+		});
+		return limits;
+	}
+
 	Duration metricsRefreshInterval() {
 		Duration interval = this.properties.getMetrics().getRefreshInterval();
 		return check("delayqueue.metrics.refresh-interval", interval, (value) -> {
@@ -134,6 +155,10 @@ final class DelayQueuePropertiesMapper {
 		check(LISTENER + "visibility-timeout", listener.getVisibilityTimeout(), options::visibilityTimeout);
 		check(LISTENER + "max-attempts", listener.getMaxAttempts(), options::maxAttempts);
 		check(LISTENER + "batch-size", batchSize(), options::batchSize);
+		Duration handlerTimeout = listener.getHandlerTimeout();
+		if (handlerTimeout != null) {
+			check(LISTENER + "handler-timeout", handlerTimeout, options::handlerTimeout);
+		}
 		options.backOff(backOff(listener.getBackoff()));
 		return options.build();
 	}

@@ -30,7 +30,7 @@ class DelayQueueHealthIndicatorTests {
 		this.fixture = new RedisFixture(redis.get());
 		RedisFixture.Consumer consumer = this.fixture.consumer();
 		consumer.listeners().register(ListenerRegistration.of("watched", String.class, new Recorder<>()));
-		this.health = new DelayQueueHealthIndicator(this.fixture.queue(consumer.store()), consumer.scheduler(), consumer.listeners().registry());
+		this.health = new DelayQueueHealthIndicator(this.fixture.queue(consumer.store()).getAdmin(), consumer.scheduler(), consumer.listeners().registry());
 	}
 
 	@AfterEach

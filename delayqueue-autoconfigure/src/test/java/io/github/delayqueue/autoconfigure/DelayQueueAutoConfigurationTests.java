@@ -79,7 +79,7 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(context).hasBean(DelayedListenerAnnotationBeanPostProcessor.BEAN_NAME);
 			assertThat(context.getBean(DelayedMessageScheduler.class).isRunning()).isTrue();
 			assertThat(context.getBean(DelayedListenerEndpointRegistry.class).isRunning()).isTrue();
-			assertThat(context.getBean(RedisMessageStore.class).getKeyPrefix()).isEqualTo("dq");
+			assertThat(context.getBean(RedisMessageStore.class).keys().prefix()).isEqualTo("dq");
 		});
 	}
 
@@ -393,7 +393,7 @@ class DelayQueueAutoConfigurationTests {
 					"delayqueue.listener.backoff.delay=2s", "delayqueue.listener.backoff.max-delay=1m")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(context.getBean(RedisMessageStore.class).getKeyPrefix()).isEqualTo("myapp");
+				assertThat(context.getBean(RedisMessageStore.class).keys().prefix()).isEqualTo("myapp");
 				assertThat(context.getBean(RedisMessageStore.class).getReplicaAcknowledgement()).isZero();
 				ListenerOptions options = factory(context).getDefaultOptions();
 				assertThat(options.concurrency()).isEqualTo(7);
@@ -428,6 +428,26 @@ class DelayQueueAutoConfigurationTests {
 		assertStartupFailsNaming("delayqueue.dead-letter.max-age=0s", "delayqueue.dead-letter.max-age");
 		assertStartupFailsNaming("delayqueue.durability.replicas=-1", "delayqueue.durability.replicas");
 		assertStartupFailsNaming("delayqueue.durability.timeout=0s", "delayqueue.durability.timeout");
+		assertStartupFailsNaming("delayqueue.listener.handler-timeout=1ms", "delayqueue.listener.handler-timeout");
+		assertStartupFailsNaming("delayqueue.topics.emails.rate-limit=-5", "delayqueue.topics.emails.rate-limit");
+		assertStartupFailsNaming("delayqueue.topics.emails.max-in-flight=0", "delayqueue.topics.emails.max-in-flight");
+	}
+
+	@Test
+	void declaredTopicLimitsAreAppliedToRedisAndTheHandlerTimeoutToListeners() {
+		this.runner
+			.withPropertyValues("delayqueue.topics.emails.rate-limit=25", "delayqueue.topics.emails.max-in-flight=6",
+					"delayqueue.listener.handler-timeout=2m")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				io.github.delayqueue.DelayedQueueAdmin admin = context.getBean(io.github.delayqueue.DelayedQueueAdmin.class);
+				assertThat(admin).isNotInstanceOf(DelayedQueue.class);
+				io.github.delayqueue.TopicControlState controls = admin.controls("emails");
+				assertThat(controls.limits().ratePerSecond()).isEqualTo(25.0);
+				assertThat(controls.limits().maxInFlight()).isEqualTo(6);
+				assertThat(admin.knownTopics()).contains("emails");
+				assertThat(factory(context).getDefaultOptions().handlerTimeout()).isEqualTo(Duration.ofMinutes(2));
+			});
 	}
 
 	@Test

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -52,12 +53,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * mvn ... -Dbenchmark.mode=full -Dbenchmark.args=--huge                                          # adds 10 M waiting
  * </pre>
  * Options: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge}, {@code --only=SCENARIO,...}
- * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss).
+ * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit).
  */
 public final class Benchmarks {
 
 	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "drain-random",
-			"drain-slow", "size", "loss");
+			"drain-slow", "size", "loss", "rate-limit");
 
 	private static final long DAY_MILLIS = TimeUnit.DAYS.toMillis(1);
 
@@ -179,6 +180,7 @@ public final class Benchmarks {
 			case "drain-slow" -> drainSlow();
 			case "size" -> costAgainstSize();
 			case "loss" -> lossReport();
+			case "rate-limit" -> rateLimit();
 			default -> throw new IllegalArgumentException(scenario);
 		}
 	}
@@ -620,6 +622,20 @@ public final class Benchmarks {
 	 * through it is slower (Redisson's offers most), so the first message is due later; the measured interval starts
 	 * only then, when all are stored.
 	 */
+	/** A topic limited to a rate, drained by two instances: the rate they deliver at ({@link RateLimitBenchmark}). */
+	private void rateLimit() {
+		flush();
+		Duration window = switch (this.settings.mode()) {
+			case "smoke" -> Duration.ofSeconds(2);
+			case "quick" -> Duration.ofSeconds(10);
+			default -> Duration.ofSeconds(30);
+		};
+		try (DelayQueueSystem system = new DelayQueueSystem(this.host, this.port)) {
+			new RateLimitBenchmark(system, this.report, 500, window).run();
+		}
+		flush();
+	}
+
 	private void drainSlow() {
 		long direct = DelayingProxy.medianPingMicros(this.port, 50);
 		try (DelayingProxy proxy = new DelayingProxy(this.port, SLOW_NETWORK_NANOS)) {

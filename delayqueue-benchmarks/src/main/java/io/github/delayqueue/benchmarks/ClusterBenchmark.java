@@ -26,6 +26,7 @@ import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 import io.github.delayqueue.test.TestRedisCluster;
@@ -207,7 +208,7 @@ public final class ClusterBenchmark {
 			Set<Integer> masters = new TreeSet<>();
 			for (int partition = 0; partition < partitions; partition++) {
 				masters.add(this.cluster.masterPortOf(
-						"bench:{" + RedisMessageStore.partitionName(topic, partition) + "}:pending"));
+						"bench:{" + TopicKeys.partitionName(topic, partition) + "}:pending"));
 			}
 			if (masters.size() == Math.min(partitions, MASTERS)) {
 				return topic;

@@ -112,22 +112,35 @@ final class DelayQueueSystem implements QueueUnderTest {
 	long claimOneNanos(String id) {
 		this.queue.schedule(TOPIC, id, id + "|0", Duration.ZERO);
 		long start = System.nanoTime();
-		Claim claimed = this.store.claim(TOPIC, 1, 30_000, 10);
+		Claim claimed = this.store.leases().claim(TOPIC, 1, 30_000, 10);
 		long elapsed = System.nanoTime() - start;
 		if (claimed.messages().size() != 1) {
 			throw new IllegalStateException("Expected to claim one message, claimed " + claimed.messages().size());
 		}
-		this.store.ack(TOPIC, List.of(claimed.messages().get(0).lease()));
+		this.store.leases().ack(TOPIC, List.of(claimed.messages().get(0).lease()));
 		return elapsed;
 	}
 
 	@Override
 	public Consumer consume(int threads, Handler handler) {
+		return consume(TOPIC, threads, handler);
+	}
+
+	/** The queue the harness schedules with. */
+	RedisDelayedQueue queue() {
+		return this.queue;
+	}
+
+	/**
+	 * Consumes a topic as an application instance of its own would: its own connection, wake-up timer and listener
+	 * container.
+	 */
+	Consumer consume(String topic, int threads, Handler handler) {
 		LettuceConnectionFactory consumerFactory = connectionFactory(this.host, this.port);
 		RedisMessageStore consumerStore = new RedisMessageStore(consumerFactory, "dq", DeadLetterPolicy.DEFAULT);
 		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(consumerFactory);
-		DelayedListenerContainer container = new DelayedListenerContainer(TOPIC,
-				ListenerRegistration.of(TOPIC, String.class, (payload, message) -> handler.handle(payload),
+		DelayedListenerContainer container = new DelayedListenerContainer(topic,
+				ListenerRegistration.of(topic, String.class, (payload, message) -> handler.handle(payload),
 						ListenerOptions.builder().concurrency(threads).build()),
 				consumerStore, this.converter, scheduler);
 		scheduler.start();

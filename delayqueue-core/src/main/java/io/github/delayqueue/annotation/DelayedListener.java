@@ -75,6 +75,14 @@ public @interface DelayedListener {
 	String visibilityTimeout() default "";
 
 	/**
+	 * How long a handler may run before its message is attempted again (the attempt counts) and its thread
+	 * interrupted, such as {@code 2m}; default {@code delayqueue.listener.handler-timeout} (unset: no limit).
+	 * @return the handler timeout, as text
+	 * @since 0.3.0
+	 */
+	String handlerTimeout() default "";
+
+	/**
 	 * Most messages the consumer holds leased at once, running and claimed ahead; default
 	 * {@code delayqueue.listener.batch-size} (unset: adapts from twice the concurrency).
 	 * @return the batch size, as text

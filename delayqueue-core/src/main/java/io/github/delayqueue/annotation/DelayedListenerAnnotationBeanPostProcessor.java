@@ -151,6 +151,8 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		apply(description, "maxAttempts", annotation.maxAttempts(), Integer::parseInt, endpoint::setMaxAttempts);
 		apply(description, "visibilityTimeout", annotation.visibilityTimeout(), DurationFormatterUtils::detectAndParse,
 				endpoint::setVisibilityTimeout);
+		apply(description, "handlerTimeout", annotation.handlerTimeout(), DurationFormatterUtils::detectAndParse,
+				endpoint::setHandlerTimeout);
 		apply(description, "batchSize", annotation.batchSize(), Integer::parseInt, endpoint::setBatchSize);
 		endpoint.setNotRetryable(Arrays.asList(annotation.notRetryable()));
 		if (this.beanFactory != null) {

@@ -34,6 +34,8 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 
 	private @Nullable Duration visibilityTimeout;
 
+	private @Nullable Duration handlerTimeout;
+
 	private @Nullable Integer batchSize;
 
 	private @Nullable BackOff backOff;
@@ -114,6 +116,17 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	}
 
 	/**
+	 * Sets how long a handler may run before its message is attempted again and its thread interrupted.
+	 * @param handlerTimeout at least 10 ms
+	 * @since 0.3.0
+	 */
+	public void setHandlerTimeout(Duration handlerTimeout) {
+		checkOptionsSettable();
+		ListenerOptions.builder().handlerTimeout(handlerTimeout);
+		this.handlerTimeout = handlerTimeout;
+	}
+
+	/**
 	 * Sets the most messages the consumer holds leased at once, running and claimed ahead.
 	 * @param batchSize 1 to 1000, or 0 for twice the concurrency
 	 */
@@ -167,6 +180,9 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 		}
 		if (this.batchSize != null) {
 			options.batchSize(this.batchSize);
+		}
+		if (this.handlerTimeout != null) {
+			options.handlerTimeout(this.handlerTimeout);
 		}
 		if (this.backOff != null) {
 			options.backOff(this.backOff);

@@ -121,6 +121,33 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
+	 * Pauses a topic on every instance (state in Redis, every partition); unlike {@link #stop()} or a container's
+	 * stop, which stop this application's consumers only.
+	 * @param topic a topic this application listens to
+	 * @throws IllegalArgumentException if no listener consumes the topic here
+	 * @since 0.3.0
+	 */
+	public void pauseTopic(String topic) {
+		containerFor(topic).pauseTopic();
+	}
+
+	/**
+	 * Resumes a paused topic on every instance; what is due is delivered at once.
+	 * @param topic a topic this application listens to
+	 * @throws IllegalArgumentException if no listener consumes the topic here
+	 * @since 0.3.0
+	 */
+	public void resumeTopic(String topic) {
+		containerFor(topic).resumeTopic();
+	}
+
+	private DelayedListenerContainer containerFor(String topic) {
+		DelayedListenerContainer container = findByTopic(topic);
+		Assert.isTrue(container != null, () -> "No listener consumes topic '" + topic + "' in this application");
+		return container;
+	}
+
+	/**
 	 * The ids of the registered listeners.
 	 * @return the ids
 	 */

@@ -11,8 +11,10 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.github.delayqueue.PartialScheduleException;
+import io.github.delayqueue.ReplaceResult;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.redis.NewMessage;
@@ -78,15 +80,22 @@ final class TransactionalWrites {
 
 	/** Holds a cancel until the commit. */
 	CompletionStage<Boolean> cancel(String topic, String id) {
-		CompletableFuture<Boolean> outcome = new CompletableFuture<>();
-		writes().add(new Change("cancel", topic, id, null, outcome));
-		return outcome;
+		return hold("cancel", topic, id, () -> this.target.cancel(topic, id));
 	}
 
 	/** Holds a reschedule until the commit. */
 	CompletionStage<Boolean> reschedule(String topic, String id, Duration delay) {
-		CompletableFuture<Boolean> outcome = new CompletableFuture<>();
-		writes().add(new Change("reschedule", topic, id, delay, outcome));
+		return hold("reschedule", topic, id, () -> this.target.reschedule(topic, id, delay));
+	}
+
+	/** Holds a prepared schedule-or-replace until the commit. */
+	CompletionStage<ReplaceResult> replace(String topic, NewMessage message) {
+		return hold("replace", topic, message.id(), () -> this.target.replace(topic, message));
+	}
+
+	private <T> CompletionStage<T> hold(String operation, String topic, String id, Supplier<T> change) {
+		CompletableFuture<T> outcome = new CompletableFuture<>();
+		writes().add(new Change<>(operation, topic, id, change, outcome));
 		return outcome;
 	}
 
@@ -128,6 +137,9 @@ final class TransactionalWrites {
 
 		/** Reschedules at once. */
 		boolean reschedule(String topic, String id, Duration delay);
+
+		/** Schedules or replaces at once. */
+		ReplaceResult replace(String topic, NewMessage message);
 
 	}
 
@@ -234,8 +246,8 @@ final class TransactionalWrites {
 
 	}
 
-	/** A cancel or a reschedule. */
-	private final class Change implements Write {
+	/** A change of one message by id: a cancel, a reschedule, a replace. */
+	private final class Change<T> implements Write {
 
 		private final String operation;
 
@@ -243,26 +255,22 @@ final class TransactionalWrites {
 
 		private final String id;
 
-		private final @Nullable Duration delay;
+		private final Supplier<T> change;
 
-		private final CompletableFuture<Boolean> outcome;
+		private final CompletableFuture<T> outcome;
 
-		Change(String operation, String topic, String id, @Nullable Duration delay,
-				CompletableFuture<Boolean> outcome) {
+		Change(String operation, String topic, String id, Supplier<T> change, CompletableFuture<T> outcome) {
 			this.operation = operation;
 			this.topic = topic;
 			this.id = id;
-			this.delay = delay;
+			this.change = change;
 			this.outcome = outcome;
 		}
 
 		@Override
 		public void run() {
 			try {
-				Target target = TransactionalWrites.this.target;
-				Duration newDelay = this.delay;
-				this.outcome.complete((newDelay != null) ? target.reschedule(this.topic, this.id, newDelay)
-						: target.cancel(this.topic, this.id));
+				this.outcome.complete(this.change.get());
 			}
 			catch (RuntimeException ex) {
 				unknown(ex);

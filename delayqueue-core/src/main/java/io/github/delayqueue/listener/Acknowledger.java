@@ -209,7 +209,7 @@ final class Acknowledger {
 		}
 		this.sending.incrementAndGet();
 		try {
-			this.store.ack(this.topic, leases(batch));
+			this.store.leases().ack(this.topic, leases(batch));
 		}
 		catch (RuntimeException ex) {
 			keepForRetry(batch, ex);

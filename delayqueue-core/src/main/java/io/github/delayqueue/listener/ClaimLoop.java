@@ -189,7 +189,7 @@ final class ClaimLoop {
 		Claim claim;
 		long sent = System.nanoTime();
 		try {
-			claim = this.isolation.claim((mayLeaseSuspect) -> this.store.claim(this.partition,
+			claim = this.isolation.claim((mayLeaseSuspect) -> this.store.leases().claim(this.partition,
 					Acknowledger.leases(acks), limit, this.options.visibilityTimeout().toMillis(),
 					this.options.maxAttempts(), mayLeaseSuspect));
 		}
@@ -211,9 +211,14 @@ final class ClaimLoop {
 			// stopped meanwhile: handed back at once, unstarted
 			this.batch.handBackWaiting();
 		}
-		if (claim.buried() > 0) {
+		if (claim.buried() > 0 || claim.expired() > 0) {
 			try {
-				this.monitor.expired(this.topic, claim.buried());
+				if (claim.buried() > 0) {
+					this.monitor.expired(this.topic, claim.buried());
+				}
+				if (claim.expired() > 0) {
+					this.monitor.pastDeadline(this.topic, claim.expired());
+				}
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Topic '{}': the monitor failed", this.topic, ex);

@@ -3,6 +3,7 @@ package io.github.delayqueue.listener;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,7 +20,10 @@ final class ContainerThreads {
 
 	ContainerThreads(String topic) {
 		this.io = Executors.newCachedThreadPool(daemons("delayqueue-io-" + topic + "-"));
-		this.timer = Executors.newSingleThreadScheduledExecutor(daemons("delayqueue-leases-" + topic + "-"));
+		ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemons("delayqueue-leases-" + topic + "-"));
+		// handler timeouts are cancelled as handlers end: gone at once, not held (with their messages) until due
+		timer.setRemoveOnCancelPolicy(true);
+		this.timer = timer;
 	}
 
 	ExecutorService io() {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
 
 import org.springframework.context.SmartLifecycle;
@@ -159,6 +160,46 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 */
 	public int getPartitions() {
 		return this.partitions;
+	}
+
+	/**
+	 * Pauses the topic on every instance: its state is kept in Redis, in every partition, so that no consumer of the
+	 * topic leases a message until it is resumed (messages keep their due times; those in flight finish). Unlike
+	 * {@link #stop()}, which stops this application's consumer only.
+	 * @since 0.3.0
+	 */
+	public void pauseTopic() {
+		forEachPartition(this.store.controls()::pause);
+	}
+
+	/**
+	 * Resumes the topic on every instance; what is due is delivered at once.
+	 * @since 0.3.0
+	 */
+	public void resumeTopic() {
+		forEachPartition(this.store.controls()::resume);
+	}
+
+	/**
+	 * Whether the topic is paused on every instance (see {@link #pauseTopic()}).
+	 * @return {@code true} if any partition is paused
+	 * @since 0.3.0
+	 */
+	public boolean isTopicPaused() {
+		int count = this.store.partitions().of(this.registration.topic());
+		for (int partition = 0; partition < count; partition++) {
+			if (this.store.controls().read(TopicKeys.partitionName(this.registration.topic(), partition)).paused()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private void forEachPartition(java.util.function.Consumer<String> action) {
+		int count = this.store.partitions().of(this.registration.topic());
+		for (int partition = 0; partition < count; partition++) {
+			action.accept(TopicKeys.partitionName(this.registration.topic(), partition));
+		}
 	}
 
 	/**

@@ -133,7 +133,7 @@ final class LeaseKeeper {
 		List<Lease> current = new ArrayList<>(this.held.keySet());
 		long sent = System.nanoTime();
 		try {
-			Set<String> extended = this.store.extend(this.topic, current, this.visibilityTimeout.toMillis());
+			Set<String> extended = this.store.leases().extend(this.topic, current, this.visibilityTimeout.toMillis());
 			// each one still this consumer's lasts a visibility timeout from the call; one that was not is counted
 			// on for no longer than before
 			Long until = sent + this.visibilityTimeout.toNanos();
@@ -163,7 +163,7 @@ final class LeaseKeeper {
 			return;
 		}
 		try {
-			this.store.release(this.topic, unfinished);
+			this.store.leases().release(this.topic, unfinished);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': could not hand back {} unfinished message(s); they are redelivered when "

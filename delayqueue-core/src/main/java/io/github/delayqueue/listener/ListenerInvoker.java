@@ -92,7 +92,8 @@ final class ListenerInvoker {
 	 * The message as its handler sees it; for a stored message that cannot be read, the creation time is the epoch
 	 * and the headers are empty.
 	 */
-	private DeliveredMessage deliveredMessage(Delivery delivery) {
+	/** The message as the handler sees it (without its payload). */
+	DeliveredMessage deliveredMessage(Delivery delivery) {
 		ClaimedMessage message = delivery.message();
 		StoredMessage stored = message.message();
 		Instant createdAt = stored.createdAt();

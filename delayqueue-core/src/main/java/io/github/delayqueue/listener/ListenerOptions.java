@@ -5,6 +5,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -45,6 +47,8 @@ public final class ListenerOptions {
 
 	private final DeliveryErrorHandler errorHandler;
 
+	private final @Nullable Duration handlerTimeout;
+
 	private ListenerOptions(Builder builder) {
 		this.concurrency = builder.concurrency;
 		this.visibilityTimeout = builder.visibilityTimeout;
@@ -53,6 +57,7 @@ public final class ListenerOptions {
 		this.batchSize = builder.batchSize;
 		this.notRetryable = List.copyOf(builder.notRetryable);
 		this.errorHandler = builder.errorHandler;
+		this.handlerTimeout = builder.handlerTimeout;
 	}
 
 	/**
@@ -172,6 +177,16 @@ public final class ListenerOptions {
 	}
 
 	/**
+	 * How long a handler may run before its lease is released for another attempt (the attempt counts) and its
+	 * thread interrupted; {@code null} for no limit (the lease is extended while the handler runs).
+	 * @return the timeout or {@code null}
+	 * @since 0.3.0
+	 */
+	public @Nullable Duration handlerTimeout() {
+		return this.handlerTimeout;
+	}
+
+	/**
 	 * A builder starting from these options.
 	 * @return a builder
 	 */
@@ -184,6 +199,7 @@ public final class ListenerOptions {
 		builder.batchSize = this.batchSize;
 		builder.notRetryable.addAll(this.notRetryable);
 		builder.errorHandler = this.errorHandler;
+		builder.handlerTimeout = this.handlerTimeout;
 		return builder;
 	}
 
@@ -191,7 +207,7 @@ public final class ListenerOptions {
 	public String toString() {
 		return "ListenerOptions[concurrency=" + this.concurrency + ", visibilityTimeout=" + this.visibilityTimeout
 				+ ", maxAttempts=" + this.maxAttempts + ", backOff=" + this.backOff + ", batchSize=" + this.batchSize
-				+ ", errorHandler=" + this.errorHandler + "]";
+				+ ", handlerTimeout=" + this.handlerTimeout + ", errorHandler=" + this.errorHandler + "]";
 	}
 
 	/** Builds {@link ListenerOptions}; each setter validates its value. */
@@ -211,7 +227,25 @@ public final class ListenerOptions {
 
 		private DeliveryErrorHandler errorHandler = DefaultDeliveryErrorHandler.INSTANCE;
 
+		private @Nullable Duration handlerTimeout;
+
 		private Builder() {
+		}
+
+		/**
+		 * Sets how long a handler may run: beyond it, its lease is released for another attempt (the attempt counts,
+		 * with the retry back-off, or the message goes to the dead letters when its attempts are used up), its thread
+		 * is interrupted, and {@code delayqueue.handler.timeouts} counts it. Without one, leases are extended while a
+		 * handler runs, however long.
+		 * @param handlerTimeout at least 10 ms, or {@code null} for none
+		 * @return this builder
+		 * @since 0.3.0
+		 */
+		public Builder handlerTimeout(@Nullable Duration handlerTimeout) {
+			Assert.isTrue(handlerTimeout == null || handlerTimeout.toMillis() >= 10,
+					() -> "Handler timeout must be at least 10ms, but was " + handlerTimeout);
+			this.handlerTimeout = handlerTimeout;
+			return this;
 		}
 
 		/**

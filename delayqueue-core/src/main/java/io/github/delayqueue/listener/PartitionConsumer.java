@@ -1,11 +1,14 @@
 package io.github.delayqueue.listener;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.redis.Expiry;
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.TopicTrigger;
@@ -58,6 +61,10 @@ final class PartitionConsumer {
 	private volatile boolean active;
 
 	private volatile @Nullable TopicTrigger trigger;
+
+	private volatile @Nullable Executor io;
+
+	private volatile @Nullable ScheduledExecutorService maintenance;
 
 	/**
 	 * Creates the consumer of one partition.
@@ -112,10 +119,12 @@ final class PartitionConsumer {
 		if (this.active) {
 			return;
 		}
+		this.io = io;
+		this.maintenance = maintenance;
 		this.acknowledger.start(io, maintenance);
 		TopicTrigger registered = null;
 		try {
-			registered = this.context.scheduler().register(this.store.wakeChannel(this.partition), this.claims::request);
+			registered = this.context.scheduler().register(this.store.keys().wakeChannel(this.partition), this.claims::request);
 			this.leases.startExtending(maintenance, io);
 		}
 		catch (RuntimeException ex) {
@@ -272,16 +281,29 @@ final class PartitionConsumer {
 			this.leases.handBack(List.of(lease));
 			return;
 		}
+		Expiry expiry = delivery.message().expiry();
+		if (expiry != null && expiry.isPassed(redisNow(delivery))) {
+			// its deadline passed while it waited here: never delivered after it; handed back, the next claim
+			// dead-letters or drops it as it says, and counts it
+			this.leases.handBack(List.of(lease));
+			return;
+		}
 		long start = System.nanoTime();
+		RunningHandler watch = RunningHandler.watch(this.options.handlerTimeout(), this.maintenance, this.io,
+				() -> timedOut(delivery, start));
 		ListenerInvoker.Result result = this.invoker.invoke(delivery);
 		long duration = System.nanoTime() - start;
 		this.prefetch.completed();
+		if (watch != null && watch.finish()) {
+			// ended as failed by the timeout already
+			return;
+		}
 		Throwable failure = result.failure();
 		if (failure == null) {
 			if (this.leases.take(lease)) {
 				acknowledge(lease, delivery.message().suspect());
+				report(DelayQueueMonitor.Outcome.SUCCESS, duration, null, result.observed());
 			}
-			report(DelayQueueMonitor.Outcome.SUCCESS, duration, null, result.observed());
 			return;
 		}
 		DeliveredMessage message = result.delivered();
@@ -294,6 +316,37 @@ final class PartitionConsumer {
 		}
 	}
 
+	/** The Redis clock now, as the consumer reckons it from the claim that leased the message. */
+	private static Instant redisNow(Delivery delivery) {
+		return delivery.claimServerTime().plusNanos(System.nanoTime() - delivery.claimedNanos());
+	}
+
+	/**
+	 * The handler of a delivery ran beyond the handler timeout: ends the delivery as failed (retry or dead letter,
+	 * the attempt counted) if its outcome is still open.
+	 * @return whether it did
+	 */
+	private boolean timedOut(Delivery delivery, long startNanos) {
+		Lease lease = delivery.message().lease();
+		if (!this.leases.take(lease)) {
+			return false;
+		}
+		Duration timeout = this.options.handlerTimeout();
+		HandlerTimeoutException failure = new HandlerTimeoutException(this.topic, lease.id(),
+				(timeout != null) ? timeout : Duration.ZERO);
+		logger.warn("{}; it is attempted again (or dead-lettered) and its thread interrupted", failure.getMessage());
+		DeliveredMessage message = this.invoker.deliveredMessage(delivery);
+		report(this.failures.apply(message, lease, failure, this.failures.decide(message, failure)),
+				System.nanoTime() - startNanos, failure, false);
+		try {
+			this.context.properties().getMonitor().handlerTimedOut(this.topic);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Topic '{}': the monitor failed", this.topic, ex);
+		}
+		return true;
+	}
+
 	/**
 	 * Acknowledges a delivered message: a batched one with the next claim (or on its own if none is coming), a
 	 * suspect at once, so that its outcome is in Redis before the next suspect may run.
@@ -301,7 +354,7 @@ final class PartitionConsumer {
 	private void acknowledge(Lease lease, boolean suspect) {
 		if (suspect) {
 			try {
-				this.store.ack(this.partition, List.of(lease));
+				this.store.leases().ack(this.partition, List.of(lease));
 				return;
 			}
 			catch (RuntimeException ex) {

@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.TopicKeys;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +67,7 @@ final class TopicConsumer {
 		this.prefetch = new Prefetch(options);
 		List<PartitionConsumer> consumers = new ArrayList<>(partitionCount);
 		for (int partition = 0; partition < partitionCount; partition++) {
-			consumers.add(new PartitionConsumer(registration, RedisMessageStore.partitionName(this.topic, partition),
+			consumers.add(new PartitionConsumer(registration, TopicKeys.partitionName(this.topic, partition),
 					this.prefetch, partitionCount, context, invoker, this.handlers, this.isolation, this.waiting,
 					this::dispatch));
 		}
@@ -109,7 +110,7 @@ final class TopicConsumer {
 		if (this.active) {
 			return;
 		}
-		this.store.checkPartitions(this.topic, this.partitionCount);
+		this.store.partitions().check(this.topic, this.partitionCount);
 		this.handlers.open();
 		this.isolation.onSuspectEnded(this::afterSuspect);
 		this.isolation.beforeSuspect(() -> this.partitions.forEach(PartitionConsumer::settleAcknowledgements));
@@ -131,7 +132,7 @@ final class TopicConsumer {
 			throw ex;
 		}
 		try {
-			this.store.registerTopics(List.of(this.topic));
+			this.store.topics().register(List.of(this.topic));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Topic '{}': could not add it to the known topics", this.topic, ex);

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DueTime;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -145,7 +146,7 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		boolean paused = previous != null && previous.paused();
 		byte[] stored = StoredDefinition.of(schedule, payloadOf(schedule), paused).encode();
 		this.store.put(schedule.name(), stored);
-		this.messages.registerTopics(List.of(schedule.topic()));
+		this.messages.topics().register(List.of(schedule.topic()));
 		if (previous != null && !previous.topic().equals(schedule.topic())) {
 			changed(schedule.name(), previous, "-", true);
 		}
@@ -376,7 +377,7 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 
 	/** All of a schedule's ticks go to one partition, chosen by its name, so its cursor is in one place. */
 	private String partitionOf(RecurringSchedule schedule) {
-		return RedisMessageStore.partitionName(schedule.topic(),
+		return TopicKeys.partitionName(schedule.topic(),
 				this.partitioning.partitionOf(schedule.topic(), schedule.name()));
 	}
 

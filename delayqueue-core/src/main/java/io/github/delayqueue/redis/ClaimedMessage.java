@@ -2,6 +2,8 @@ package io.github.delayqueue.redis;
 
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A message leased to the claiming consumer.
  *
@@ -13,8 +15,22 @@ import java.time.Instant;
  * @param message what is stored for it
  * @param suspect whether its last lease ran out without an outcome (it may have killed its consumer); a consumer runs
  * a suspect alone
+ * @param expiry the deadline after which it must not be delivered, or {@code null} if it has none
  */
-public record ClaimedMessage(Lease lease, Instant dueAt, int attempt, StoredMessage message, boolean suspect) {
+public record ClaimedMessage(Lease lease, Instant dueAt, int attempt, StoredMessage message, boolean suspect,
+		@Nullable Expiry expiry) {
+
+	/**
+	 * A leased message without an expiry deadline.
+	 * @param lease the lease every later call about this message presents
+	 * @param dueAt when it was due on the Redis clock
+	 * @param attempt the attempt number
+	 * @param message what is stored for it
+	 * @param suspect whether it is a suspect
+	 */
+	public ClaimedMessage(Lease lease, Instant dueAt, int attempt, StoredMessage message, boolean suspect) {
+		this(lease, dueAt, attempt, message, suspect, null);
+	}
 
 	/**
 	 * A leased message that is not a suspect.
@@ -24,7 +40,7 @@ public record ClaimedMessage(Lease lease, Instant dueAt, int attempt, StoredMess
 	 * @param message what is stored for it
 	 */
 	public ClaimedMessage(Lease lease, Instant dueAt, int attempt, StoredMessage message) {
-		this(lease, dueAt, attempt, message, false);
+		this(lease, dueAt, attempt, message, false, null);
 	}
 
 	/**

@@ -3,6 +3,8 @@ package io.github.delayqueue.redis;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A message to store: the store encodes it in its own stored format.
  *
@@ -11,6 +13,21 @@ import java.util.Map;
  * @param createdAt when it was scheduled, on the scheduling application's clock
  * @param headers the headers
  * @param payload the serialised payload
+ * @param expiry the deadline after which it must not be delivered, or {@code null} for none
  */
-public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, String> headers, byte[] payload) {
+public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, String> headers, byte[] payload,
+		@Nullable Expiry expiry) {
+
+	/**
+	 * A message to store without an expiry deadline.
+	 * @param id the message id
+	 * @param due when it is due
+	 * @param createdAt when it was scheduled
+	 * @param headers the headers
+	 * @param payload the serialised payload
+	 */
+	public NewMessage(String id, DueTime due, Instant createdAt, Map<String, String> headers, byte[] payload) {
+		this(id, due, createdAt, headers, payload, null);
+	}
+
 }

@@ -39,7 +39,7 @@ public class RecurringStore {
 	 */
 	public RecurringStore(RedisConnectionFactory connectionFactory, String keyPrefix) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
-		RedisMessageStore.validateKeyPrefix(keyPrefix);
+		TopicKeys.validatePrefix(keyPrefix);
 		this.template = new RedisTemplate<>();
 		this.template.setConnectionFactory(connectionFactory);
 		this.template.setEnableDefaultSerializer(false);

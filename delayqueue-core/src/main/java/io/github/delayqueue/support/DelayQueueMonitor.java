@@ -55,6 +55,25 @@ public interface DelayQueueMonitor {
 	}
 
 	/**
+	 * Due messages were not delivered because their expiry deadline had passed: they went to the dead letters or
+	 * were dropped, as each said.
+	 * @param topic the topic
+	 * @param count how many
+	 * @since 0.3.0
+	 */
+	default void pastDeadline(String topic, int count) {
+	}
+
+	/**
+	 * A handler ran beyond the listener's handler timeout: its lease was released for another attempt (the attempt
+	 * counted) and its thread interrupted.
+	 * @param topic the topic
+	 * @since 0.3.0
+	 */
+	default void handlerTimedOut(String topic) {
+	}
+
+	/**
 	 * A handler finished.
 	 * @param topic the topic
 	 * @param outcome what became of the message

@@ -1,4 +1,4 @@
--- uses: buckets, leases, dead, v1
+-- uses: controls, buckets, leases, dead, v1
 -- Removes a waiting message (scheduled or waiting for a retry).
 -- ARGV[1] id
 -- Returns 1 if it was waiting and is gone, else 0.

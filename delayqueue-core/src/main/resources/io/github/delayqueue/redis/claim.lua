@@ -1,4 +1,4 @@
--- uses: buckets, leases, dead, claims, v1, format1
+-- uses: controls, buckets, leases, dead, claims, v1, format1
 -- What a consumer sends for more messages: acknowledges what its handlers delivered (each only if its lease is the
 -- current one), returns expired leases to the pending set at their original due time (each a suspect now, its
 -- attempt counted if it was a suspect's), adopts some format-1 messages, trims dead letters past their age and
@@ -8,9 +8,11 @@
 -- ARGV[7] the Redis time (ms) after which the caller no longer waits for the reply (0: none): run later, the claim
 -- acknowledges and does its upkeep but leases nothing (no message waits for a consumer that gave up on it);
 -- then id, token, id, token, ... to acknowledge
+-- The topic's controls (pause, cap, rate: see admit) may lease fewer; the delay then says when a claim may lease
+-- again (the next token; none while paused or at the cap, whose consumers are woken when it changes).
 -- Returns {now (microseconds), delay in microseconds to the next due time or lease deadline (-1: none), buried count,
--- the id of the suspect leased ('' if none), the token of the leases ('' if none), then per message: id, due score
--- (ms, to the microsecond), attempt, envelope}. A suspect left because it could not be leased does not count as due
+-- the id of the suspect leased ('' if none), the token of the leases ('' if none), expired count, then per message: id,
+-- due score (ms, to the microsecond), attempt, envelope, expiry ('<deadline ms>:<d|x>'; '' if none)}. A suspect left because it could not be leased does not count as due
 -- now for the delay.
 acknowledge(8, #ARGV)
 local now, nowUs = clock()
@@ -65,13 +67,27 @@ if bucketCount > 1 then
   resizing().shrink()
 end
 
-local out = {int(nowUs), -1, 0, '', ''}
+local out = {int(nowUs), -1, 0, '', '', 0}
 local left = nil
+local cut = nil
+local wanted = limit
+if limit > 0 then
+  limit, cut = admit(limit, now)
+end
 if limit > 0 then
   out[3], left = leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
 end
 
 local next = earliestBeyond(PENDING, left)
+if cut then
+  local token = spend(cut, (#out - 6) / 5, now, wanted)
+  if next and (cut.paused or (next <= nowScore and capReached(cut))) then
+    -- nothing is leased while paused; under the cap, a lease that ends wakes the consumers
+    next = nil
+  elseif next and token and next < token then
+    next = token
+  end
+end
 local lease = earliest(LEASED)
 if lease and (next == nil or lease < next) then
   next = lease

@@ -1,5 +1,6 @@
--- uses: buckets, leases, dead, v1, format1
--- Makes dead letters due at once, with their attempts and last error reset.
+-- uses: controls, buckets, leases, dead, v1, format1
+-- Makes dead letters due at once, with their attempts and last error reset, and without an expiry deadline (an
+-- operator asked for them).
 -- ARGV[1] id ('' for the oldest ARGV[2] dead letters), ARGV[2] limit
 -- Returns how many were replayed.
 local now, nowUs = clock()
@@ -17,6 +18,7 @@ for _, id in ipairs(ids) do
     redis.call('ZADD', PENDING, score(nowUs), id)
     redis.call('HDEL', TRIES, id)
     redis.call('HDEL', ERROR, id)
+    redis.call('HDEL', EXPIRY, id)
     n = n + 1
   end
 end

@@ -1,9 +1,10 @@
--- uses: buckets, leases, dead
+-- uses: controls, buckets, leases, dead
 -- Ends a failed delivery with its current lease, counting its attempt (a suspect's was counted when it was leased):
 -- either it waits for a retry after a delay, or it goes to the dead letters (which are trimmed to their maximum count
 -- and age).
 -- ARGV[1] id, ARGV[2] token, ARGV[3] 'retry' | 'bury', ARGV[4] retry delay in microseconds, ARGV[5] error text,
--- ARGV[6] dead letter max count, ARGV[7] dead letter max age ms
+-- ARGV[6] dead letter max count, ARGV[7] dead letter max age ms, ARGV[8] 'running' if the handler still runs (timed
+-- out), else ''
 -- Returns 1 (retry scheduled), 2 (buried) or 0 (not the current lease: nothing changed).
 local id = ARGV[1]
 local token, _, attempt = leaseOf(id)
@@ -15,8 +16,13 @@ if attempt == 0 then
   attempt = (count(redis.call('HGET', TRIES, id)) or 0) + 1
 end
 redis.call('HSET', TRIES, id, attempt)
--- its handler returned with a failure: it did not kill its consumer
-redis.call('SREM', SUSPECT, id)
+if ARGV[8] == 'running' then
+  -- its handler is still running (it timed out): it may yet kill its consumer, so it runs alone from now on
+  redis.call('SADD', SUSPECT, id)
+else
+  -- its handler returned with a failure: it did not kill its consumer
+  redis.call('SREM', SUSPECT, id)
+end
 local now, nowUs = clock()
 if ARGV[3] == 'retry' then
   local due = dueScore('d', ARGV[4], nowUs)
@@ -24,8 +30,10 @@ if ARGV[3] == 'retry' then
   redis.call('HSET', ERROR, id, ARGV[5])
   redis.call('ZADD', PENDING, due, id)
   wakeIfHead(id, due, nowUs)
+  slotsFreed()
   return 1
 end
 bury(id, now, ARGV[5], false)
+slotsFreed()
 trimDead(now, tonumber(ARGV[6]), tonumber(ARGV[7]))
 return 2

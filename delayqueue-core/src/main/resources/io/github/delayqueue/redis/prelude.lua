@@ -22,6 +22,8 @@
 --   error     HASH  id -> last error of a retrying or dead message
 -- and the pub/sub channel <prefix>:{<topic>}:wake, on which the delay to a new earliest due time is published.
 -- Format 1 keys (msgs, due, inflight, attempts, dead, errors) are read and migrated, never written.
+--   control HASH  the topic's pause, rate limit and concurrency cap (see the controls section)
+--   expiry  HASH  id -> deadline of a message that carries one
 -- Sections: 'base' is in every script; a script names the others it uses on a '-- uses:' line, and gets them in
 -- this file's order. A section may use the ones before it: leases and dead use buckets, format1 uses v1.
 -- @section base
@@ -108,6 +110,21 @@ local function hmget(key, fields, command)
     end
   end
   return values
+end
+
+-- @section controls ----------------------------------------------------------------------------------------------
+
+-- A topic's controls, set by operators and followed by every instance (absent for a topic that uses none): paused
+-- ('1'), rate (handler starts per second) with burst (the most tokens saved up) and the token bucket's state (tokens,
+-- at: ms), cap (the most messages leased at once), refused ('1' while a claim was cut by the cap).
+local CONTROL = BASE .. 'control'
+
+-- After leases ended (acknowledged, failed, handed back): if the cap cut a claim short, wake the consumers, since a
+-- slot is free now. One command for a topic without a cap.
+local function slotsFreed()
+  if redis.call('HDEL', CONTROL, 'refused') == 1 then
+    redis.call('PUBLISH', WAKE, '0')
+  end
 end
 
 -- @section buckets -----------------------------------------------------------------------------------------------
@@ -280,6 +297,9 @@ local TRIES = BASE .. 'tries'
 local SUSPECT = BASE .. 'suspect'
 local BURIED = BASE .. 'buried'
 local ERROR = BASE .. 'error'
+-- id -> '<deadline ms>:<d|x>' for a message that must not be delivered after a deadline: dead-lettered (d) or
+-- dropped (x) instead
+local EXPIRY = BASE .. 'expiry'
 
 -- Deletes what the topic holds for an id besides its place in pending, leased or buried.
 local function forget(id)
@@ -288,6 +308,7 @@ local function forget(id)
   redis.call('HDEL', TRIES, id)
   redis.call('HDEL', ERROR, id)
   redis.call('HDEL', LEASE, id)
+  redis.call('HDEL', EXPIRY, id)
 end
 
 -- Deletes delivered messages whose lease presented is their current one: ids and tokens in ARGV[from..to] (id,
@@ -305,12 +326,14 @@ local function acknowledge(from, to)
   each('ZREM', LEASED, ids)
   each('HDEL', LEASE, ids)
   -- only a message that failed or was a suspect has a count, an error or a mark stored: none if the keys are absent
-  if redis.call('EXISTS', TRIES, ERROR, SUSPECT) > 0 then
+  if redis.call('EXISTS', TRIES, ERROR, SUSPECT, EXPIRY) > 0 then
     each('HDEL', TRIES, ids)
     each('HDEL', ERROR, ids)
+    each('HDEL', EXPIRY, ids)
     -- a suspect whose handler finished did not kill its consumer
     each('SREM', SUSPECT, ids)
   end
+  slotsFreed()
   return #done
 end
 
@@ -373,8 +396,10 @@ end
 -- record before its handler starts (the consumer runs it alone), so that a message that kills its JVM uses up its own
 -- attempts and nobody else's. A message whose attempts are used up, or that has no stored envelope, goes to the dead
 -- letters instead. Per message one command (its envelope's bucket); the rest once for the whole claim.
--- Sets out[4] to the id of the suspect leased (or leaves it ''), out[5] to the token, appends id, due score, attempt
--- and envelope per leased message to 'out'; returns how many it buried and the due time of the earliest due suspect
+-- A message past its expiry deadline is not leased: it goes to the dead letters or is dropped, as it says, and counts
+-- in out[6].
+-- Sets out[4] to the id of the suspect leased (or leaves it ''), out[5] to the token, appends id, due score, attempt,
+-- envelope and stored expiry ('' if none) per leased message to 'out'; returns how many it buried and the due time of the earliest due suspect
 -- it left (one it may not lease), or nil.
 local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
   local suspectCount = redis.call('SCARD', SUSPECT)
@@ -407,6 +432,10 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
     end
   end
   local tries = hmget(TRIES, chosen)
+  local expiries = {}
+  if redis.call('EXISTS', EXPIRY) == 1 then
+    expiries = hmget(EXPIRY, chosen)
+  end
   local token = count(redis.call('HGET', META, 'token'))
   if token == false then
     -- unreadable: continue above any token a counter could have handed out
@@ -419,7 +448,24 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
   for k, id in ipairs(chosen) do
     local envelope = redis.call('HGET', bodyOf(id), id)
     local attempt, reason = nil, 'No stored envelope for this message'
-    if envelope then
+    local deadline, onExpiry, expired = nil, nil, false
+    if expiries[k] then
+      deadline, onExpiry = string.match(expiries[k], '^(%d+):([dx])$')
+      deadline = tonumber(deadline)
+    end
+    if envelope and deadline and deadline <= now then
+      -- past its deadline: never delivered
+      expired = true
+      out[6] = out[6] + 1
+      if onExpiry == 'x' then
+        redis.call('ZREM', PENDING, id)
+        forget(id)
+        envelope = nil
+        reason = nil
+      else
+        reason = 'Expired: not delivered by its deadline (' .. int(deadline) .. ' ms since the epoch)'
+      end
+    elseif envelope then
       if id == suspectLeased then
         attempt, reason = charge(tries[k], maxAttempts)
       else
@@ -433,9 +479,11 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
         end
       end
     end
-    if reason then
+    if envelope == nil then
+      -- dropped above
+    elseif reason then
       -- shown in the dead letters with the reason, never dropped silently
-      bury(id, now, reason, envelope ~= false)
+      bury(id, now, reason, envelope ~= false and not expired)
       buried = buried + 1
       if id == suspectLeased then
         suspectLeased = nil
@@ -451,6 +499,7 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
       out[#out + 1] = dueOf[id]
       out[#out + 1] = attempt
       out[#out + 1] = envelope
+      out[#out + 1] = expiries[k] or ''
     end
   end
   -- added where they go before they leave where they were: a failure part way leaves a copy, never a loss
@@ -503,6 +552,64 @@ local function earliestBeyond(key, left)
     end
   end
   return nil
+end
+
+-- The topic's controls applied to a claim of up to 'limit' messages: none while paused, no more than the cap leaves
+-- free, no more than the rate's tokens allow (the bucket refilled on the Redis clock). Returns the limit and what
+-- cut it, {paused = true} or {cap = <cap>} and/or {rate = r, burst = b, tokens = t}, or nil for a topic without
+-- controls (one command).
+local function admit(limit, now)
+  local c = redis.call('HMGET', CONTROL, 'paused', 'rate', 'burst', 'tokens', 'at', 'cap')
+  if not c[1] and not c[2] and not c[6] then
+    return limit, nil
+  end
+  if c[1] then
+    return 0, { paused = true }
+  end
+  local cut = {}
+  if c[6] then
+    local cap = tonumber(c[6])
+    local free = math.max(0, cap - redis.call('ZCARD', LEASED))
+    if free < limit then
+      limit = free
+      cut.cap = cap
+    end
+  end
+  if c[2] then
+    local rate, burst = tonumber(c[2]), tonumber(c[3])
+    local tokens = math.min(burst, (tonumber(c[4]) or burst) + math.max(0, now - (tonumber(c[5]) or now)) * rate / 1000)
+    cut.rate, cut.burst, cut.tokens = rate, burst, tokens
+    if tokens < limit then
+      limit = math.floor(tokens)
+    end
+  end
+  return limit, cut
+end
+
+-- Spends a token per message leased (a topic with a rate limit) and returns the Redis time (ms score) at which the
+-- consumer may claim again: when as many tokens as it asked for (at most the burst) have come, so that a fast rate
+-- does not make every consumer claim every millisecond; nil if tokens are left now.
+local function spend(cut, leased, now, wanted)
+  if not cut or not cut.rate then
+    return nil
+  end
+  local tokens = cut.tokens - leased
+  redis.call('HSET', CONTROL, 'tokens', tostring(tokens), 'at', int(now))
+  if tokens >= 1 then
+    return nil
+  end
+  local target = math.max(1, math.min(wanted, cut.burst))
+  return now + math.ceil((target - tokens) * 1000 / cut.rate)
+end
+
+-- Whether the cap, reached, left due messages behind: the consumer waits to be woken when a lease ends (and the
+-- next lease's end), rather than claiming again.
+local function capReached(cut)
+  if not cut.cap or redis.call('ZCARD', LEASED) < cut.cap then
+    return false
+  end
+  redis.call('HSET', CONTROL, 'refused', '1')
+  return true
 end
 
 -- @section v1 ----------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
--- uses: buckets, leases, dead, v1, format1
+-- uses: controls, buckets, leases, dead, v1, format1
 -- Moves the due time of a waiting message.
 -- ARGV[1] id, ARGV[2] kind ('d' delay in microseconds | 'a' absolute epoch ms), ARGV[3] value
 -- Returns 1 if it was waiting and has moved, else 0.

@@ -1,12 +1,13 @@
 -- uses: buckets
 -- Stores messages unless their id exists in the topic (waiting, leased or dead, in either format), and wakes
 -- consumers when one becomes the new head.
--- ARGV: per message: id, kind ('d' delay in microseconds | 'a' absolute epoch ms), value, envelope
+-- ARGV: per message: id, kind ('d' delay in microseconds | 'a' absolute epoch ms), value, envelope, expiry
+-- ('<deadline ms>:<d|x>', '' for none; see the prelude's expiry key)
 -- Returns per message 1 (stored) or 0 (the id exists, or came earlier in the same call: nothing changed).
 local _, nowUs = clock()
 local head = redis.call('ZRANGE', PENDING, 0, 0, 'WITHSCORES')
 local headDue = tonumber(head[2])
-local batch = #ARGV / 4
+local batch = #ARGV / 5
 -- format 1's envelopes (see the prelude's v1 section): an id stored there exists too
 local V1_MSGS = BASE .. 'msgs'
 local format1 = redis.call('EXISTS', V1_MSGS) == 1
@@ -15,8 +16,15 @@ local scores = {}
 local earliest = nil
 local check = false
 
+local EXPIRY = BASE .. 'expiry'
+local expiries = {}
+
 local function stored(i, due)
-  out[(i + 3) / 4] = 1
+  out[(i + 4) / 5] = 1
+  if ARGV[i + 4] ~= '' then
+    expiries[#expiries + 1] = ARGV[i]
+    expiries[#expiries + 1] = ARGV[i + 4]
+  end
   scores[#scores + 1] = due
   scores[#scores + 1] = ARGV[i]
   if earliest == nil or due < earliest then
@@ -26,10 +34,10 @@ end
 
 if batch < 16 then
   -- a few messages: one command each
-  for i = 1, #ARGV, 4 do
+  for i = 1, #ARGV, 5 do
     local id = ARGV[i]
     local body, h = bodyOf(id)
-    out[(i + 3) / 4] = 0
+    out[(i + 4) / 5] = 0
     if not (format1 and redis.call('HEXISTS', V1_MSGS, id) == 1)
         and redis.call('HSETNX', body, id, ARGV[i + 3]) == 1 then
       stored(i, tonumber(dueScore(ARGV[i + 1], ARGV[i + 2], nowUs)))
@@ -43,7 +51,7 @@ else
   -- each bucket once
   resizing().grow(batch)
   local groups, order = {}, {}
-  for i = 1, #ARGV, 4 do
+  for i = 1, #ARGV, 5 do
     local body = bodyOf(ARGV[i])
     local group = groups[body]
     if not group then
@@ -60,7 +68,7 @@ else
       -- most groups hold one message (a batch spreads over many buckets): one command, not two (an id that
       -- comes twice in the batch is in a group of two)
       local i = group[1]
-      out[(i + 3) / 4] = 0
+      out[(i + 4) / 5] = 0
       if not (format1 and redis.call('HEXISTS', V1_MSGS, ARGV[i]) == 1)
           and redis.call('HSETNX', body, ARGV[i], ARGV[i + 3]) == 1 then
         stored(i, tonumber(dueScore(ARGV[i + 1], ARGV[i + 2], nowUs)))
@@ -75,7 +83,7 @@ else
       local entries = {}
       for k, i in ipairs(group) do
         local id = ids[k]
-        out[(i + 3) / 4] = 0
+        out[(i + 4) / 5] = 0
         if not existing[k] and not existingV1[k] and not seen[id] then
           seen[id] = true
           entries[#entries + 1] = id
@@ -92,6 +100,9 @@ end
 
 for i = 1, #scores, 1000 do
   redis.call('ZADD', PENDING, unpack(scores, i, math.min(#scores, i + 999)))
+end
+if #expiries > 0 then
+  redis.call('HSET', EXPIRY, unpack(expiries))
 end
 if check then
   resizing().grow()

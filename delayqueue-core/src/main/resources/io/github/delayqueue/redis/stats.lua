@@ -1,4 +1,4 @@
--- uses: leases, dead, v1
+-- uses: controls, leases, dead, v1
 -- Counts a topic's messages by state at one instant, in both formats, and finds the next due time.
 -- Returns {ready, waiting, leased, dead, next due score (ms; false: nothing waits)}.
 local _, nowUs = clock()

@@ -121,7 +121,7 @@ class RedisDelayedQueueTests {
 			this.queue.schedule("topic-" + i, "x", Duration.ofMinutes(5));
 		}
 		assertThat(this.queue.sharedCallTopics()).isBetween(1, 1024);
-		assertThat(this.queue.knownTopics()).hasSize(1100);
+		assertThat(this.queue.getAdmin().knownTopics()).hasSize(1100);
 	}
 
 	@Test
@@ -142,9 +142,9 @@ class RedisDelayedQueueTests {
 
 	@Test
 	void subMicrosecondDelaysAreRoundedUpNeverDown() {
-		assertThat(RedisDelayedQueue.toMicrosRoundedUp(Duration.ofNanos(1))).isEqualTo(1);
-		assertThat(RedisDelayedQueue.toMicrosRoundedUp(Duration.ofMillis(5))).isEqualTo(5000);
-		assertThat(RedisDelayedQueue.toMicrosRoundedUp(Duration.ofNanos(5_000_001))).isEqualTo(5001);
+		assertThat(MessageWriter.toMicrosRoundedUp(Duration.ofNanos(1))).isEqualTo(1);
+		assertThat(MessageWriter.toMicrosRoundedUp(Duration.ofMillis(5))).isEqualTo(5000);
+		assertThat(MessageWriter.toMicrosRoundedUp(Duration.ofNanos(5_000_001))).isEqualTo(5001);
 	}
 
 	@Test
@@ -157,11 +157,11 @@ class RedisDelayedQueueTests {
 	@Test
 	void aDueTimeBefore1970IsDueAtOnceAndItsLeaseWorks() {
 		String id = this.queue.scheduleAt("orders", "x", Instant.ofEpochMilli(-1000));
-		ClaimedMessage claimed = this.store.claim("orders", 1, 30_000, 5).messages().get(0);
+		ClaimedMessage claimed = this.store.leases().claim("orders", 1, 30_000, 5).messages().get(0);
 		assertThat(claimed.id()).isEqualTo(id);
 		assertThat(claimed.dueAt()).isEqualTo(Instant.EPOCH);
-		assertThat(this.store.extend("orders", List.of(claimed.lease()), 30_000)).containsExactly(claimed.id());
-		assertThat(this.store.ack("orders", List.of(claimed.lease()))).isEqualTo(1);
+		assertThat(this.store.leases().extend("orders", List.of(claimed.lease()), 30_000)).containsExactly(claimed.id());
+		assertThat(this.store.leases().ack("orders", List.of(claimed.lease()))).isEqualTo(1);
 	}
 
 	@Test
@@ -350,10 +350,10 @@ class RedisDelayedQueueTests {
 		for (int i = 0; i < 3; i++) {
 			this.queue.schedule("t", "d-" + i, "payload-" + i, Duration.ZERO);
 		}
-		Claim claim = this.store.claim("t", 10, 30_000, 5);
+		Claim claim = this.store.leases().claim("t", 10, 30_000, 5);
 		assertThat(claim.messages()).hasSize(3);
 		for (ClaimedMessage message : claim.messages()) {
-			assertThat(this.store.bury("t", message.lease(), "java.lang.IllegalStateException: boom")).isTrue();
+			assertThat(this.store.leases().bury("t", message.lease(), "java.lang.IllegalStateException: boom")).isTrue();
 		}
 		assertThat(this.queue.stats("t").dead()).isEqualTo(3);
 		List<DeadLetter> letters = this.queue.deadLetters("t", 0, 10);
@@ -384,8 +384,8 @@ class RedisDelayedQueueTests {
 		for (int i = 0; i < 5; i++) {
 			this.queue.schedule("t", "d-" + i, "p", Duration.ZERO);
 		}
-		for (ClaimedMessage message : bounded.claim("t", 10, 30_000, 5).messages()) {
-			bounded.bury("t", message.lease(), "boom");
+		for (ClaimedMessage message : bounded.leases().claim("t", 10, 30_000, 5).messages()) {
+			bounded.leases().bury("t", message.lease(), "boom");
 		}
 		assertThat(this.queue.stats("t").dead()).isEqualTo(2);
 		assertThat(redis.get().call("HLEN", "dqtest:{t}:body:0")).isEqualTo("2");
@@ -432,7 +432,7 @@ class RedisDelayedQueueTests {
 	/** Makes a waiting message due and claims it, to read what is stored for it. */
 	private StoredMessage claimNow(String topic, String id) {
 		assertThat(this.queue.reschedule(topic, id, Duration.ZERO)).isTrue();
-		return this.store.claim(topic, 1, 30_000, 5)
+		return this.store.leases().claim(topic, 1, 30_000, 5)
 			.messages()
 			.stream()
 			.filter((message) -> message.id().equals(id))

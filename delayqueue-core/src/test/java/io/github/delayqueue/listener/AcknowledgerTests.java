@@ -59,14 +59,14 @@ class AcknowledgerTests {
 		schedule("second");
 		schedule("third");
 		Acknowledger acknowledger = acknowledger();
-		List<ClaimedMessage> batch = this.store.claim(TOPIC, 3, 60_000, 10).messages();
+		List<ClaimedMessage> batch = this.store.leases().claim(TOPIC, 3, 60_000, 10).messages();
 		acknowledger.add(batch.get(0).lease());
 		acknowledger.add(batch.get(1).lease());
 		// a claim takes them along: one call acknowledges both
 		List<Acknowledger.PendingAck> carried = acknowledger.takeForClaim();
 		assertThat(carried).hasSize(2);
-		this.store.claim(TOPIC, Acknowledger.leases(carried), 0, 60_000, 10, true);
-		assertThat(this.store.stats(TOPIC).leased()).isEqualTo(1);
+		this.store.leases().claim(TOPIC, Acknowledger.leases(carried), 0, 60_000, 10, true);
+		assertThat(this.store.messages().stats(TOPIC).leased()).isEqualTo(1);
 		assertThat(acknowledger.pendingCount()).isZero();
 		// no claim coming: the last one goes on its own
 		acknowledger.add(batch.get(2).lease());
@@ -79,7 +79,7 @@ class AcknowledgerTests {
 	void acknowledgementsOfAFailedClaimAreTriedAgain() {
 		schedule("kept");
 		Acknowledger acknowledger = acknowledger();
-		ClaimedMessage kept = this.store.claim(TOPIC, 1, 60_000, 10).messages().get(0);
+		ClaimedMessage kept = this.store.leases().claim(TOPIC, 1, 60_000, 10).messages().get(0);
 		acknowledger.add(kept.lease());
 		List<Acknowledger.PendingAck> carried = acknowledger.takeForClaim();
 		acknowledger.claimFailed(carried, new IllegalStateException("claim failed"));
@@ -91,7 +91,7 @@ class AcknowledgerTests {
 	void anAcknowledgementThatFailsIsTriedAgainUntilRedisIsBack() {
 		schedule("kept");
 		Acknowledger acknowledger = acknowledger();
-		ClaimedMessage kept = this.store.claim(TOPIC, 1, 60_000, 10).messages().get(0);
+		ClaimedMessage kept = this.store.leases().claim(TOPIC, 1, 60_000, 10).messages().get(0);
 		redis.get().stop();
 		try {
 			acknowledger.acknowledgeLater(kept.lease());
@@ -112,7 +112,7 @@ class AcknowledgerTests {
 	}
 
 	private void schedule(String id) {
-		this.store.schedule(TOPIC, List.of(new NewMessage(id, DueTime.in(0), Instant.now(), Map.of(), new byte[] { '1' })));
+		this.store.messages().schedule(TOPIC, List.of(new NewMessage(id, DueTime.in(0), Instant.now(), Map.of(), new byte[] { '1' })));
 	}
 
 }

@@ -95,7 +95,7 @@ class CrashIsolationTests {
 		// the poison was leased by a consumer that died: its lease runs out in 300 ms, and it becomes a suspect
 		RedisMessageStore store = this.fixture.store(this.fixture.connectionFactory());
 		this.queue.schedule(TOPIC, "poison", "poison", Duration.ZERO);
-		assertThat(store.claim(TOPIC, 1, 300, 1).messages()).hasSize(1);
+		assertThat(store.leases().claim(TOPIC, 1, 300, 1).messages()).hasSize(1);
 		this.queue.schedule(TOPIC, "neighbour", "neighbour", Duration.ZERO);
 		CountDownLatch neighbourStarted = new CountDownLatch(1);
 		CountDownLatch neighbourMayEnd = new CountDownLatch(1);

@@ -64,7 +64,7 @@ class LeaseKeeperTests {
 			// five times its lease, the kept message is still not claimable
 			await().during(Duration.ofMillis(1500))
 				.atMost(Duration.ofSeconds(5))
-				.until(() -> this.store.claim(TOPIC, 1, 30_000, 10).messages().isEmpty());
+				.until(() -> this.store.leases().claim(TOPIC, 1, 30_000, 10).messages().isEmpty());
 		}
 		finally {
 			keeper.stopExtending();
@@ -82,7 +82,7 @@ class LeaseKeeperTests {
 		assertThat(keeper.take(finished.lease())).isTrue();
 		keeper.handBackAll();
 		assertThat(keeper.size()).isZero();
-		List<ClaimedMessage> claimed = this.store.claim(TOPIC, 10, 30_000, 10).messages();
+		List<ClaimedMessage> claimed = this.store.leases().claim(TOPIC, 10, 30_000, 10).messages();
 		assertThat(claimed).singleElement().satisfies((message) -> {
 			assertThat(message.id()).isEqualTo("running");
 			assertThat(message.attempt()).as("a handed-back attempt is not counted").isEqualTo(1);
@@ -90,8 +90,8 @@ class LeaseKeeperTests {
 	}
 
 	private ClaimedMessage claim(String id, long leaseMillis) {
-		this.store.schedule(TOPIC, List.of(new NewMessage(id, DueTime.in(0), Instant.now(), Map.of(), new byte[] { '1' })));
-		List<ClaimedMessage> messages = this.store.claim(TOPIC, 1, leaseMillis, 10).messages();
+		this.store.messages().schedule(TOPIC, List.of(new NewMessage(id, DueTime.in(0), Instant.now(), Map.of(), new byte[] { '1' })));
+		List<ClaimedMessage> messages = this.store.leases().claim(TOPIC, 1, leaseMillis, 10).messages();
 		assertThat(messages).hasSize(1);
 		return messages.get(0);
 	}
@@ -99,7 +99,7 @@ class LeaseKeeperTests {
 	private ClaimedMessage awaitClaim() {
 		ClaimedMessage[] claimed = new ClaimedMessage[1];
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			List<ClaimedMessage> messages = this.store.claim(TOPIC, 1, 30_000, 10).messages();
+			List<ClaimedMessage> messages = this.store.leases().claim(TOPIC, 1, 30_000, 10).messages();
 			claimed[0] = messages.isEmpty() ? null : messages.get(0);
 			return claimed[0] != null;
 		});

@@ -83,7 +83,7 @@ class RedisMessageStoreTests {
 			earlier.add(message("w-" + i, DueTime.in(60_000_000), "w"));
 		}
 		for (int from = 0; from < earlier.size(); from += RedisMessageStore.CHUNK_SIZE) {
-			this.store.schedule(TOPIC, earlier.subList(from, Math.min(earlier.size(), from + RedisMessageStore.CHUNK_SIZE)));
+			this.store.messages().schedule(TOPIC, earlier.subList(from, Math.min(earlier.size(), from + RedisMessageStore.CHUNK_SIZE)));
 		}
 		schedule("old-1", "first");
 		schedule("old-2", "first");
@@ -100,8 +100,8 @@ class RedisMessageStoreTests {
 			batch.add(message(id, DueTime.in(0), "second-" + i));
 			expected.add(!id.startsWith("old") && !(id.equals("again") && i != 8));
 		}
-		assertThat(this.store.schedule(TOPIC, batch)).containsExactlyElementsOf(expected);
-		Claim claim = this.store.claim(TOPIC, 100, LEASE, 10);
+		assertThat(this.store.messages().schedule(TOPIC, batch)).containsExactlyElementsOf(expected);
+		Claim claim = this.store.leases().claim(TOPIC, 100, LEASE, 10);
 		Map<String, String> payloads = new HashMap<>();
 		claim.messages().forEach((claimed) -> payloads.put(claimed.id(), new String(claimed.message().payload(),
 				StandardCharsets.UTF_8)));
@@ -120,23 +120,23 @@ class RedisMessageStoreTests {
 		// A stalls past its lease: B takes the message over and acknowledges it
 		ClaimedMessage b = awaitClaim(LEASE);
 		assertThat(b.lease().token()).isNotEqualTo(a.lease().token());
-		assertThat(this.store.ack(TOPIC, List.of(b.lease()))).isEqualTo(1);
+		assertThat(this.store.leases().ack(TOPIC, List.of(b.lease()))).isEqualTo(1);
 		// the id is used again, and C claims the new message
 		schedule("m1", "second");
 		ClaimedMessage c = claimOne(LEASE);
 		assertThat(c.attempt()).as("a new message starts at attempt 1").isEqualTo(1);
 
 		// A wakes up: none of its calls may touch C's claim
-		assertThat(this.store.ack(TOPIC, List.of(a.lease()))).isZero();
-		assertThat(this.store.extend(TOPIC, List.of(a.lease()), 1)).isEmpty();
-		assertThat(this.store.retry(TOPIC, a.lease(), 0, "boom")).isFalse();
-		assertThat(this.store.bury(TOPIC, a.lease(), "boom")).isFalse();
-		assertThat(this.store.release(TOPIC, List.of(a.lease()))).isZero();
-		assertThat(this.store.claim(TOPIC, List.of(a.lease()), 0, LEASE, 10, true).messages()).isEmpty();
-		assertThat(this.store.stats(TOPIC).leased()).isEqualTo(1);
+		assertThat(this.store.leases().ack(TOPIC, List.of(a.lease()))).isZero();
+		assertThat(this.store.leases().extend(TOPIC, List.of(a.lease()), 1)).isEmpty();
+		assertThat(this.store.leases().retry(TOPIC, a.lease(), 0, "boom")).isFalse();
+		assertThat(this.store.leases().bury(TOPIC, a.lease(), "boom")).isFalse();
+		assertThat(this.store.leases().release(TOPIC, List.of(a.lease()))).isZero();
+		assertThat(this.store.leases().claim(TOPIC, List.of(a.lease()), 0, LEASE, 10, true).messages()).isEmpty();
+		assertThat(this.store.messages().stats(TOPIC).leased()).isEqualTo(1);
 
 		// C's lease is intact and C's failure is recorded
-		assertThat(this.store.retry(TOPIC, c.lease(), 0, "java.lang.IllegalStateException: C failed")).isTrue();
+		assertThat(this.store.leases().retry(TOPIC, c.lease(), 0, "java.lang.IllegalStateException: C failed")).isTrue();
 		ClaimedMessage retried = awaitClaim(LEASE);
 		assertThat(retried.attempt()).isEqualTo(2);
 		assertThat(retried.message().payload()).isEqualTo(bytes("second"));
@@ -148,14 +148,14 @@ class RedisMessageStoreTests {
 			schedule("m" + i, "p" + i);
 		}
 		// a consumer leases a batch (no attempt counted), starts some, and dies: nobody knows which one killed it
-		Claim batch = this.store.claim(TOPIC, 5, 100, 1);
+		Claim batch = this.store.leases().claim(TOPIC, 5, 100, 1);
 		assertThat(batch.messages()).hasSize(5).allSatisfy((message) -> {
 			assertThat(message.attempt()).isEqualTo(1);
 			assertThat(message.suspect()).isFalse();
 			assertThat(message.lease().token()).as("one token per claim").isEqualTo(batch.messages().get(0).lease().token());
 		});
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.claim(TOPIC, 0, LEASE, 1);
+			this.store.leases().claim(TOPIC, 0, LEASE, 1);
 			return "5".equals(redis.get().call("SCARD", key("suspect")));
 		});
 		assertThat(redis.get().call("HLEN", key("tries"))).as("no attempt counted for the crash").isEqualTo("0");
@@ -165,14 +165,14 @@ class RedisMessageStoreTests {
 		String killer = "m2";
 		Lease killersLease = null;
 		for (int i = 0; i < 5; i++) {
-			ClaimedMessage suspect = this.store.claim(TOPIC, List.of(), 5, 1000, 1, true).messages().get(0);
+			ClaimedMessage suspect = this.store.leases().claim(TOPIC, List.of(), 5, 1000, 1, true).messages().get(0);
 			assertThat(suspect.suspect()).isTrue();
 			assertThat(suspect.attempt()).isEqualTo(1);
 			if (suspect.id().equals(killer)) {
 				killersLease = suspect.lease();
 			}
 			else {
-				assertThat(this.store.ack(TOPIC, List.of(suspect.lease()))).isEqualTo(1);
+				assertThat(this.store.leases().ack(TOPIC, List.of(suspect.lease()))).isEqualTo(1);
 			}
 		}
 		assertThat(killersLease).isNotNull();
@@ -180,19 +180,19 @@ class RedisMessageStoreTests {
 		// letters; no neighbour does
 		Claim after = awaitClaimOrBurial();
 		assertThat(after.buried()).isEqualTo(1);
-		List<StoredDeadLetter> dead = this.store.deadLetters(TOPIC, 0, 10);
+		List<StoredDeadLetter> dead = this.store.deadLetters().list(TOPIC, 0, 10);
 		assertThat(dead).singleElement().satisfies((letter) -> {
 			assertThat(letter.id()).isEqualTo(killer);
 			assertThat(letter.attempts()).isEqualTo(1);
 			assertThat(letter.error()).startsWith("Lease expired");
 		});
-		assertThat(this.store.stats(TOPIC).dead()).isEqualTo(1);
+		assertThat(this.store.messages().stats(TOPIC).dead()).isEqualTo(1);
 	}
 
 	private Claim awaitClaimOrBurial() {
 		Claim[] claim = new Claim[1];
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			claim[0] = this.store.claim(TOPIC, List.of(), 5, LEASE, 1, true);
+			claim[0] = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 1, true);
 			return claim[0].buried() > 0 || !claim[0].messages().isEmpty();
 		});
 		return claim[0];
@@ -205,13 +205,13 @@ class RedisMessageStoreTests {
 		schedule("m3", "p3");
 		ClaimedMessage first = claimOne(LEASE);
 		// the same lease twice deletes the message once
-		Claim next = this.store.claim(TOPIC, List.of(first.lease(), first.lease()), 1, LEASE, 10, true);
+		Claim next = this.store.leases().claim(TOPIC, List.of(first.lease(), first.lease()), 1, LEASE, 10, true);
 		assertThat(next.messages()).singleElement().satisfies((message) -> {
 			assertThat(message.id()).isNotEqualTo(first.id());
 			assertThat(message.attempt()).isEqualTo(1);
 		});
 		assertThat(next.nextWakeDelayMicros()).as("one more is due").isZero();
-		TopicCounts counts = this.store.stats(TOPIC);
+		TopicCounts counts = this.store.messages().stats(TOPIC);
 		assertThat(counts.waiting() + counts.ready()).isEqualTo(1);
 		assertThat(counts.leased()).isEqualTo(1);
 		assertThat(redis.get().call("HGET", key("lease"), next.messages().get(0).id()))
@@ -219,22 +219,22 @@ class RedisMessageStoreTests {
 
 		// acknowledging only: nothing more is leased
 		ClaimedMessage second = next.messages().get(0);
-		assertThat(this.store.claim(TOPIC, List.of(second.lease()), 0, LEASE, 10, true).messages()).isEmpty();
-		assertThat(this.store.stats(TOPIC).leased()).isZero();
+		assertThat(this.store.leases().claim(TOPIC, List.of(second.lease()), 0, LEASE, 10, true).messages()).isEmpty();
+		assertThat(this.store.messages().stats(TOPIC).leased()).isZero();
 
 		// a graceful hand-back does not count the attempt; a failure does
-		ClaimedMessage third = this.store.claim(TOPIC, List.of(), 5, LEASE, 10, true).messages().get(0);
-		assertThat(this.store.release(TOPIC, List.of(third.lease()))).isEqualTo(1);
+		ClaimedMessage third = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 10, true).messages().get(0);
+		assertThat(this.store.leases().release(TOPIC, List.of(third.lease()))).isEqualTo(1);
 		ClaimedMessage again = claimOne(LEASE);
 		assertThat(again.attempt()).isEqualTo(1);
-		assertThat(this.store.retry(TOPIC, again.lease(), 0, "failed")).isTrue();
+		assertThat(this.store.leases().retry(TOPIC, again.lease(), 0, "failed")).isTrue();
 		assertThat(redis.get().call("HGET", key("tries"), again.id())).isEqualTo("1");
 		ClaimedMessage retried = awaitClaim(LEASE);
 		assertThat(retried.attempt()).isEqualTo(2);
 		// acknowledged, nothing of it is left
-		this.store.ack(TOPIC, List.of(retried.lease()));
+		this.store.leases().ack(TOPIC, List.of(retried.lease()));
 		assertThat(redis.get().call("HLEN", key("tries"))).isEqualTo("0");
-		assertThat(this.store.claim(TOPIC, List.of(), 5, LEASE, 10, true).nextWakeDelayMicros()).isEqualTo(-1);
+		assertThat(this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 10, true).nextWakeDelayMicros()).isEqualTo(-1);
 	}
 
 	@Test
@@ -242,24 +242,24 @@ class RedisMessageStoreTests {
 		for (int i = 0; i < 100; i++) {
 			String id = "early-" + i;
 			Instant before = redisTime();
-			this.store.schedule(TOPIC, List.of(message(id, DueTime.in(1000), "x")));
+			this.store.messages().schedule(TOPIC, List.of(message(id, DueTime.in(1000), "x")));
 			Claim claim;
 			do {
-				claim = this.store.claim(TOPIC, 1, LEASE, 10);
+				claim = this.store.leases().claim(TOPIC, 1, LEASE, 10);
 			}
 			while (claim.messages().isEmpty());
 			ClaimedMessage claimed = claim.messages().get(0);
 			assertThat(claimed.id()).isEqualTo(id);
 			assertThat(claimed.dueAt()).isAfterOrEqualTo(before.plusMillis(1));
 			assertThat(claim.serverTime()).as("claimed at").isAfterOrEqualTo(before.plusMillis(1));
-			this.store.ack(TOPIC, List.of(claimed.lease()));
+			this.store.leases().ack(TOPIC, List.of(claimed.lease()));
 		}
 	}
 
 	@Test
 	void aZeroDelayMessageIsDueAtOnce() {
-		this.store.schedule(TOPIC, List.of(message("now", DueTime.in(0), "x")));
-		assertThat(this.store.claim(TOPIC, 1, LEASE, 10).messages()).hasSize(1);
+		this.store.messages().schedule(TOPIC, List.of(message("now", DueTime.in(0), "x")));
+		assertThat(this.store.leases().claim(TOPIC, 1, LEASE, 10).messages()).hasSize(1);
 	}
 
 	@Test
@@ -272,8 +272,8 @@ class RedisMessageStoreTests {
 		ClaimedMessage claimed = claimOne(LEASE);
 		assertThat(claimed.message().isReadable()).isFalse();
 		assertThat(claimed.message().malformation()).contains("header count");
-		assertThat(this.store.bury(TOPIC, claimed.lease(), "unreadable")).isTrue();
-		assertThat(this.store.deadLetters(TOPIC, 0, 10)).singleElement()
+		assertThat(this.store.leases().bury(TOPIC, claimed.lease(), "unreadable")).isTrue();
+		assertThat(this.store.deadLetters().list(TOPIC, 0, 10)).singleElement()
 			.satisfies((letter) -> assertThat(letter.message().isReadable()).isFalse());
 	}
 
@@ -282,14 +282,14 @@ class RedisMessageStoreTests {
 		schedule("good", "g");
 		schedule("bad", "b");
 		redis.get().call("HSET", key("tries"), "bad", "not-a-number");
-		Claim claim = this.store.claim(TOPIC, 2, LEASE, 10);
+		Claim claim = this.store.leases().claim(TOPIC, 2, LEASE, 10);
 		assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly("good");
 		assertThat(claim.buried()).isEqualTo(1);
-		TopicCounts counts = this.store.stats(TOPIC);
+		TopicCounts counts = this.store.messages().stats(TOPIC);
 		assertThat(counts.leased()).isEqualTo(1);
 		assertThat(counts.dead()).isEqualTo(1);
 		assertThat(counts.waiting() + counts.ready()).isZero();
-		assertThat(this.store.deadLetters(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
+		assertThat(this.store.deadLetters().list(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
 			assertThat(letter.id()).isEqualTo("bad");
 			assertThat(letter.error()).contains("Corrupt attempt count");
 			assertThat(letter.message().payload()).isEqualTo(bytes("b"));
@@ -301,7 +301,7 @@ class RedisMessageStoreTests {
 		schedule("m1", "p");
 		ClaimedMessage claimed = claimOne(100);
 		redis.get().call("HSET", key("lease"), "m1", "garbage");
-		assertThat(this.store.ack(TOPIC, List.of(claimed.lease()))).isZero();
+		assertThat(this.store.leases().ack(TOPIC, List.of(claimed.lease()))).isZero();
 		ClaimedMessage again = awaitClaim(LEASE);
 		assertThat(again.id()).isEqualTo("m1");
 		assertThat(again.attempt()).isEqualTo(2);
@@ -311,12 +311,12 @@ class RedisMessageStoreTests {
 	void anUnreadableBucketCountStopsEveryScriptBeforeItWritesAnything() {
 		schedule("m1", "p");
 		redis.get().call("HSET", key("meta"), "buckets", "inf");
-		assertThatThrownBy(() -> this.store.schedule(TOPIC, List.of(message("m2", DueTime.in(0), "p"))))
+		assertThatThrownBy(() -> this.store.messages().schedule(TOPIC, List.of(message("m2", DueTime.in(0), "p"))))
 			.hasStackTraceContaining("corrupt bucket count inf");
-		assertThatThrownBy(() -> this.store.claim(TOPIC, 1, LEASE, 10))
+		assertThatThrownBy(() -> this.store.leases().claim(TOPIC, 1, LEASE, 10))
 			.hasStackTraceContaining("corrupt bucket count inf");
-		assertThatThrownBy(() -> this.store.cancel(TOPIC, "m1")).hasStackTraceContaining("corrupt bucket count inf");
-		TopicCounts counts = this.store.stats(TOPIC);
+		assertThatThrownBy(() -> this.store.messages().cancel(TOPIC, "m1")).hasStackTraceContaining("corrupt bucket count inf");
+		TopicCounts counts = this.store.messages().stats(TOPIC);
 		assertThat(counts.ready() + counts.waiting()).isEqualTo(1);
 		assertThat(counts.leased()).isZero();
 	}
@@ -325,10 +325,10 @@ class RedisMessageStoreTests {
 	void aWaitingIdWithoutAnEnvelopeGoesToTheDeadLettersWithTheReason() {
 		schedule("m1", "p");
 		redis.get().call("HDEL", key("body:0"), "m1");
-		Claim claim = this.store.claim(TOPIC, 1, LEASE, 10);
+		Claim claim = this.store.leases().claim(TOPIC, 1, LEASE, 10);
 		assertThat(claim.messages()).isEmpty();
 		assertThat(claim.buried()).isEqualTo(1);
-		assertThat(this.store.deadLetters(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
+		assertThat(this.store.deadLetters().list(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
 			assertThat(letter.id()).isEqualTo("m1");
 			assertThat(letter.error()).isEqualTo("No stored envelope for this message");
 			assertThat(letter.message().isReadable()).isFalse();
@@ -340,17 +340,17 @@ class RedisMessageStoreTests {
 		schedule("both", "new");
 		hset(key("msgs"), "both", format1("\"old\""));
 		redis.get().call("ZADD", key("due"), "0", "both");
-		Claim claim = this.store.claim(TOPIC, 10, LEASE, 10);
+		Claim claim = this.store.leases().claim(TOPIC, 10, LEASE, 10);
 		assertThat(claim.messages()).singleElement()
 			.satisfies((message) -> assertThat(message.message().payload()).isEqualTo(bytes("new")));
-		assertThat(this.store.claim(TOPIC, 10, LEASE, 10).messages()).isEmpty();
+		assertThat(this.store.leases().claim(TOPIC, 10, LEASE, 10).messages()).isEmpty();
 		assertThat(redis.get().call("HEXISTS", key("format1-conflicts"), "both")).isEqualTo("1");
 		assertThat(redis.get().call("EXISTS", key("msgs"), key("due"))).isEqualTo("0");
 	}
 
 	@Test
 	void aRedeliveryKeepsTheOriginalDueTime() {
-		this.store.schedule(TOPIC, List.of(message("m1", DueTime.at(System.currentTimeMillis() - 60_000), "x")));
+		this.store.messages().schedule(TOPIC, List.of(message("m1", DueTime.at(System.currentTimeMillis() - 60_000), "x")));
 		ClaimedMessage first = claimOne(100);
 		ClaimedMessage second = awaitClaim(LEASE);
 		assertThat(second.dueAt()).isEqualTo(first.dueAt());
@@ -361,9 +361,9 @@ class RedisMessageStoreTests {
 	@Test
 	void theNextWakeUpIncludesLeaseDeadlines() {
 		schedule("m1", "p");
-		Claim claim = this.store.claim(TOPIC, 1, 5_000, 10);
+		Claim claim = this.store.leases().claim(TOPIC, 1, 5_000, 10);
 		assertThat(claim.messages()).hasSize(1);
-		Claim next = this.store.claim(TOPIC, 1, 5_000, 10);
+		Claim next = this.store.leases().claim(TOPIC, 1, 5_000, 10);
 		assertThat(next.messages()).isEmpty();
 		assertThat(next.nextWakeDelayMicros()).isBetween(1L, 5_000_000L);
 	}
@@ -374,11 +374,11 @@ class RedisMessageStoreTests {
 				new DeadLetterPolicy(100, Duration.ofMillis(50)));
 		schedule("m1", "p");
 		ClaimedMessage claimed = claimOne(LEASE);
-		assertThat(shortLived.bury(TOPIC, claimed.lease(), "boom")).isTrue();
-		assertThat(shortLived.stats(TOPIC).dead()).isEqualTo(1);
+		assertThat(shortLived.leases().bury(TOPIC, claimed.lease(), "boom")).isTrue();
+		assertThat(shortLived.messages().stats(TOPIC).dead()).isEqualTo(1);
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-			shortLived.claim(TOPIC, 0, LEASE, 10);
-			assertThat(shortLived.stats(TOPIC).dead()).isZero();
+			shortLived.leases().claim(TOPIC, 0, LEASE, 10);
+			assertThat(shortLived.messages().stats(TOPIC).dead()).isZero();
 		});
 		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
 	}
@@ -389,7 +389,7 @@ class RedisMessageStoreTests {
 		for (int i = 0; i < 1000; i++) {
 			batch.add(message("b-" + i, DueTime.in(0), "p" + i));
 		}
-		assertThat(this.store.schedule(TOPIC, batch)).containsOnly(true);
+		assertThat(this.store.messages().schedule(TOPIC, batch)).containsOnly(true);
 		int buckets = Integer.parseInt(redis.get().call("HGET", key("meta"), "buckets"));
 		assertThat(buckets).isBetween(20, 30);
 		for (int i = 0; i < buckets; i++) {
@@ -398,11 +398,11 @@ class RedisMessageStoreTests {
 			assertThat(redis.get().call("OBJECT", "ENCODING", bucket)).isEqualTo("listpack");
 		}
 		// every message is found again, wherever its bucket is now
-		assertThat(this.store.schedule(TOPIC, List.of(message("b-999", DueTime.in(0), "again")))).containsExactly(false);
+		assertThat(this.store.messages().schedule(TOPIC, List.of(message("b-999", DueTime.in(0), "again")))).containsExactly(false);
 		List<Lease> leases = new ArrayList<>();
 		Claim claim;
 		do {
-			claim = this.store.claim(TOPIC, 100, LEASE, 10);
+			claim = this.store.leases().claim(TOPIC, 100, LEASE, 10);
 			claim.messages().forEach((message) -> {
 				assertThat(message.message().payload()).isEqualTo(bytes("p" + message.id().substring(2)));
 				leases.add(message.lease());
@@ -410,9 +410,9 @@ class RedisMessageStoreTests {
 		}
 		while (!claim.messages().isEmpty());
 		assertThat(leases).hasSize(1000);
-		assertThat(this.store.ack(TOPIC, leases)).isEqualTo(1000);
+		assertThat(this.store.leases().ack(TOPIC, leases)).isEqualTo(1000);
 		for (int i = 0; i < 10; i++) {
-			this.store.claim(TOPIC, 0, LEASE, 10);
+			this.store.leases().claim(TOPIC, 0, LEASE, 10);
 		}
 		assertThat(redis.get().call("HGET", key("meta"), "buckets")).isNull();
 		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
@@ -427,12 +427,12 @@ class RedisMessageStoreTests {
 		}
 		batch.set(10, message("exists", DueTime.in(0), "new"));
 		batch.set(20, message("n-5", DueTime.in(0), "second"));
-		List<Boolean> stored = this.store.schedule(TOPIC, batch);
+		List<Boolean> stored = this.store.messages().schedule(TOPIC, batch);
 		assertThat(stored).hasSize(30);
 		assertThat(stored.get(10)).isFalse();
 		assertThat(stored.get(20)).isFalse();
 		assertThat(stored.stream().filter((flag) -> flag)).hasSize(28);
-		Claim claim = this.store.claim(TOPIC, 100, LEASE, 10);
+		Claim claim = this.store.leases().claim(TOPIC, 100, LEASE, 10);
 		assertThat(claim.messages()).hasSize(29);
 		assertThat(claim.messages()).filteredOn((message) -> message.id().equals("n-5")).singleElement()
 			.satisfies((message) -> assertThat(message.message().payload()).isEqualTo(bytes("p5")));
@@ -454,14 +454,14 @@ class RedisMessageStoreTests {
 		server.call("HSET", key("attempts"), "old-dead", "3", "old-leased", "1");
 		server.call("ZADD", key("inflight"), Long.toString(now - 10), "old-leased");
 
-		assertThat(this.store.schedule(TOPIC, List.of(message("old-waiting", DueTime.in(0), "new"))))
+		assertThat(this.store.messages().schedule(TOPIC, List.of(message("old-waiting", DueTime.in(0), "new"))))
 			.as("an id stored in format 1 exists")
 			.containsExactly(false);
-		TopicCounts counts = this.store.stats(TOPIC);
+		TopicCounts counts = this.store.messages().stats(TOPIC);
 		assertThat(counts.dead()).isEqualTo(1);
 		assertThat(counts.waiting() + counts.ready() + counts.leased()).isEqualTo(3);
 
-		Claim claim = this.store.claim(TOPIC, 10, LEASE, 10);
+		Claim claim = this.store.leases().claim(TOPIC, 10, LEASE, 10);
 		assertThat(claim.messages()).extracting(ClaimedMessage::id)
 			.containsExactlyInAnyOrder("old-due", "old-leased");
 		ClaimedMessage due = claim.messages().stream().filter((m) -> m.id().equals("old-due")).findFirst().get();
@@ -472,15 +472,15 @@ class RedisMessageStoreTests {
 		ClaimedMessage leased = claim.messages().stream().filter((m) -> m.id().equals("old-leased")).findFirst().get();
 		assertThat(leased.attempt()).as("format 1 counted the expired claim").isEqualTo(2);
 
-		assertThat(this.store.cancel(TOPIC, "old-waiting")).isTrue();
-		assertThat(this.store.deadLetters(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
+		assertThat(this.store.messages().cancel(TOPIC, "old-waiting")).isTrue();
+		assertThat(this.store.deadLetters().list(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
 			assertThat(letter.id()).isEqualTo("old-dead");
 			assertThat(letter.attempts()).isEqualTo(3);
 			assertThat(letter.error()).isEqualTo("java.lang.IllegalStateException: old");
 			assertThat(letter.message().payload()).isEqualTo(bytes("\"dead\""));
 		});
-		assertThat(this.store.ack(TOPIC, claim.messages().stream().map(ClaimedMessage::lease).toList())).isEqualTo(2);
-		assertThat(this.store.purgeDeadLetters(TOPIC)).isEqualTo(1);
+		assertThat(this.store.leases().ack(TOPIC, claim.messages().stream().map(ClaimedMessage::lease).toList())).isEqualTo(2);
+		assertThat(this.store.deadLetters().purgeAll(TOPIC)).isEqualTo(1);
 		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
 	}
 
@@ -503,37 +503,37 @@ class RedisMessageStoreTests {
 	void aMessageWhoseLeaseRanOutWithoutAnOutcomeIsASuspectUntilItsHandlerHasOne() {
 		schedule("m1", "p");
 		schedule("m2", "p");
-		assertThat(this.store.claim(TOPIC, 2, 100, 10).messages()).hasSize(2);
+		assertThat(this.store.leases().claim(TOPIC, 2, 100, 10).messages()).hasSize(2);
 		// the consumer died with both running: once their leases run out, a claim's upkeep makes both suspects
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.claim(TOPIC, 0, LEASE, 10);
+			this.store.leases().claim(TOPIC, 0, LEASE, 10);
 			return "2".equals(redis.get().call("SCARD", key("suspect")));
 		});
 
-		Claim refused = this.store.claim(TOPIC, List.of(), 2, LEASE, 10, false);
+		Claim refused = this.store.leases().claim(TOPIC, List.of(), 2, LEASE, 10, false);
 		assertThat(refused.messages()).as("a consumer running a suspect leases no other").isEmpty();
 		assertThat(refused.nextWakeDelayMicros()).as("suspects it may not lease are not due now for it").isNotZero();
 
-		Claim first = this.store.claim(TOPIC, List.of(), 2, LEASE, 10, true);
+		Claim first = this.store.leases().claim(TOPIC, List.of(), 2, LEASE, 10, true);
 		assertThat(first.messages()).as("one suspect per claim").singleElement().satisfies((message) -> {
 			assertThat(message.id()).isEqualTo("m1");
 			assertThat(message.suspect()).isTrue();
 			assertThat(message.attempt()).as("its batched run was not counted; this one is").isEqualTo(1);
 		});
 		// handed back unstarted (a stop), it is still a suspect
-		this.store.release(TOPIC, List.of(first.messages().get(0).lease()));
-		ClaimedMessage again = this.store.claim(TOPIC, List.of(), 2, LEASE, 10, true).messages().get(0);
+		this.store.leases().release(TOPIC, List.of(first.messages().get(0).lease()));
+		ClaimedMessage again = this.store.leases().claim(TOPIC, List.of(), 2, LEASE, 10, true).messages().get(0);
 		assertThat(again.id()).isEqualTo("m1");
 		assertThat(again.suspect()).isTrue();
 		// its handler finished: no longer a suspect
-		this.store.ack(TOPIC, List.of(again.lease()));
+		this.store.leases().ack(TOPIC, List.of(again.lease()));
 		assertThat(redis.get().call("SISMEMBER", key("suspect"), "m1")).isEqualTo("0");
 
-		ClaimedMessage second = this.store.claim(TOPIC, List.of(), 2, LEASE, 10, true).messages().get(0);
+		ClaimedMessage second = this.store.leases().claim(TOPIC, List.of(), 2, LEASE, 10, true).messages().get(0);
 		assertThat(second.id()).isEqualTo("m2");
 		assertThat(second.suspect()).isTrue();
 		// its handler failed (it did not kill the JVM): retried as an ordinary message
-		assertThat(this.store.retry(TOPIC, second.lease(), 0, "failed")).isTrue();
+		assertThat(this.store.leases().retry(TOPIC, second.lease(), 0, "failed")).isTrue();
 		assertThat(redis.get().call("SCARD", key("suspect"))).isEqualTo("0");
 		ClaimedMessage retried = awaitClaim(LEASE);
 		assertThat(retried.id()).isEqualTo("m2");
@@ -544,11 +544,11 @@ class RedisMessageStoreTests {
 	void aClaimRedisRunsAfterTheCallerGaveUpLeasesNothing() {
 		schedule("m1", "p");
 		// a first reply shows the store the server's clock
-		this.store.claim(TOPIC, 0, LEASE, 10);
+		this.store.leases().claim(TOPIC, 0, LEASE, 10);
 		// Redis stops answering for longer than the command timeout (2 s): the claim times out in the client, and
 		// Redis runs it when the pause ends
 		redis.get().call("CLIENT", "PAUSE", "3000");
-		assertThatThrownBy(() -> this.store.claim(TOPIC, 1, LEASE, 10)).isInstanceOf(DataAccessException.class);
+		assertThatThrownBy(() -> this.store.leases().claim(TOPIC, 1, LEASE, 10)).isInstanceOf(DataAccessException.class);
 
 		// nothing was leased for a caller that had gone: the message is claimed at once, its attempt not counted
 		ClaimedMessage claimed = awaitClaim(LEASE);
@@ -557,7 +557,7 @@ class RedisMessageStoreTests {
 	}
 
 	private void schedule(String id, String payload) {
-		assertThat(this.store.schedule(TOPIC, List.of(message(id, DueTime.in(0), payload)))).containsExactly(true);
+		assertThat(this.store.messages().schedule(TOPIC, List.of(message(id, DueTime.in(0), payload)))).containsExactly(true);
 	}
 
 	private static NewMessage message(String id, DueTime due, String payload) {
@@ -565,7 +565,7 @@ class RedisMessageStoreTests {
 	}
 
 	private ClaimedMessage claimOne(long leaseMillis) {
-		Claim claim = this.store.claim(TOPIC, 1, leaseMillis, 10);
+		Claim claim = this.store.leases().claim(TOPIC, 1, leaseMillis, 10);
 		assertThat(claim.messages()).hasSize(1);
 		return claim.messages().get(0);
 	}
@@ -578,7 +578,7 @@ class RedisMessageStoreTests {
 	private Claim awaitClaim(int limit, long leaseMillis, int maxAttempts) {
 		Claim[] result = new Claim[1];
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			result[0] = this.store.claim(TOPIC, limit, leaseMillis, maxAttempts);
+			result[0] = this.store.leases().claim(TOPIC, limit, leaseMillis, maxAttempts);
 			return !result[0].messages().isEmpty() || result[0].buried() > 0;
 		});
 		return result[0];

@@ -107,7 +107,7 @@ class ObservabilityTests {
 		this.queue.schedule("gauged", "a", Duration.ofHours(1));
 		this.queue.schedule("gauged", "b", Duration.ZERO);
 		this.queue.schedule("other", "c", Duration.ofHours(1));
-		DelayQueueTopicMetrics metrics = new DelayQueueTopicMetrics(this.queue, this.registry,
+		DelayQueueTopicMetrics metrics = new DelayQueueTopicMetrics(this.queue.getAdmin(), this.registry,
 				Duration.ofSeconds(30));
 		assertThat(this.registry.find("delayqueue.messages.waiting").gauges()).isEmpty();
 		metrics.refresh();
@@ -122,7 +122,7 @@ class ObservabilityTests {
 			.as("a gauge reads the cache, not Redis").isEqualTo(1);
 		metrics.refresh();
 		assertThat(this.registry.get("delayqueue.messages.waiting").tag("topic", "gauged").gauge().value()).isEqualTo(2);
-		assertThat(this.store.knownTopics()).containsExactly("gauged", "other");
+		assertThat(this.store.topics().all()).containsExactly("gauged", "other");
 	}
 
 	@Test

@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import org.junit.jupiter.api.Test;
@@ -55,8 +56,8 @@ class ActuatorEndpointTests {
 		this.queue.schedule("reports", "r-1", "first", Duration.ZERO);
 		this.queue.schedule("reports", "r-2", "second", Duration.ZERO);
 		this.queue.schedule("reports", "r-3", "later", Duration.ofHours(1));
-		for (ClaimedMessage message : this.store.claim("reports", 10, 60_000, 5).messages()) {
-			this.store.bury("reports", message.lease(), "java.lang.IllegalStateException: printer on fire");
+		for (ClaimedMessage message : this.store.leases().claim("reports", 10, 60_000, 5).messages()) {
+			this.store.leases().bury("reports", message.lease(), "java.lang.IllegalStateException: printer on fire");
 		}
 
 		JsonNode topics = call("GET", "/actuator/delayqueue").body();
@@ -87,6 +88,61 @@ class ActuatorEndpointTests {
 		assertThat(call("DELETE", "/actuator/delayqueue/reports/dead").body().get("count").asLong()).isEqualTo(1);
 		assertThat(this.queue.stats("reports").dead()).isZero();
 		assertThat(call("POST", "/actuator/delayqueue/reports/dead").body().get("count").asLong()).isZero();
+	}
+
+	@Test
+	void theEndpointLooksUpListsPausesAndLimitsATopic() throws Exception {
+		for (int i = 0; i < 5; i++) {
+			this.queue.schedule(ScheduleRequest.builder("controlled", "p-" + i)
+				.id("c-" + i)
+				.delay(Duration.ofHours(1).plusSeconds(i))
+				.build());
+		}
+		JsonNode message = call("GET", "/actuator/delayqueue/controlled/messages/c-2").body();
+		assertThat(message.get("state").asString()).isEqualTo("WAITING");
+		assertThat(message.get("payload").asString()).isEqualTo("\"p-2\"");
+		assertThat(call("GET", "/actuator/delayqueue/controlled/messages/none").status()).isEqualTo(404);
+
+		JsonNode page = call("GET", "/actuator/delayqueue/controlled/waiting?limit=3").body();
+		assertThat(page.get("messages").size()).isEqualTo(3);
+		assertThat(page.get("messages").get(0).get("id").asString()).isEqualTo("c-0");
+		String cursor = page.get("nextCursor").asString();
+		JsonNode next = call("GET", "/actuator/delayqueue/controlled/waiting?limit=3&cursor=" + cursor).body();
+		assertThat(next.get("messages").size()).isEqualTo(2);
+		assertThat(next.get("nextCursor").isNull()).isTrue();
+		assertThat(call("GET", "/actuator/delayqueue/controlled/waiting?cursor=bogus").status()).isEqualTo(400);
+
+		assertThat(call("POST", "/actuator/delayqueue/controlled/pause").body().get("paused").asBoolean()).isTrue();
+		assertThat(call("GET", "/actuator/delayqueue/controlled").body().get("paused").asBoolean()).isTrue();
+		assertThat(call("POST", "/actuator/delayqueue/controlled/resume").body().get("paused").asBoolean()).isFalse();
+
+		JsonNode limited = post("/actuator/delayqueue/controlled", "{\"ratePerSecond\": 50, \"maxInFlight\": 4}");
+		assertThat(limited.get("limits").get("ratePerSecond").asDouble()).isEqualTo(50.0);
+		assertThat(limited.get("limits").get("maxInFlight").asInt()).isEqualTo(4);
+		assertThat(call("GET", "/actuator/delayqueue/controlled").body().get("limits").get("maxInFlight").asInt())
+			.isEqualTo(4);
+		assertThat(postStatus("/actuator/delayqueue/controlled", "{\"maxInFlight\": -1}")).isEqualTo(400);
+		JsonNode kept = post("/actuator/delayqueue/controlled", "{\"ratePerSecond\": 0}");
+		assertThat(kept.get("limits").get("ratePerSecond").isNull()).as("0 clears").isTrue();
+		assertThat(kept.get("limits").get("maxInFlight").asInt()).as("left out: kept").isEqualTo(4);
+	}
+
+	private JsonNode post(String path, String json) throws Exception {
+		HttpResponse<String> response = postJson(path, json);
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+		return this.mapper.readTree(response.body());
+	}
+
+	private int postStatus(String path, String json) throws Exception {
+		return postJson(path, json).statusCode();
+	}
+
+	private HttpResponse<String> postJson(String path, String json) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json))
+			.build();
+		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
 	}
 
 	@Test

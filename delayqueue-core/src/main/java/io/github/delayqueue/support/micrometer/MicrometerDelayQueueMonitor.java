@@ -117,6 +117,25 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 			.increment(count);
 	}
 
+	@Override
+	public void pastDeadline(String topic, int count) {
+		Counter.builder("delayqueue.messages.expired")
+			.description("Messages not delivered because their expiry deadline had passed (dead-lettered or dropped)")
+			.baseUnit(BaseUnits.MESSAGES)
+			.tag("topic", topic)
+			.register(this.registry)
+			.increment(count);
+	}
+
+	@Override
+	public void handlerTimedOut(String topic) {
+		Counter.builder("delayqueue.handler.timeouts")
+			.description("Handlers that ran beyond the handler timeout: interrupted, their message attempted again")
+			.tag("topic", topic)
+			.register(this.registry)
+			.increment();
+	}
+
 	private Counter failureCounter(String name, String description, String topic, String exception) {
 		return Counter.builder(name)
 			.description(description)

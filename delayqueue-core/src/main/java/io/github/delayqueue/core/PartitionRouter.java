@@ -1,0 +1,73 @@
+package io.github.delayqueue.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.redis.PartitionRegistry;
+import io.github.delayqueue.redis.TopicKeys;
+
+import org.springframework.util.Assert;
+
+/**
+ * Finds the partition of a message: the partition an id belongs to (after checking once per topic that Redis keeps
+ * the count this application uses), and every partition a topic has in Redis (for reads and operators' changes,
+ * which follow Redis whatever this application uses).
+ */
+final class PartitionRouter {
+
+	private final PartitionRegistry registry;
+
+	private volatile TopicPartitioning partitioning = TopicPartitioning.NONE;
+
+	/** Topics whose partition count has been checked against the one Redis keeps. */
+	private final Set<String> checkedTopics = ConcurrentHashMap.newKeySet();
+
+	PartitionRouter(PartitionRegistry registry) {
+		this.registry = registry;
+	}
+
+	void setPartitioning(TopicPartitioning partitioning) {
+		Assert.notNull(partitioning, "TopicPartitioning must not be null");
+		this.partitioning = partitioning;
+		this.checkedTopics.clear();
+	}
+
+	/** The store's name of the partition of a message id, after checking the topic's partition count once. */
+	String partitionOf(String topic, String id) {
+		check(topic);
+		return partitionOfChecked(topic, id);
+	}
+
+	/** The store's name of the partition of a message id, for a topic checked already. */
+	String partitionOfChecked(String topic, String id) {
+		return TopicKeys.partitionName(topic, this.partitioning.partitionOf(topic, id));
+	}
+
+	/** The store's names of all partitions a topic has in Redis. */
+	List<String> partitionNames(String topic) {
+		int count = this.registry.of(topic);
+		List<String> names = new ArrayList<>(count);
+		for (int partition = 0; partition < count; partition++) {
+			names.add(TopicKeys.partitionName(topic, partition));
+		}
+		return names;
+	}
+
+	/** Once per topic: Redis must keep the partition count this application uses (see TopicPartitioning). */
+	void check(String topic) {
+		if (!this.checkedTopics.contains(topic)) {
+			this.registry.check(topic, this.partitioning.partitions(topic));
+			this.checkedTopics.add(topic);
+		}
+	}
+
+	/** Changes a topic's count in Redis, and checks it again next time. */
+	void change(String topic, int partitions) {
+		this.registry.change(topic, partitions);
+		this.checkedTopics.remove(topic);
+	}
+
+}

@@ -1,0 +1,343 @@
+package io.github.delayqueue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import io.github.delayqueue.DeadLetter;
+import io.github.delayqueue.DelayedQueueAdmin;
+import io.github.delayqueue.MessageIds;
+import io.github.delayqueue.MessageInfo;
+import io.github.delayqueue.MessagePage;
+import io.github.delayqueue.MessageState;
+import io.github.delayqueue.TopicControlState;
+import io.github.delayqueue.TopicLimits;
+import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.TopicStats;
+import io.github.delayqueue.Topics;
+import io.github.delayqueue.WaitingQuery;
+import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.redis.ControlOperations.ControlState;
+import io.github.delayqueue.redis.Expiry;
+import io.github.delayqueue.redis.Position;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.StoredDeadLetter;
+import io.github.delayqueue.redis.StoredEntry;
+import io.github.delayqueue.redis.StoredMessage;
+import io.github.delayqueue.redis.TopicCounts;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * The {@link DelayedQueueAdmin} on Redis: reads and changes a topic across its partitions, at once (never through a
+ * transaction): counts, dead letters, look-up and listing of messages, and the topic's controls (pause, rate limit,
+ * concurrency cap), which live in Redis so that every instance follows them.
+ *
+ * @since 0.3.0
+ */
+public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
+
+	private static final int MAX_DEAD_LETTER_PAGE = 1000;
+
+	/** How deep the dead letters of a topic of several partitions can be paged (each partition reads that many). */
+	private static final int MAX_DEAD_LETTER_WINDOW = 10_000;
+
+	private final RedisMessageStore store;
+
+	private final PayloadConverter converter;
+
+	private final PartitionRouter router;
+
+	/**
+	 * Creates the admin of a store's topics.
+	 * @param store the Redis store
+	 * @param converter reads payloads of the messages it finds into types
+	 */
+	public RedisDelayedQueueAdmin(RedisMessageStore store, PayloadConverter converter) {
+		this(store, converter, new PartitionRouter(store.partitions()));
+	}
+
+	RedisDelayedQueueAdmin(RedisMessageStore store, PayloadConverter converter, PartitionRouter router) {
+		Assert.notNull(store, "RedisMessageStore must not be null");
+		Assert.notNull(converter, "PayloadConverter must not be null");
+		this.store = store;
+		this.converter = converter;
+		this.router = router;
+	}
+
+	/**
+	 * Sets how many partitions each topic has, as the application's producers and consumers use it (reads and
+	 * changes follow the count Redis keeps; a message's id is placed with this).
+	 * @param partitioning the partitioning
+	 */
+	public void setPartitioning(TopicPartitioning partitioning) {
+		this.router.setPartitioning(partitioning);
+	}
+
+	@Override
+	public TopicStats stats(String topic) {
+		Topics.validate(topic);
+		long waiting = 0;
+		long ready = 0;
+		long leased = 0;
+		long dead = 0;
+		Instant nextDueAt = null;
+		for (String partition : this.router.partitionNames(topic)) {
+			TopicCounts counts = this.store.messages().stats(partition);
+			waiting += counts.waiting();
+			ready += counts.ready();
+			leased += counts.leased();
+			dead += counts.dead();
+			Instant next = counts.nextDueAt();
+			if (next != null && (nextDueAt == null || next.isBefore(nextDueAt))) {
+				nextDueAt = next;
+			}
+		}
+		return new TopicStats(topic, waiting, ready, leased, dead, nextDueAt);
+	}
+
+	@Override
+	public Set<String> knownTopics() {
+		return this.store.topics().all();
+	}
+
+	@Override
+	public int partitions(String topic) {
+		Topics.validate(topic);
+		return this.store.partitions().of(topic);
+	}
+
+	@Override
+	public void changePartitions(String topic, int partitions) {
+		Topics.validate(topic);
+		Assert.isTrue(partitions >= 1 && partitions <= TopicPartitioning.MAX_PARTITIONS,
+				() -> "Partitions must be between 1 and " + TopicPartitioning.MAX_PARTITIONS + ", but was " + partitions);
+		TopicControlState before = controls(topic);
+		this.router.change(topic, partitions);
+		// the controls are kept per partition: the new partitions take their shares of what the topic had
+		if (before.limits().isLimited()) {
+			applyLimits(topic, before.limits());
+		}
+		if (before.paused()) {
+			this.router.partitionNames(topic).forEach(this.store.controls()::pause);
+		}
+	}
+
+	@Override
+	public List<DeadLetter> deadLetters(String topic, int offset, int limit) {
+		Topics.validate(topic);
+		Assert.isTrue(offset >= 0, () -> "Offset must not be negative, but was " + offset);
+		Assert.isTrue(limit >= 1 && limit <= MAX_DEAD_LETTER_PAGE,
+				() -> "Limit must be between 1 and " + MAX_DEAD_LETTER_PAGE + ", but was " + limit);
+		List<String> partitions = this.router.partitionNames(topic);
+		Assert.isTrue(partitions.size() == 1 || offset <= MAX_DEAD_LETTER_WINDOW - limit,
+				() -> "A topic of several partitions lists its first " + MAX_DEAD_LETTER_WINDOW
+						+ " dead letters at most (offset + limit), but offset was " + offset);
+		if (partitions.size() == 1) {
+			return this.store.deadLetters()
+				.list(partitions.get(0), offset, limit)
+				.stream()
+				.map((letter) -> toDeadLetter(topic, letter))
+				.toList();
+		}
+		// oldest first across partitions: the page is among the first offset + limit of each
+		List<StoredDeadLetter> merged = new ArrayList<>();
+		for (String partition : partitions) {
+			merged.addAll(this.store.deadLetters().list(partition, 0, offset + limit));
+		}
+		merged.sort(Comparator.comparing(StoredDeadLetter::diedAt).thenComparing(StoredDeadLetter::id));
+		return merged.stream().skip(offset).limit(limit).map((letter) -> toDeadLetter(topic, letter)).toList();
+	}
+
+	private static DeadLetter toDeadLetter(String topic, StoredDeadLetter letter) {
+		StoredMessage message = letter.message();
+		String error = letter.error();
+		if (!message.isReadable()) {
+			error = unreadable(message, error);
+		}
+		return new DeadLetter(letter.id(), topic, letter.attempts(), error, letter.diedAt(), message.createdAt(),
+				message.headers(), message.payload());
+	}
+
+	private static String unreadable(StoredMessage message, @Nullable String error) {
+		return "Unreadable stored message: " + message.malformation()
+				+ ((error != null) ? " (last error: " + error + ")" : "");
+	}
+
+	@Override
+	public boolean replayDeadLetter(String topic, String id) {
+		Topics.validate(topic);
+		MessageIds.validate(id);
+		return this.store.deadLetters().replay(this.router.partitionOf(topic, id), id);
+	}
+
+	@Override
+	public long replayDeadLetters(String topic) {
+		Topics.validate(topic);
+		return this.router.partitionNames(topic).stream().mapToLong(this.store.deadLetters()::replayAll).sum();
+	}
+
+	@Override
+	public boolean purgeDeadLetter(String topic, String id) {
+		Topics.validate(topic);
+		MessageIds.validate(id);
+		return this.store.deadLetters().purge(this.router.partitionOf(topic, id), id);
+	}
+
+	@Override
+	public long purgeDeadLetters(String topic) {
+		Topics.validate(topic);
+		return this.router.partitionNames(topic).stream().mapToLong(this.store.deadLetters()::purgeAll).sum();
+	}
+
+	@Override
+	public Optional<MessageInfo> lookup(String topic, String id) {
+		Topics.validate(topic);
+		MessageIds.validate(id);
+		StoredEntry entry = this.store.messages().lookup(this.router.partitionOf(topic, id), id);
+		return Optional.ofNullable(entry).map((found) -> toInfo(topic, found));
+	}
+
+	private MessageInfo toInfo(String topic, StoredEntry entry) {
+		MessageState state = switch (entry.state()) {
+			case WAITING -> (entry.attempts() > 0 || entry.error() != null) ? MessageState.RETRYING
+					: MessageState.WAITING;
+			case LEASED -> MessageState.IN_FLIGHT;
+			case DEAD -> MessageState.DEAD;
+		};
+		boolean dead = state == MessageState.DEAD;
+		StoredMessage message = entry.message();
+		String error = message.isReadable() ? entry.error() : unreadable(message, entry.error());
+		Expiry expiry = entry.expiry();
+		return new MessageInfo(entry.id(), topic, state, dead ? null : entry.at(), dead ? entry.at() : null,
+				entry.attempts(), error, message.createdAt(), message.headers(),
+				(expiry != null) ? expiry.deadline() : null, message.payload(), this.converter);
+	}
+
+	@Override
+	public MessagePage listWaiting(String topic, WaitingQuery query) {
+		Topics.validate(topic);
+		Assert.notNull(query, "Query must not be null");
+		Position after = (query.cursor() != null) ? decodeCursor(query.cursor()) : null;
+		List<StoredEntry> merged = new ArrayList<>();
+		List<String> partitions = this.router.partitionNames(topic);
+		for (String partition : partitions) {
+			merged.addAll(this.store.messages().waiting(partition, query.from(), query.to(), after, query.limit()));
+		}
+		if (partitions.size() > 1) {
+			merged.sort(Comparator.comparing(StoredEntry::position));
+		}
+		List<StoredEntry> page = (merged.size() > query.limit()) ? merged.subList(0, query.limit()) : merged;
+		List<MessageInfo> messages = page.stream().map((entry) -> toInfo(topic, entry)).toList();
+		// a full page may have a next one; its cursor is the last message's position
+		String next = (page.size() == query.limit()) ? encodeCursor(page.get(page.size() - 1).position()) : null;
+		return new MessagePage(messages, next);
+	}
+
+	private static String encodeCursor(Position position) {
+		return Base64.getUrlEncoder()
+			.withoutPadding()
+			.encodeToString((position.score() + "\n" + position.id()).getBytes(StandardCharsets.UTF_8));
+	}
+
+	private static Position decodeCursor(String cursor) {
+		try {
+			String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
+			int newline = text.indexOf('\n');
+			Assert.isTrue(newline > 0, "no separator");
+			return new Position(text.substring(0, newline), text.substring(newline + 1));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("Not a cursor that listWaiting returned: '" + cursor + "'", ex);
+		}
+	}
+
+	@Override
+	public TopicControlState pause(String topic) {
+		requireKnown(topic);
+		this.router.partitionNames(topic).forEach(this.store.controls()::pause);
+		return controls(topic);
+	}
+
+	@Override
+	public TopicControlState resume(String topic) {
+		requireKnown(topic);
+		this.router.partitionNames(topic).forEach(this.store.controls()::resume);
+		return controls(topic);
+	}
+
+	@Override
+	public TopicControlState setLimits(String topic, TopicLimits limits) {
+		Assert.notNull(limits, "Limits must not be null");
+		requireKnown(topic);
+		applyLimits(topic, limits);
+		return controls(topic);
+	}
+
+	/** Gives each partition its share of the limits; the shares add up to them. */
+	private void applyLimits(String topic, TopicLimits limits) {
+		List<String> partitions = this.router.partitionNames(topic);
+		int count = partitions.size();
+		Integer cap = limits.maxInFlight();
+		Assert.isTrue(cap == null || cap >= count, () -> "Topic '" + topic + "' has " + count + " partitions, so its "
+				+ "cap must allow at least one message in flight per partition, but was " + cap);
+		Double rate = limits.ratePerSecond();
+		for (int partition = 0; partition < count; partition++) {
+			Double share = (rate != null) ? rate / count : null;
+			Long capShare = (cap != null) ? (long) (cap / count + ((partition < cap % count) ? 1 : 0)) : null;
+			this.store.controls().limit(partitions.get(partition), share, (share != null) ? Math.max(1, share) : 1,
+					capShare);
+		}
+	}
+
+	/**
+	 * A topic's controls may be changed only once the topic is known (scheduled to, consumed from, or registered),
+	 * so that a misspelt name is refused rather than paused or limited to no effect.
+	 */
+	private void requireKnown(String topic) {
+		Topics.validate(topic);
+		Assert.isTrue(this.store.topics().contains(topic), () -> "Topic '" + topic + "' is not known: nothing was "
+				+ "ever scheduled to it or consumed from it with this key prefix (check its name)");
+		// the partition count Redis keeps is settled first, so that every partition gets the change
+		this.router.check(topic);
+	}
+
+	/**
+	 * Registers topics as known, so that their controls may be set before anything is scheduled to them (as
+	 * declared limits are, at start-up).
+	 * @param topics the topics
+	 */
+	public void registerTopics(java.util.Collection<String> topics) {
+		topics.forEach(Topics::validate);
+		this.store.topics().register(topics);
+	}
+
+	@Override
+	public TopicControlState controls(String topic) {
+		Topics.validate(topic);
+		boolean paused = false;
+		Double rate = null;
+		Long cap = null;
+		for (String partition : this.router.partitionNames(topic)) {
+			ControlState state = this.store.controls().read(partition);
+			paused |= state.paused();
+			if (state.ratePerSecond() != null) {
+				rate = ((rate != null) ? rate : 0) + state.ratePerSecond();
+			}
+			if (state.cap() != null) {
+				cap = ((cap != null) ? cap : 0) + state.cap();
+			}
+		}
+		// the shares add up to the rate set, but for the last digits of a double
+		Double total = (rate != null) ? Math.round(rate * 1e6) / 1e6 : null;
+		return new TopicControlState(topic, paused,
+				new TopicLimits(total, (cap != null) ? (int) Math.min(Integer.MAX_VALUE, cap) : null));
+	}
+
+}

@@ -1,0 +1,60 @@
+package io.github.delayqueue.redis;
+
+import java.util.Collection;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static io.github.delayqueue.redis.Replies.text;
+
+/**
+ * The set of known topics ({@code <prefix>:topics}): every topic scheduled to or consumed from with a key prefix,
+ * which metrics and the actuator endpoint list. One command outside the topics' slots; callers send it once per topic
+ * per process. Obtained from {@link RedisMessageStore#topics()}.
+ */
+public final class KnownTopics {
+
+	private final byte[] key;
+
+	private final ScriptExecutor scripts;
+
+	KnownTopics(TopicKeys keys, ScriptExecutor scripts) {
+		this.key = keys.topics();
+		this.scripts = scripts;
+	}
+
+	/**
+	 * Adds topics to the set.
+	 * @param topics the topics
+	 */
+	public void register(Collection<String> topics) {
+		if (!topics.isEmpty()) {
+			byte[][] members = topics.stream().map(Replies::bytes).toArray(byte[][]::new);
+			this.scripts.execute((connection) -> connection.setCommands().sAdd(this.key, members));
+		}
+	}
+
+	/**
+	 * Whether a topic is known.
+	 * @param topic the topic
+	 * @return {@code true} if it was registered
+	 */
+	public boolean contains(String topic) {
+		Boolean member = this.scripts
+			.execute((connection) -> connection.setCommands().sIsMember(this.key, Replies.bytes(topic)));
+		return Boolean.TRUE.equals(member);
+	}
+
+	/**
+	 * The known topics.
+	 * @return the topics, sorted
+	 */
+	public Set<String> all() {
+		Set<byte[]> members = this.scripts.execute((connection) -> connection.setCommands().sMembers(this.key));
+		Set<String> topics = new TreeSet<>();
+		if (members != null) {
+			members.forEach((member) -> topics.add(text(member)));
+		}
+		return topics;
+	}
+
+}

@@ -1,0 +1,187 @@
+package io.github.delayqueue.redis;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.util.Assert;
+
+import static io.github.delayqueue.redis.Replies.attemptsOf;
+import static io.github.delayqueue.redis.Replies.bytes;
+import static io.github.delayqueue.redis.Replies.instantOf;
+import static io.github.delayqueue.redis.Replies.nullableBytes;
+import static io.github.delayqueue.redis.Replies.nullableText;
+import static io.github.delayqueue.redis.Replies.number;
+import static io.github.delayqueue.redis.Replies.text;
+
+/**
+ * What producers do to a topic's waiting messages, and how a topic is counted: store, cancel and move messages by
+ * id, each one script on the topic's keys. Obtained from {@link RedisMessageStore#messages()}.
+ */
+public final class MessageOperations {
+
+	private static final Script SCHEDULE = Script.load("schedule");
+
+	private static final Script CANCEL = Script.load("cancel");
+
+	private static final Script RESCHEDULE = Script.load("reschedule");
+
+	private static final Script STATS = Script.load("stats");
+
+	private static final Script REPLACE = Script.load("replace");
+
+	private static final Script LOOKUP = Script.load("lookup");
+
+	private static final Script WAITING = Script.load("waiting");
+
+	private static final byte[] NONE = bytes("");
+
+	private final TopicKeys keys;
+
+	private final ScriptExecutor scripts;
+
+	MessageOperations(TopicKeys keys, ScriptExecutor scripts) {
+		this.keys = keys;
+		this.scripts = scripts;
+	}
+
+	/**
+	 * Stores messages of one topic whose ids do not exist yet, atomically: one script call.
+	 * @param topic the topic
+	 * @param messages at most {@value RedisMessageStore#CHUNK_SIZE} messages
+	 * @return per message, whether it was stored ({@code false}: its id existed, nothing changed)
+	 */
+	public List<Boolean> schedule(String topic, List<NewMessage> messages) {
+		Assert.isTrue(messages.size() <= RedisMessageStore.CHUNK_SIZE,
+				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " messages per call, but got " + messages.size());
+		byte[][] args = new byte[1 + messages.size() * 5][];
+		int i = 0;
+		args[i++] = this.keys.pending(topic);
+		for (NewMessage message : messages) {
+			args[i++] = bytes(message.id());
+			args[i++] = bytes(message.due().kind());
+			args[i++] = bytes(message.due().value());
+			args[i++] = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
+			args[i++] = expiryOf(message);
+		}
+		List<?> reply = this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, args);
+		List<Boolean> stored = new ArrayList<>(reply.size());
+		for (Object flag : reply) {
+			stored.add(number(flag) == 1L);
+		}
+		return stored;
+	}
+
+	private static byte[] expiryOf(NewMessage message) {
+		Expiry expiry = message.expiry();
+		return (expiry != null) ? bytes(expiry.encode()) : NONE;
+	}
+
+	/**
+	 * Stores a message, or replaces the waiting message with its id (scheduled or waiting for a retry): its payload,
+	 * headers, due time and expiry; a retrying message keeps its attempts and last error. A message in flight or dead
+	 * is left as it is.
+	 * @param topic the topic
+	 * @param message the message
+	 * @return what happened
+	 */
+	public Replacement replace(String topic, NewMessage message) {
+		long reply = number(this.scripts.runReplicated(REPLACE, ReturnType.INTEGER, this.keys.pending(topic),
+				bytes(message.id()), bytes(message.due().kind()), bytes(message.due().value()),
+				new Envelope(message.createdAt(), message.headers(), message.payload()).encode(), expiryOf(message)));
+		return Replacement.values()[(int) reply];
+	}
+
+	/**
+	 * Finds one message by id, in whatever state it is.
+	 * @param topic the topic
+	 * @param id the id
+	 * @return what is stored for it, or {@code null} if no message has the id
+	 */
+	public @Nullable StoredEntry lookup(String topic, String id) {
+		List<?> reply = this.scripts.run(LOOKUP, ReturnType.MULTI, this.keys.pending(topic), bytes(id));
+		String state = text(reply.get(0));
+		if (state.isEmpty()) {
+			return null;
+		}
+		StoredEntry.State entryState = switch (state) {
+			case "pending" -> StoredEntry.State.WAITING;
+			case "leased" -> StoredEntry.State.LEASED;
+			default -> StoredEntry.State.DEAD;
+		};
+		Instant at = (entryState == StoredEntry.State.DEAD) ? Instant.ofEpochMilli(number(reply.get(1)))
+				: instantOf(reply.get(1));
+		return new StoredEntry(id, entryState, at, attemptsOf(nullableBytes(reply.get(2))),
+				nullableText(reply.get(3)), StoredMessage.decode(nullableBytes(reply.get(4))),
+				Expiry.decode(nullableText(reply.get(5))), number(reply.get(6)) == 1L);
+	}
+
+	/**
+	 * Lists waiting messages (scheduled or waiting for a retry) by due time, then id, a page at a time.
+	 * @param topic the topic
+	 * @param from the earliest due time listed, or {@code null}
+	 * @param to the latest due time listed, or {@code null}
+	 * @param after the position after which the page starts (the last entry of the previous page), or {@code null}
+	 * for the first page
+	 * @param limit the page size, at most {@value RedisMessageStore#CHUNK_SIZE}
+	 * @return the page, in order
+	 */
+	public List<StoredEntry> waiting(String topic, @Nullable Instant from, @Nullable Instant to,
+			@Nullable Position after, int limit) {
+		Assert.isTrue(limit >= 1 && limit <= RedisMessageStore.CHUNK_SIZE,
+				() -> "Limit must be between 1 and " + RedisMessageStore.CHUNK_SIZE + ", but was " + limit);
+		List<?> reply = this.scripts.run(WAITING, ReturnType.MULTI, this.keys.pending(topic),
+				(from != null) ? bytes(Position.score(from)) : bytes("-inf"),
+				(to != null) ? bytes(Position.score(to)) : bytes("+inf"),
+				(after != null) ? bytes(after.score()) : NONE, (after != null) ? bytes(after.id()) : NONE,
+				bytes(limit));
+		List<StoredEntry> entries = new ArrayList<>(reply.size() / 5);
+		for (int i = 0; i + 4 < reply.size(); i += 5) {
+			String id = text(reply.get(i));
+			entries.add(new StoredEntry(id, StoredEntry.State.WAITING, instantOf(reply.get(i + 1)),
+					attemptsOf(nullableBytes(reply.get(i + 2))), null,
+					StoredMessage.decode(nullableBytes(reply.get(i + 3))), Expiry.decode(nullableText(reply.get(i + 4))),
+					false, text(reply.get(i + 1))));
+		}
+		return entries;
+	}
+
+	/**
+	 * Removes a waiting message.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @return {@code true} if it was waiting and is gone
+	 */
+	public boolean cancel(String topic, String id) {
+		return number(this.scripts.runReplicated(CANCEL, ReturnType.INTEGER, this.keys.pending(topic), bytes(id))) == 1L;
+	}
+
+	/**
+	 * Moves the due time of a waiting message.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @param due the new due time
+	 * @return {@code true} if it was waiting and has moved
+	 */
+	public boolean reschedule(String topic, String id, DueTime due) {
+		return number(this.scripts.runReplicated(RESCHEDULE, ReturnType.INTEGER, this.keys.pending(topic), bytes(id),
+				bytes(due.kind()), bytes(due.value()))) == 1L;
+	}
+
+	/**
+	 * Counts a topic's messages by state, and finds the next due time, at one instant.
+	 * @param topic the topic
+	 * @return the counts
+	 */
+	public TopicCounts stats(String topic) {
+		List<?> reply = this.scripts.run(STATS, ReturnType.MULTI, this.keys.pending(topic));
+		byte[] next = nullableBytes(reply.get(4));
+		Instant nextDueAt = (next != null) ? instantOf(next) : null;
+		return new TopicCounts(number(reply.get(1)), number(reply.get(0)), number(reply.get(2)), number(reply.get(3)),
+				nextDueAt);
+	}
+
+}

@@ -1,0 +1,78 @@
+package io.github.delayqueue.redis;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.util.Assert;
+
+/**
+ * Runs the store's scripts and commands on one connection factory, and, for the changes a user relies on, waits for
+ * replicas to confirm them when asked to.
+ */
+final class ScriptExecutor {
+
+	private final RedisTemplate<byte[], byte[]> template;
+
+	private volatile int replicas;
+
+	private volatile Duration replicaTimeout = Duration.ofSeconds(1);
+
+	ScriptExecutor(RedisConnectionFactory connectionFactory) {
+		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
+		this.template = new RedisTemplate<>();
+		this.template.setConnectionFactory(connectionFactory);
+		this.template.setEnableDefaultSerializer(false);
+		this.template.afterPropertiesSet();
+	}
+
+	void setReplicaAcknowledgement(int replicas, Duration timeout) {
+		Assert.isTrue(replicas >= 0, () -> "Replicas must not be negative, but was " + replicas);
+		Assert.isTrue(timeout != null && timeout.toMillis() >= 1,
+				() -> "Replica timeout must be at least 1ms, but was " + timeout);
+		Assert.state(replicas == 0 || this.template.getConnectionFactory() instanceof LettuceConnectionFactory,
+				"Waiting for replicas needs Lettuce (Spring Boot's default Redis client)");
+		this.replicaTimeout = timeout;
+		this.replicas = replicas;
+	}
+
+	int replicas() {
+		return this.replicas;
+	}
+
+	/**
+	 * Runs a script whose change a user relies on (a message stored, cancelled, moved, replayed or purged; a topic
+	 * paused or limited); with replica acknowledgement, returns only once the replicas confirm it.
+	 */
+	<T> T runReplicated(Script script, ReturnType type, byte[]... keysAndArgs) {
+		int replicas = this.replicas;
+		if (replicas == 0) {
+			return run(script, type, keysAndArgs);
+		}
+		long timeoutMillis = this.replicaTimeout.toMillis();
+		ReplicaWait.Replicated<T> result = execute(
+				(connection) -> ReplicaWait.run(connection, script, type, replicas, timeoutMillis, keysAndArgs));
+		Assert.state(result != null && result.reply() != null,
+				() -> "Redis returned no reply to the delayqueue script " + script.name());
+		if (result.confirmed() < replicas) {
+			throw new NotReplicatedException(script.name(), replicas, result.confirmed(), this.replicaTimeout);
+		}
+		return result.reply();
+	}
+
+	<T> T run(Script script, ReturnType type, byte[]... keysAndArgs) {
+		T reply = execute((connection) -> script.run(connection, type, keysAndArgs));
+		Assert.state(reply != null, () -> "Redis returned no reply to the delayqueue script " + script.name());
+		return reply;
+	}
+
+	<T> @Nullable T execute(RedisCallback<T> action) {
+		return this.template.execute(action, true);
+	}
+
+}

@@ -1,0 +1,93 @@
+package io.github.delayqueue.redis;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * How a topic's keys are named: {@code <prefix>:{<topic>}:<part>}, all of a topic's keys sharing one hash tag (so one
+ * cluster slot), and a partition of a topic named as a topic of its own.
+ */
+public final class TopicKeys {
+
+	private final String prefix;
+
+	/**
+	 * Creates the naming of one key prefix.
+	 * @param prefix the prefix of every key, such as {@code dq}
+	 * @throws IllegalArgumentException if the prefix breaks a rule of {@link #validatePrefix(String)}
+	 */
+	public TopicKeys(String prefix) {
+		validatePrefix(prefix);
+		this.prefix = prefix;
+	}
+
+	/**
+	 * Checks a key prefix: not blank, no braces (they would change the hash tag that keeps a topic's keys in one
+	 * cluster slot), no white space or control characters.
+	 * @param prefix the prefix
+	 * @throws IllegalArgumentException if it breaks a rule
+	 */
+	public static void validatePrefix(@Nullable String prefix) {
+		Assert.isTrue(prefix != null && !prefix.isBlank()
+				&& prefix.chars().noneMatch((c) -> c == '{' || c == '}' || Character.isWhitespace(c)
+						|| Character.isISOControl(c)),
+				() -> "Key prefix must not be blank or contain braces, white space or control characters, but was '"
+						+ prefix + "'");
+	}
+
+	/**
+	 * The name under which a partition of a topic is kept, to pass where the store takes a topic: the topic itself
+	 * for partition 0 (so a topic of one partition keeps the layout topics always had), else
+	 * {@code <topic>#<partition>}, a hash tag of its own ({@code #} never appears in a topic).
+	 * @param topic the topic
+	 * @param partition the partition, 0 or more
+	 * @return the name
+	 */
+	public static String partitionName(String topic, int partition) {
+		Assert.isTrue(partition >= 0, () -> "Partition must not be negative, but was " + partition);
+		return (partition == 0) ? topic : topic + "#" + partition;
+	}
+
+	/**
+	 * The prefix of every key.
+	 * @return the prefix
+	 */
+	public String prefix() {
+		return this.prefix;
+	}
+
+	/**
+	 * The pub/sub channel on which the delay to a topic's new earliest due time is published.
+	 * @param topic the topic (or a partition's name)
+	 * @return the channel name
+	 */
+	public String wakeChannel(String topic) {
+		return base(topic) + "wake";
+	}
+
+	/** The key every script of a topic gets first (its pending set); the scripts name the others from it. */
+	byte[] pending(String topic) {
+		return Replies.bytes(base(topic) + "pending");
+	}
+
+	/** The set of known topics, outside any topic's slot. */
+	byte[] topics() {
+		return Replies.bytes(this.prefix + ":topics");
+	}
+
+	/** The hash of recurring schedule definitions, outside any topic's slot. */
+	byte[] recurringDefinitions() {
+		return Replies.bytes(this.prefix + ":recurring");
+	}
+
+	/** A key of a topic's slot beside its messages. */
+	byte[] topicKey(String topic, String part) {
+		return Replies.bytes(base(topic) + part);
+	}
+
+	private String base(String topic) {
+		return this.prefix + ":{" + topic + "}:";
+	}
+
+}

@@ -1,0 +1,35 @@
+-- uses: controls, buckets, leases, dead, v1, format1
+-- Schedules a message, or replaces the one waiting with its id (scheduled or waiting for a retry): its envelope, due
+-- time and expiry; a retrying message keeps its attempts and last error. A message in flight or dead is left as it
+-- is (its handler may be running; a dead letter is replayed or purged by an operator). Wakes consumers when the
+-- message becomes the new head.
+-- ARGV[1] id, ARGV[2] kind ('d' delay in microseconds | 'a' absolute epoch ms), ARGV[3] value, ARGV[4] envelope,
+-- ARGV[5] expiry ('<deadline ms>:<d|x>', '' for none)
+-- Returns 0 (scheduled: no message had the id), 1 (replaced), 2 (in flight: nothing changed), 3 (dead: nothing
+-- changed).
+local id = ARGV[1]
+if redis.call('EXISTS', V1_MSGS) == 1 then
+  adoptOne(id)
+end
+if redis.call('ZSCORE', LEASED, id) or redis.call('ZSCORE', V1_INFLIGHT, id) then
+  return 2
+end
+if redis.call('ZSCORE', BURIED, id) then
+  return 3
+end
+local _, nowUs = clock()
+local due = dueScore(ARGV[2], ARGV[3], nowUs)
+local body, h = bodyOf(id)
+local replaced = redis.call('ZSCORE', PENDING, id) ~= false
+redis.call('HSET', body, id, ARGV[4])
+redis.call('ZADD', PENDING, due, id)
+if ARGV[5] == '' then
+  redis.call('HDEL', EXPIRY, id)
+else
+  redis.call('HSET', EXPIRY, id, ARGV[5])
+end
+if not replaced and h % 16 == 0 then
+  resizing().grow()
+end
+wakeIfHead(id, due, nowUs)
+return replaced and 1 or 0
