@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
 
 /**
@@ -66,8 +67,12 @@ public class RedissonDelayedQueueMigration {
 	 * @return what was found and done
 	 * @throws RedissonMigrationException if a Redisson client still holds the queue, or an element cannot be read
 	 * with the codec (nothing is written in either case)
+	 * @throws IllegalStateException if called inside a transaction
 	 */
 	public MigrationReport migrate(MigrationRequest request) {
+		Assert.state(!TransactionSynchronizationManager.isSynchronizationActive(),
+				"Run the migration outside a transaction: inside one, DelayedQueue writes wait for the commit, "
+						+ "and the migration records what the topic holds as it goes");
 		RedissonDelayedQueueKeys keys = new RedissonDelayedQueueKeys(request.queue());
 		requireNoRedissonClient(keys);
 		RedissonQueueReader reader = new RedissonQueueReader(this.connectionFactory, keys, request.codec());

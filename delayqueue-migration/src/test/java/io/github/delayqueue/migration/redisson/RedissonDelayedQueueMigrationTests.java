@@ -36,10 +36,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.messaging.handler.annotation.Payload;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -89,7 +91,7 @@ class RedissonDelayedQueueMigrationTests {
 			offer(redisson, "order-4", Duration.ofSeconds(1), earliestDue, latestDue);
 			// waiting when the migration runs: their due times are kept exactly
 			for (int i = 5; i < 10; i++) {
-				offer(redisson, "order-" + i, Duration.ofSeconds(12 + i), earliestDue, latestDue);
+				offer(redisson, "order-" + i, Duration.ofMillis(6_000 + 250 * i), earliestDue, latestDue);
 			}
 		}
 		this.application.run((context) -> {
@@ -236,6 +238,22 @@ class RedissonDelayedQueueMigrationTests {
 		}
 		assertThat(redis.call("EXISTS", "delayqueue_migrated:{orders}")).isEqualTo("0");
 		assertThat(redis.call("ZCARD", "redisson_delay_queue_timeout:{orders}")).isEqualTo("1");
+	}
+
+	@Test
+	void insideATransactionItRefusesBeforeReadingAnything() {
+		this.application.run((context) -> {
+			TransactionSynchronizationManager.initSynchronization();
+			try {
+				assertThatIllegalStateException()
+					.isThrownBy(() -> migration(context).migrate(MigrationRequest.of("orders", "order-timeout",
+							RedissonCodec.STRING_CODEC)))
+					.withMessageStartingWith("Run the migration outside a transaction");
+			}
+			finally {
+				TransactionSynchronizationManager.clearSynchronization();
+			}
+		});
 	}
 
 	private static void offer(RedissonQueues redisson, String orderId, Duration delay, Map<String, Long> earliest,
