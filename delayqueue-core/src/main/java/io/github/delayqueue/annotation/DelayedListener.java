@@ -13,8 +13,9 @@ import java.lang.annotation.Target;
  * backoff, and after the last attempt moves it to the dead letters. Its parameters may be, in any order:
  * <ul>
  * <li>the payload: one parameter of any type Jackson can read (records, collections with their generic types,
- * {@code String}...), optionally annotated with {@link org.springframework.messaging.handler.annotation.Payload
- * @Payload}; a payload that cannot be read as this type goes to the dead letters at once;</li>
+ * {@code String}...), optionally annotated with
+ * {@link org.springframework.messaging.handler.annotation.Payload @Payload}; a payload that cannot be read as this
+ * type goes to the dead letters at once;</li>
  * <li>{@link io.github.delayqueue.DeliveredMessage}: the id, topic, due time, attempt and headers;</li>
  * <li>{@link org.springframework.messaging.handler.annotation.Header @Header("name")} values,
  * {@link org.springframework.messaging.handler.annotation.Headers @Headers} {@code Map<String, Object>},

@@ -1,0 +1,122 @@
+package io.github.delayqueue.migration.redisson;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.cfg.JsonNodeFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The Redisson codecs whose values the migration reads, and how each becomes a delayqueue payload (delayqueue
+ * stores payloads as JSON and the listener's parameter type reads them). Decoding never loads a class: the class
+ * names {@code JsonJacksonCodec} writes are dropped, not resolved, and nothing is deserialised with Java
+ * serialisation.
+ */
+public enum RedissonCodec {
+
+	/**
+	 * {@code org.redisson.client.codec.StringCodec} (UTF-8, its default): the value is the string, delivered to a
+	 * {@code String} listener parameter as the old consumer received it (stored as a JSON string).
+	 */
+	STRING_CODEC("org.redisson.client.codec.StringCodec") {
+
+		@Override
+		Object payload(byte[] value) {
+			try {
+				return StandardCharsets.UTF_8.newDecoder()
+					.onMalformedInput(CodingErrorAction.REPORT)
+					.onUnmappableCharacter(CodingErrorAction.REPORT)
+					.decode(ByteBuffer.wrap(value))
+					.toString();
+			}
+			catch (CharacterCodingException ex) {
+				throw new IllegalArgumentException("the value is not UTF-8 text", ex);
+			}
+		}
+
+	},
+
+	/**
+	 * {@code org.redisson.codec.JsonJacksonCodec}: the value is JSON with Jackson 2's default typing; the payload is
+	 * that JSON without its type information (see {@link JacksonTypeInfo}), read by the listener as its parameter
+	 * type.
+	 */
+	JSON_JACKSON_CODEC("org.redisson.codec.JsonJacksonCodec") {
+
+		@Override
+		Object payload(byte[] value) {
+			try {
+				return JacksonTypeInfo.strip(JSON.readTree(value));
+			}
+			catch (JacksonException ex) {
+				throw new IllegalArgumentException("the value is not JSON: " + ex.getOriginalMessage(), ex);
+			}
+		}
+
+	};
+
+	/** Keeps numbers as written: 42.50 stays 42.50. */
+	private static final JsonMapper JSON = JsonMapper.builder()
+		.enable(JsonNodeFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+		.disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+		.build();
+
+	private final String className;
+
+	RedissonCodec(String className) {
+		this.className = className;
+	}
+
+	/**
+	 * The Redisson class of this codec.
+	 * @return the fully qualified class name
+	 */
+	public String className() {
+		return this.className;
+	}
+
+	/**
+	 * The simple name of the Redisson class, such as {@code StringCodec}.
+	 * @return the simple name
+	 */
+	public String simpleName() {
+		return this.className.substring(this.className.lastIndexOf('.') + 1);
+	}
+
+	/**
+	 * Turns a value this codec wrote into the payload to schedule.
+	 * @param value the codec's bytes
+	 * @return a {@code String} or a JSON tree
+	 * @throws IllegalArgumentException if this codec did not write these bytes
+	 */
+	abstract Object payload(byte[] value);
+
+	/**
+	 * The codec of a Redisson class name, simple ({@code JsonJacksonCodec}) or fully qualified.
+	 * @param name the name of the codec the queue was written with
+	 * @return the codec
+	 * @throws IllegalArgumentException naming the codec if it is not one the migration reads
+	 */
+	public static RedissonCodec named(String name) {
+		String trimmed = (name != null) ? name.trim() : "";
+		for (RedissonCodec codec : values()) {
+			if (codec.className.equals(trimmed) || codec.simpleName().equals(trimmed)) {
+				return codec;
+			}
+		}
+		String supported = Arrays.stream(values())
+			.map((codec) -> codec.simpleName() + " (" + codec.className + ")")
+			.collect(Collectors.joining(" and "));
+		throw new IllegalArgumentException("Redisson codec '" + trimmed + "' is not supported: the migration reads "
+				+ supported + " only. Values of other codecs (such as Kryo5Codec, Redisson's default, or "
+				+ "SerializationCodec) name Java types that the migration does not load; move them with a program "
+				+ "of your own that reads them with that codec and schedules them with DelayedQueue");
+	}
+
+}
