@@ -14,6 +14,8 @@
 -- the id of the suspect leased ('' if none), the token of the leases ('' if none), expired count, then per message: id,
 -- due score (ms, to the microsecond), attempt, envelope, expiry ('<deadline ms>:<d|x>'; '' if none)}. A suspect left because it could not be leased does not count as due
 -- now for the delay.
+-- the controls, read before the acknowledgements, which wake consumers if the cap had cut a claim short
+readControls()
 acknowledge(8, #ARGV)
 local now, nowUs = clock()
 local nowScore = score(nowUs)

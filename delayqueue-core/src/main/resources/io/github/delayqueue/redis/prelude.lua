@@ -121,10 +121,23 @@ local CONTROL = BASE .. 'control'
 
 -- After leases ended (acknowledged, failed, handed back): if the cap cut a claim short, wake the consumers, since a
 -- slot is free now. One command for a topic without a cap.
+-- What a claim read of the controls (see readControls), so that it pays one command for them, not two; nil: not read.
+local controls = nil
+
 local function slotsFreed()
+  if controls ~= nil and not controls[7] then
+    -- read at the start of this script: no claim was cut short
+    return
+  end
   if redis.call('HDEL', CONTROL, 'refused') == 1 then
     redis.call('PUBLISH', WAKE, '0')
   end
+end
+
+-- Reads the topic's controls once for the whole script: paused, rate, burst, tokens, at, cap, refused.
+local function readControls()
+  controls = redis.call('HMGET', CONTROL, 'paused', 'rate', 'burst', 'tokens', 'at', 'cap', 'refused')
+  return controls
 end
 
 -- @section buckets -----------------------------------------------------------------------------------------------
@@ -559,7 +572,7 @@ end
 -- cut it, {paused = true} or {cap = <cap>} and/or {rate = r, burst = b, tokens = t}, or nil for a topic without
 -- controls (one command).
 local function admit(limit, now)
-  local c = redis.call('HMGET', CONTROL, 'paused', 'rate', 'burst', 'tokens', 'at', 'cap')
+  local c = controls or readControls()
   if not c[1] and not c[2] and not c[6] then
     return limit, nil
   end
