@@ -106,7 +106,8 @@ public final class DelayQueueAutoConfiguration {
 	RedisDelayedQueue delayedQueue(RedisMessageStore store, PayloadConverter converter, TopicPartitioning partitioning,
 			DelayQueueProperties properties, ObjectProvider<DelayQueueMonitor> monitor,
 			ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<DelayQueueScheduleObservationConvention> observationConvention) {
+			ObjectProvider<DelayQueueScheduleObservationConvention> observationConvention,
+			ObjectProvider<RedisDelayedQueueCustomizer> customizers) {
 		RedisDelayedQueue queue = new DelayQueuePropertiesMapper(properties).delayedQueue(store, converter);
 		queue.setPartitioning(partitioning);
 		monitor.ifUnique(queue::setMonitor);
@@ -114,6 +115,7 @@ public final class DelayQueueAutoConfiguration {
 			observationRegistry.ifUnique(queue::setObservationRegistry);
 			queue.setObservationConvention(observationConvention.getIfUnique());
 		}
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(queue));
 		return queue;
 	}
 
@@ -190,10 +192,11 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean(name = DelayQueueConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
 	DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(
 			DelayedListenerContainerFactoryConfigurer configurer, RedisMessageStore store, PayloadConverter converter,
-			DelayedMessageScheduler scheduler) {
+			DelayedMessageScheduler scheduler, ObjectProvider<DelayedListenerContainerFactoryCustomizer> customizers) {
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store, converter,
 				scheduler);
 		configurer.configure(factory);
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(factory));
 		return factory;
 	}
 

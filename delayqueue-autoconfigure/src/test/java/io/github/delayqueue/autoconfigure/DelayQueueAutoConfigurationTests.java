@@ -451,6 +451,43 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void customizersTuneTheQueueAndTheFactoryInOrderAfterTheProperties() {
+		java.util.List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+		this.runner.withPropertyValues("delayqueue.listener.shutdown-timeout=3s", "delayqueue.transaction-aware=true")
+			.withBean("second", RedisDelayedQueueCustomizer.class,
+					() -> new OrderedQueueCustomizer(2, order, (queue) -> queue.setTransactionAware(false)))
+			.withBean("first", RedisDelayedQueueCustomizer.class,
+					() -> new OrderedQueueCustomizer(1, order, (queue) -> assertThat(queue.isTransactionAware()).isTrue()))
+			.withBean(DelayedListenerContainerFactoryCustomizer.class, () -> (factory) -> {
+				assertThat(factory.getContainerProperties().getShutdownTimeout()).isEqualTo(Duration.ofSeconds(3));
+				factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(7));
+			})
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(order).containsExactly("1", "2");
+				assertThat(context.getBean(io.github.delayqueue.core.RedisDelayedQueue.class).isTransactionAware()).isFalse();
+				assertThat(factory(context).getContainerProperties().getShutdownTimeout()).isEqualTo(Duration.ofSeconds(7));
+			});
+	}
+
+	record OrderedQueueCustomizer(int order, java.util.List<String> seen,
+			java.util.function.Consumer<io.github.delayqueue.core.RedisDelayedQueue> action)
+			implements RedisDelayedQueueCustomizer, org.springframework.core.Ordered {
+
+		@Override
+		public void customize(io.github.delayqueue.core.RedisDelayedQueue queue) {
+			this.seen.add(Integer.toString(this.order));
+			this.action.accept(queue);
+		}
+
+		@Override
+		public int getOrder() {
+			return this.order;
+		}
+
+	}
+
+	@Test
 	void worksBehindRedisSentinelWithBootsProperties() {
 		try (io.github.delayqueue.test.TestRedisSentinel sentinel = io.github.delayqueue.test.TestRedisSentinel.start()) {
 			new ApplicationContextRunner()

@@ -243,6 +243,18 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	}
 
 	/** A bean's method, the bean compared by identity. */
+	/**
+	 * The type a listener method's payload is read into: its parameter that is not the message's metadata, resolved
+	 * against the bean class (for ahead-of-time hints, say).
+	 * @param method the listener method
+	 * @param targetClass the bean's class
+	 * @return the payload type; {@code Object} if the method takes none
+	 * @since 0.3.0
+	 */
+	public static java.lang.reflect.Type payloadTypeOf(Method method, Class<?> targetClass) {
+		return ListenerMethodSignature.payloadType(method, targetClass);
+	}
+
 	private record MethodKey(Object bean, Method method) {
 
 		@Override
