@@ -1,10 +1,12 @@
 package io.github.delayqueue.redis;
 
+import java.util.Arrays;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -19,6 +21,8 @@ import org.springframework.util.Assert;
 
 /**
  * A script followed by {@code WAIT} on the connection that ran it: how the store makes a change wait for replicas.
+ * The one class of the store that needs Lettuce (Spring Data Redis has no {@code WAIT}): it is loaded only when
+ * replica acknowledgement is on, which start-up refuses without Lettuce, so that Jedis applications never touch it.
  */
 final class ReplicaWait {
 
@@ -46,7 +50,7 @@ final class ReplicaWait {
 					RedisClusterAsyncCommands<byte[], byte[]> nodeCommands = (RedisClusterAsyncCommands<byte[], byte[]>) commands
 						.getConnection(host, port);
 					try {
-						T reply = script.runOn(nodeCommands, type, keysAndArgs);
+						T reply = runOn(script, nodeCommands, type, keysAndArgs);
 						return new Replicated<>(reply,
 								confirmed(nodeCommands.waitForReplication(replicas, timeoutMillis), timeoutMillis));
 					}
@@ -80,6 +84,27 @@ final class ReplicaWait {
 	}
 
 	/** From a {@code MOVED <slot> <host>:<port>} error, the host and port; else {@code null}. */
+	/**
+	 * Runs a script on a Lettuce connection of one node (in a cluster, to keep a write and its {@code WAIT} on one
+	 * connection).
+	 */
+	@SuppressWarnings("unchecked")
+	private static <T> T runOn(Script script, RedisClusterAsyncCommands<byte[], byte[]> commands, ReturnType type,
+			byte[]... keysAndArgs) throws ExecutionException, InterruptedException, TimeoutException {
+		ScriptOutputType output = (type == ReturnType.MULTI) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
+		byte[][] keys = { keysAndArgs[0] };
+		byte[][] args = Arrays.copyOfRange(keysAndArgs, 1, keysAndArgs.length);
+		try {
+			return (T) commands.evalsha(script.sha1Hex(), output, keys, args).get(30, TimeUnit.SECONDS);
+		}
+		catch (ExecutionException ex) {
+			if (!Script.isNoScript(ex)) {
+				throw ex;
+			}
+			return (T) commands.eval(script.text(), output, keys, args).get(30, TimeUnit.SECONDS);
+		}
+	}
+
 	private static String @Nullable [] movedTo(ExecutionException ex) {
 		String message = (ex.getCause() != null) ? ex.getCause().getMessage() : null;
 		if (message == null || !message.startsWith("MOVED ")) {

@@ -8,13 +8,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -106,33 +101,17 @@ final class Script {
 		}
 	}
 
-	/**
-	 * Runs the script on a Lettuce connection of one node (in a cluster, to keep a write and its {@code WAIT} on one
-	 * connection).
-	 * @param commands the node's commands
-	 * @param type the reply's type
-	 * @param keysAndArgs the key (the topic's pending set) followed by the arguments
-	 * @return the reply
-	 */
-	@SuppressWarnings("unchecked")
-	<T> T runOn(RedisClusterAsyncCommands<byte[], byte[]> commands, ReturnType type, byte[]... keysAndArgs)
-			throws ExecutionException, InterruptedException, TimeoutException {
-		ScriptOutputType output = (type == ReturnType.MULTI) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-		byte[][] keys = { keysAndArgs[0] };
-		byte[][] args = Arrays.copyOfRange(keysAndArgs, 1, keysAndArgs.length);
-		try {
-			return (T) commands.evalsha(new String(this.sha1, StandardCharsets.US_ASCII), output, keys, args)
-				.get(30, TimeUnit.SECONDS);
-		}
-		catch (ExecutionException ex) {
-			if (!isNoScript(ex)) {
-				throw ex;
-			}
-			return (T) commands.eval(this.text, output, keys, args).get(30, TimeUnit.SECONDS);
-		}
+	/** The script's SHA-1 digest, as {@code EVALSHA} takes it. */
+	String sha1Hex() {
+		return new String(this.sha1, StandardCharsets.US_ASCII);
 	}
 
-	private static boolean isNoScript(Throwable ex) {
+	/** The script's whole text (prelude sections included), as {@code EVAL} takes it. */
+	byte[] text() {
+		return this.text;
+	}
+
+	static boolean isNoScript(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			String message = cause.getMessage();
 			if (message != null && message.contains("NOSCRIPT")) {

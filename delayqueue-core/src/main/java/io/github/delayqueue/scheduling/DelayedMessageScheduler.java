@@ -26,6 +26,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.util.Assert;
 
@@ -146,6 +147,10 @@ public class DelayedMessageScheduler implements SmartLifecycle {
 			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 			container.setConnectionFactory(this.connectionFactory);
 			container.setTaskExecutor(Runnable::run);
+			// a blocking client (Jedis) holds a thread for its subscription: its own, never the caller's
+			SimpleAsyncTaskExecutor subscriptionThreads = new SimpleAsyncTaskExecutor("delayqueue-wake-");
+			subscriptionThreads.setDaemon(true);
+			container.setSubscriptionExecutor(subscriptionThreads);
 			container.setErrorHandler((ex) -> logger.warn("Wake channel listener failed", ex));
 			container.setBeanName("delayqueueWakeSubscriptions");
 			container.afterPropertiesSet();
