@@ -6,7 +6,7 @@ import java.util.List;
 
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.TopicStats;
-import io.github.delayqueue.test.TestRedis;
+import io.github.delayqueue.build.redis.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

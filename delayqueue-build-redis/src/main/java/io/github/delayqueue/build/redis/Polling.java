@@ -1,4 +1,4 @@
-package io.github.delayqueue.test;
+package io.github.delayqueue.build.redis;
 
 import java.time.Duration;
 import java.util.function.BooleanSupplier;

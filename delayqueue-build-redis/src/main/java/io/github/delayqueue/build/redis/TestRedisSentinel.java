@@ -1,4 +1,4 @@
-package io.github.delayqueue.test;
+package io.github.delayqueue.build.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -141,7 +141,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 	 * @return the reply
 	 */
 	public String call(int port, String... args) {
-		return RespClient.send(port, args);
+		return RedisCalls.call(port, args);
 	}
 
 	/** Stops the Sentinels, then the servers, and deletes their data. */

@@ -1,4 +1,4 @@
-package io.github.delayqueue.test;
+package io.github.delayqueue.build.redis;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.embedded.RedisServerProcess;
+
+import org.springframework.test.util.TestSocketUtils;
 
 /**
  * A Redis Cluster of {@code redis-server} processes on loopback ports, started by the test that uses it: a number
@@ -203,7 +205,7 @@ public final class TestRedisCluster implements AutoCloseable {
 	 * @return the reply
 	 */
 	public String call(int port, String... args) {
-		return RespClient.send(port, args);
+		return RedisCalls.call(port, args);
 	}
 
 	/**
@@ -292,7 +294,7 @@ public final class TestRedisCluster implements AutoCloseable {
 	/** A free port whose cluster bus port (port + 10000) is free too. */
 	private static int freeClusterPort() {
 		for (int attempt = 0; attempt < 100; attempt++) {
-			int port = FreePorts.find();
+			int port = TestSocketUtils.findAvailableTcpPort();
 			if (port + 10000 <= 65535 && isFree(port + 10000)) {
 				return port;
 			}

@@ -1,4 +1,4 @@
-package io.github.delayqueue.test;
+package io.github.delayqueue.build.redis;
 
 /**
  * One way of providing a Redis server. {@link #start()} may be called again after {@link #stop()} or

@@ -1,6 +1,5 @@
-package io.github.delayqueue.test;
+package io.github.delayqueue.build.redis;
 
-import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Locale;
@@ -118,10 +117,11 @@ public final class TestRedis implements AutoCloseable {
 	 * @return {@code true} if it answers
 	 */
 	public boolean isRunning() {
-		try (RespClient client = connect(500)) {
-			return "PONG".equals(client.call("PING"));
+		try {
+			return "PONG".equals(RedisCalls.call(host(), port(), password(), database(), Duration.ofMillis(500),
+					"PING"));
 		}
-		catch (IOException ex) {
+		catch (RuntimeException ex) {
 			return false;
 		}
 	}
@@ -163,34 +163,20 @@ public final class TestRedis implements AutoCloseable {
 	}
 
 	/**
-	 * Sends one command to the server and returns the reply as text (array elements joined by new lines).
-	 * Meant for setup and assertions that need no client library, such as {@code INFO} or {@code CONFIG SET}.
+	 * Sends one command to the server (with Lettuce, on a connection of its own) and returns the reply as text
+	 * (array elements joined by new lines). Meant for setup and assertions, such as {@code INFO} or
+	 * {@code CONFIG SET}.
 	 * @param args the command and its arguments
 	 * @return the reply as text, or {@code null} for a null reply
+	 * @throws IllegalStateException if the server cannot be reached or replies with an error
 	 */
 	public String call(String... args) {
-		try (RespClient client = connect(5_000)) {
-			return client.call(args);
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Redis command " + args[0] + " failed at " + host() + ":" + port(), ex);
-		}
-	}
-
-	private RespClient connect(int timeoutMillis) throws IOException {
-		RespClient client = new RespClient(host(), port(), timeoutMillis);
 		try {
-			if (password() != null) {
-				client.call("AUTH", password());
-			}
-			if (database() != 0) {
-				client.call("SELECT", Integer.toString(database()));
-			}
-			return client;
+			return RedisCalls.call(host(), port(), password(), database(), Duration.ofSeconds(5), args);
 		}
-		catch (IOException ex) {
-			client.close();
-			throw ex;
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("Redis command " + args[0] + " failed at " + host() + ":" + port()
+					+ ": " + ex.getMessage(), ex);
 		}
 	}
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.test;
+package io.github.delayqueue.build.redis;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +10,8 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 
+import org.springframework.test.util.TestSocketUtils;
+
 /**
  * A {@code redis:7} container. Its port is bound to a fixed free host port, so a stopped and started container
  * serves on the same address.
@@ -18,7 +20,7 @@ final class ContainerBackend implements Backend {
 
 	private static final String IMAGE = "redis:7";
 
-	private final int port = FreePorts.find();
+	private final int port = TestSocketUtils.findAvailableTcpPort();
 
 	private final GenericContainer<?> container;
 
