@@ -85,6 +85,14 @@ class DelayQueueTestTests {
 	}
 
 	@Test
+	void advanceAllTravelsInEveryKnownTopic() {
+		this.queue.schedule(ReminderListeners.REMINDERS, "all", new Reminder("all"), Duration.ofHours(4));
+		assertThat(this.tester.advanceAll(Duration.ofHours(4))).isPositive();
+		this.tester.awaitIdle(ReminderListeners.REMINDERS);
+		assertThat(this.tester.payloads(ReminderListeners.REMINDERS, Reminder.class)).contains(new Reminder("all"));
+	}
+
+	@Test
 	void fireNowDeliversOneMessageByIdAndRefusesOneThatIsNotWaiting() {
 		this.queue.schedule(ReminderListeners.REMINDERS, "one", new Reminder("one"), Duration.ofDays(3));
 		this.queue.schedule(ReminderListeners.REMINDERS, "two", new Reminder("two"), Duration.ofDays(3));
