@@ -121,8 +121,7 @@ public final class ListenerRecorder {
 	 */
 	public DelayedListenerContainerFactory recording(DelayedListenerContainerFactory factory) {
 		Assert.notNull(factory, "Container factory must not be null");
-		if (factory instanceof Advised advised && Arrays.stream(advised.getAdvisors())
-			.anyMatch((advisor) -> advisor.getAdvice() instanceof RecordingAdvice advice && advice.recorder() == this)) {
+		if (recordsFor(factory)) {
 			return factory;
 		}
 		ProxyFactory proxy = new ProxyFactory(factory);
@@ -130,6 +129,11 @@ public final class ListenerRecorder {
 		proxy.setProxyTargetClass(!Modifier.isFinal(type.getModifiers()) && !type.isHidden() && !type.isSynthetic());
 		proxy.addAdvice(new RecordingAdvice(this));
 		return (DelayedListenerContainerFactory) proxy.getProxy(type.getClassLoader());
+	}
+
+	private boolean recordsFor(DelayedListenerContainerFactory factory) {
+		return factory instanceof Advised advised && Arrays.stream(advised.getAdvisors())
+			.anyMatch((advisor) -> advisor.getAdvice() instanceof RecordingAdvice advice && advice.recorder() == this);
 	}
 
 	private Call started(DeliveredMessage message, @Nullable Object payload) {

@@ -36,7 +36,10 @@ public final class TestRedisServer {
 	/** The image of the container, unless {@value #IMAGE_PROPERTY} names another. */
 	public static final String DEFAULT_IMAGE = "redis:7";
 
-	/** The system property or environment setting that chooses the server: {@code auto}, {@code container} or {@code process}. */
+	/**
+	 * The property that chooses the server: {@code auto}, {@code container} or {@code process} (a system property,
+	 * an environment variable {@code DELAYQUEUE_TEST_REDIS_SERVER}, or with Spring Boot any property source).
+	 */
 	public static final String SERVER_PROPERTY = "delayqueue.test.redis.server";
 
 	/** The system property that names another image for the container. */
