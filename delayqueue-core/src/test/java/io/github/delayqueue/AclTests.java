@@ -3,6 +3,8 @@ package io.github.delayqueue;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.delayqueue.build.redis.TestRedis;
+import io.github.delayqueue.build.redis.TestRedisCluster;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.RedisDelayedQueue;
@@ -13,8 +15,6 @@ import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
-import io.github.delayqueue.test.TestRedis;
-import io.github.delayqueue.test.TestRedisCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -2,12 +2,12 @@ package io.github.delayqueue;
 
 import java.time.Duration;
 
+import io.github.delayqueue.build.redis.TestRedisCluster;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.NotReplicatedException;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.test.TestRedisCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -4,14 +4,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.delayqueue.build.redis.TestRedis;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
+import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
-import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
-import io.github.delayqueue.test.TestRedis;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;

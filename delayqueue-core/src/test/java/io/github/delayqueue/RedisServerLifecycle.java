@@ -1,6 +1,6 @@
 package io.github.delayqueue;
 
-import io.github.delayqueue.test.TestRedis;
+import io.github.delayqueue.build.redis.TestRedis;
 
 import org.springframework.context.SmartLifecycle;
 

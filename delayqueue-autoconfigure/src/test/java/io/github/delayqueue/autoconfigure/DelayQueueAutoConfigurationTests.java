@@ -31,7 +31,7 @@ import io.github.delayqueue.support.micrometer.MicrometerDelayQueueMonitor;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
-import io.github.delayqueue.test.TestRedisExtension;
+import io.github.delayqueue.build.redis.TestRedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -489,7 +489,7 @@ class DelayQueueAutoConfigurationTests {
 
 	@Test
 	void worksBehindRedisSentinelWithBootsProperties() {
-		try (io.github.delayqueue.test.TestRedisSentinel sentinel = io.github.delayqueue.test.TestRedisSentinel.start()) {
+		try (io.github.delayqueue.build.redis.TestRedisSentinel sentinel = io.github.delayqueue.build.redis.TestRedisSentinel.start()) {
 			new ApplicationContextRunner()
 				.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 						DelayQueueAutoConfiguration.class))

@@ -24,7 +24,7 @@ import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Positive;
 import io.github.delayqueue.listener.adapter.DelayQueueHeaders;
 import io.github.delayqueue.RedisServerLifecycle;
-import io.github.delayqueue.test.TestRedis;
+import io.github.delayqueue.build.redis.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

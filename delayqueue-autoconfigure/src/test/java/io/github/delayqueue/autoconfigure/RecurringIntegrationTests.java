@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.recurring.RecurringSchedule;
 import io.github.delayqueue.recurring.RecurringSchedules;
-import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

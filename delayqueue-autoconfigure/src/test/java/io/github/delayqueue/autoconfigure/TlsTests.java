@@ -23,6 +23,7 @@ import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.test.util.TestSocketUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -43,7 +44,7 @@ class TlsTests {
 		Path redisServer = onPath("redis-server");
 		assumeThat(redisServer).as("needs redis-server on the PATH (Debian package redis-server)").isNotNull();
 		makeCertificates(openssl, certificates);
-		int tlsPort = freePort();
+		int tlsPort = TestSocketUtils.findAvailableTcpPort();
 		RedisServerProcess server;
 		try {
 			server = RedisServerProcess.onFreePort()
@@ -114,12 +115,6 @@ class TlsTests {
 			}
 		}
 		return null;
-	}
-
-	private static int freePort() throws IOException {
-		try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
-		}
 	}
 
 }

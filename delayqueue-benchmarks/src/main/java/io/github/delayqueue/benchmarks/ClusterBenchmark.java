@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.build.redis.TestRedisCluster;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.RedisDelayedQueue;
@@ -26,10 +27,9 @@ import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
-import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
-import io.github.delayqueue.test.TestRedisCluster;
 import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 

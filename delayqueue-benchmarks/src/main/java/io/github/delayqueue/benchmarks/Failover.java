@@ -10,12 +10,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.build.redis.TestRedisCluster;
+import io.github.delayqueue.build.redis.TestRedisSentinel;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.test.TestRedisCluster;
-import io.github.delayqueue.test.TestRedisSentinel;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 

@@ -11,9 +11,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -8,12 +8,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DeliveredMessage;
-import io.github.delayqueue.Recorder;
 import io.github.delayqueue.Listeners;
+import io.github.delayqueue.Recorder;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
-import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.Recorder;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
-import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

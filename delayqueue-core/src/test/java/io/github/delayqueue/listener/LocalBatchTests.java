@@ -7,11 +7,11 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.StoredMessage;
-import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -16,10 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.test.TestRedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

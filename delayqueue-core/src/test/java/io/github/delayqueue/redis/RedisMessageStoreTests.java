@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.test.TestRedis;
-import io.github.delayqueue.test.TestRedisExtension;
+import io.github.delayqueue.build.redis.TestRedis;
+import io.github.delayqueue.build.redis.TestRedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

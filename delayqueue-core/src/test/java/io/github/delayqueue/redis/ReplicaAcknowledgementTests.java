@@ -3,9 +3,9 @@ package io.github.delayqueue.redis;
 import java.time.Duration;
 
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.build.redis.TestRedisSentinel;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
-import io.github.delayqueue.test.TestRedisSentinel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

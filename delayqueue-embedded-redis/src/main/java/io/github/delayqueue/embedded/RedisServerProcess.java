@@ -3,11 +3,8 @@ package io.github.delayqueue.embedded;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,12 +21,27 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.ProtocolVersion;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+
+import org.springframework.test.util.TestSocketUtils;
+
 /**
  * A {@code redis-server} process bound to {@code 127.0.0.1}, with a data directory of its own that outlives
  * {@link #stop()} and {@link #kill()} until {@link #close()}, so that a restart with append-only persistence finds
  * its data again. The binary is the one {@code org.signal:embedded-redis} ships for this platform (Redis 7.0.15 for
  * Linux and macOS), else {@code redis-server} from the {@code PATH}. Processes still running when the JVM exits
- * are killed.
+ * are killed (unless {@link Builder#killOnExit(boolean)} leaves that to their owner). It talks to the server with
+ * Lettuce (its readiness, {@code SHUTDOWN}); {@link #onFreePort()} takes a port from spring-test's
+ * {@code TestSocketUtils}, so it needs {@code spring-test} on the class path.
  *
  * <pre class="code">
  * try (RedisServerProcess redis = RedisServerProcess.onPort(6379).appendOnly(true).start()) {
@@ -47,6 +59,8 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private static volatile Path extractedBinary;
 
+	private static RedisClient client;
+
 	static {
 		Runtime.getRuntime()
 			.addShutdownHook(new Thread(() -> running.forEach(Process::destroyForcibly), "redis-server-cleanup"));
@@ -62,6 +76,8 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private final Path directory;
 
+	private final boolean killOnExit;
+
 	private int port;
 
 	private Process process;
@@ -71,6 +87,7 @@ public final class RedisServerProcess implements AutoCloseable {
 		this.appendOnly = builder.appendOnly;
 		this.arguments = List.copyOf(builder.arguments);
 		this.configLines = List.copyOf(builder.configLines);
+		this.killOnExit = builder.killOnExit;
 		this.port = builder.port;
 		try {
 			this.directory = Files.createTempDirectory("redis-server-");
@@ -93,7 +110,8 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * A server on a free port, chosen when it starts (and kept across restarts).
+	 * A server on a free port, chosen when it starts (and kept across restarts) by spring-test's
+	 * {@code TestSocketUtils}, which must be on the class path.
 	 * @return a builder
 	 */
 	public static Builder onFreePort() {
@@ -265,7 +283,9 @@ public final class RedisServerProcess implements AutoCloseable {
 				.redirectErrorStream(true)
 				.redirectOutput(this.directory.resolve("redis.out").toFile())
 				.start();
-			running.add(started);
+			if (this.killOnExit) {
+				running.add(started);
+			}
 			return started;
 		}
 		catch (IOException ex) {
@@ -274,36 +294,45 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	private boolean awaitPong() {
-		long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-		while (System.nanoTime() - deadline < 0) {
-			if (!this.process.isAlive()) {
-				return false;
-			}
-			if (ping()) {
-				return true;
-			}
-			try {
-				Thread.sleep(10);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return false;
-			}
+		try {
+			Awaitility.await("redis-server on port " + this.port + " to answer PING")
+				.atMost(STARTUP_TIMEOUT)
+				.pollDelay(Duration.ZERO)
+				.pollInterval(Duration.ofMillis(10))
+				.until(() -> !this.process.isAlive() || ping());
+			return this.process.isAlive();
 		}
-		return false;
+		catch (ConditionTimeoutException ex) {
+			return false;
+		}
 	}
 
 	private boolean ping() {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 500);
-			socket.setSoTimeout(500);
-			socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-			byte[] reply = socket.getInputStream().readNBytes(7);
-			return "+PONG\r\n".equals(new String(reply, StandardCharsets.US_ASCII));
+		try (StatefulRedisConnection<String, String> connection = connect(Duration.ofMillis(500))) {
+			return "PONG".equals(connection.sync().ping());
 		}
-		catch (IOException ex) {
+		catch (RuntimeException ex) {
 			return false;
 		}
+	}
+
+	private StatefulRedisConnection<String, String> connect(Duration timeout) {
+		RedisURI uri = RedisURI.builder().withHost("127.0.0.1").withPort(this.port).withTimeout(timeout).build();
+		return client().connect(StringCodec.UTF8, uri);
+	}
+
+	/** One Lettuce client (its threads are daemons) for every server of the JVM: connections are per call. */
+	private static synchronized RedisClient client() {
+		if (client == null) {
+			RedisClient created = RedisClient.create();
+			created.setOptions(ClientOptions.builder()
+				.protocolVersion(ProtocolVersion.RESP2)
+				.autoReconnect(false)
+				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+				.build());
+			client = created;
+		}
+		return client;
 	}
 
 	/**
@@ -313,15 +342,19 @@ public final class RedisServerProcess implements AutoCloseable {
 		if (!isAlive()) {
 			return;
 		}
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 2_000);
-			OutputStream out = socket.getOutputStream();
-			out.write("SHUTDOWN\r\n".getBytes(StandardCharsets.US_ASCII));
-			out.flush();
-			socket.getInputStream().read();
+		try (StatefulRedisConnection<String, String> connection = connect(Duration.ofSeconds(2))) {
+			// plain SHUTDOWN, as redis-cli sends it: no snapshot is forced (the server saves none, "--save ''"),
+			// and the append-only file is synced if there is one; the server closes the connection instead of
+			// replying
+			connection.async()
+				.dispatch(CommandType.SHUTDOWN, new StatusOutput<>(StringCodec.UTF8))
+				.await(2, TimeUnit.SECONDS);
 		}
-		catch (IOException ex) {
-			// the connection closes as the server exits
+		catch (RuntimeException ex) {
+			// not answering: killed below if it does not exit
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 		awaitExit();
 	}
@@ -369,12 +402,7 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	private static int findFreePort() {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("No free loopback port", ex);
-		}
+		return TestSocketUtils.findAvailableTcpPort();
 	}
 
 	/** Settings of a {@link RedisServerProcess}. */
@@ -389,6 +417,8 @@ public final class RedisServerProcess implements AutoCloseable {
 		private final List<String> configLines = new ArrayList<>();
 
 		private Path binary;
+
+		private boolean killOnExit = true;
 
 		private Builder(int port) {
 			this.port = port;
@@ -434,6 +464,18 @@ public final class RedisServerProcess implements AutoCloseable {
 		 */
 		public Builder configLines(String... lines) {
 			this.configLines.addAll(List.of(lines));
+			return this;
+		}
+
+		/**
+		 * Whether the JVM's exit kills the process (from a shutdown hook, at the same time as every other hook). On
+		 * by default. An owner that must stop it later than that (after the application contexts that use it have
+		 * closed, say) turns it off and stops it itself.
+		 * @param killOnExit whether to kill the process when the JVM exits
+		 * @return this builder
+		 */
+		public Builder killOnExit(boolean killOnExit) {
+			this.killOnExit = killOnExit;
 			return this;
 		}
 

@@ -19,6 +19,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.util.TestSocketUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -30,7 +31,7 @@ import static org.awaitility.Awaitility.await;
 		properties = { "delayqueue.metrics.refresh-interval=200ms", "management.endpoint.delayqueue.access=unrestricted" })
 class ActuatorEndpointTests {
 
-	private static final int REDIS_PORT = OrderTimeoutEndToEndTests.freePort();
+	private static final int REDIS_PORT = TestSocketUtils.findAvailableTcpPort();
 
 	private final HttpClient client = HttpClient.newHttpClient();
 

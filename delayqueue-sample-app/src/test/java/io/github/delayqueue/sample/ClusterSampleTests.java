@@ -3,7 +3,7 @@ package io.github.delayqueue.sample;
 import java.time.Duration;
 
 import io.github.delayqueue.DelayedQueue;
-import io.github.delayqueue.test.TestRedisCluster;
+import io.github.delayqueue.build.redis.TestRedisCluster;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

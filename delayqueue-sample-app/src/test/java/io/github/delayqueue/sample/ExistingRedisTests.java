@@ -1,6 +1,6 @@
 package io.github.delayqueue.sample;
 
-import io.github.delayqueue.test.TestRedis;
+import io.github.delayqueue.build.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

@@ -1,10 +1,10 @@
 package io.github.delayqueue.sample;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.test.DelayQueueTester;
+import io.github.delayqueue.test.autoconfigure.AutoConfigureDelayQueueTester;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -12,19 +12,22 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.util.TestSocketUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
- * The sample over real HTTP, on the embedded-Redis default: nothing answers on the configured Redis port, so the
- * application starts its own server there.
+ * The sample over real HTTP, on the embedded-Redis default (nothing answers on the configured Redis port, so the
+ * application starts its own server there), with the production payment timeout of 30 minutes: the test makes the
+ * 30 minutes pass on the Redis clock with the kit's {@link DelayQueueTester}.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.orders.payment-timeout=1s", "delayqueue.scheduler.poll-interval=200ms" })
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@AutoConfigureDelayQueueTester
 class OrderTimeoutEndToEndTests {
 
-	private static final int REDIS_PORT = freePort();
+	private static final Duration PAYMENT_TIMEOUT = Duration.ofMinutes(30);
+
+	private static final int REDIS_PORT = TestSocketUtils.findAvailableTcpPort();
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
@@ -41,10 +44,21 @@ class OrderTimeoutEndToEndTests {
 	@Autowired
 	private DelayedQueue queue;
 
+	@Autowired
+	private DelayQueueTester tester;
+
+	@Autowired
+	private SampleProperties properties;
+
 	@Test
 	void withNothingOnThePortTheSampleStartsItsOwnRedis() {
 		assertThat(this.embeddedRedis.isStarted()).isTrue();
 		assertThat(this.queue.stats("order-timeout")).isNotNull();
+	}
+
+	@Test
+	void theTestsRunWithTheProductionPaymentTimeout() {
+		assertThat(this.properties.orders().paymentTimeout()).isEqualTo(PAYMENT_TIMEOUT);
 	}
 
 	@Test
@@ -66,8 +80,16 @@ class OrderTimeoutEndToEndTests {
 		String id = created.text("id");
 		assertThat(created.location()).endsWith("/orders/" + id);
 
-		await().atMost(Duration.ofSeconds(20))
-			.until(() -> http.get("/orders/" + id).text("status").equals("CANCELLED"));
+		// a minute early, nothing happens
+		this.tester.advance(OrderService.TIMEOUT_TOPIC, PAYMENT_TIMEOUT.minusMinutes(1));
+		this.tester.awaitIdle(OrderService.TIMEOUT_TOPIC);
+		assertThat(http.get("/orders/" + id).text("status")).isEqualTo("PENDING_PAYMENT");
+
+		this.tester.advance(OrderService.TIMEOUT_TOPIC, PAYMENT_TIMEOUT);
+		this.tester.awaitIdle(OrderService.TIMEOUT_TOPIC);
+		assertThat(http.get("/orders/" + id).text("status")).isEqualTo("CANCELLED");
+		assertThat(this.tester.payloads(OrderService.TIMEOUT_TOPIC, OrderTimeout.class))
+			.contains(new OrderTimeout(id));
 		assertThat(http.get("/orders").body().findValuesAsString("id")).contains(id);
 	}
 
@@ -80,10 +102,9 @@ class OrderTimeoutEndToEndTests {
 		assertThat(paid.text("status")).isEqualTo("PAID");
 		assertThat(this.queue.cancel("order-timeout", id)).as("the timeout was cancelled").isFalse();
 
-		// a marker order created after it has a later timeout; once the marker is cancelled, bob's would have been
-		String marker = http.post("/orders", "{\"customer\": \"marker\", \"amount\": 1}").text("id");
-		await().atMost(Duration.ofSeconds(20))
-			.until(() -> http.get("/orders/" + marker).text("status").equals("CANCELLED"));
+		this.tester.advance(OrderService.TIMEOUT_TOPIC, PAYMENT_TIMEOUT.plusHours(1));
+		this.tester.awaitIdle(OrderService.TIMEOUT_TOPIC);
+		assertThat(this.tester.received(OrderService.TIMEOUT_TOPIC)).noneMatch((call) -> call.id().equals(id));
 		assertThat(http.get("/orders/" + id).text("status")).isEqualTo("PAID");
 		assertThat(http.post("/orders/" + id + "/pay", null).status()).as("paying again is harmless").isEqualTo(200);
 	}
@@ -92,8 +113,9 @@ class OrderTimeoutEndToEndTests {
 	void payingACancelledOrderIsAConflict() {
 		HttpJson http = new HttpJson(this.port);
 		String id = http.post("/orders", "{\"customer\": \"carol\", \"amount\": 5}").text("id");
-		await().atMost(Duration.ofSeconds(20))
-			.until(() -> http.get("/orders/" + id).text("status").equals("CANCELLED"));
+		this.tester.fireNow(OrderService.TIMEOUT_TOPIC, id);
+		this.tester.awaitIdle(OrderService.TIMEOUT_TOPIC);
+		assertThat(http.get("/orders/" + id).text("status")).isEqualTo("CANCELLED");
 		HttpJson.Response response = http.post("/orders/" + id + "/pay", null);
 		assertThat(response.status()).isEqualTo(409);
 		assertThat(response.text("title")).isEqualTo("Order cancelled");
@@ -113,14 +135,4 @@ class OrderTimeoutEndToEndTests {
 		assertThat(missing.text("title")).isEqualTo("Order not found");
 		assertThat(http.post("/orders/no-such-order/pay", null).status()).isEqualTo(404);
 	}
-
-	static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
-		}
-		catch (java.io.IOException ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
-
 }

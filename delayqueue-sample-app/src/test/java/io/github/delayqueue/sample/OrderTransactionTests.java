@@ -2,40 +2,35 @@ package io.github.delayqueue.sample;
 
 import java.math.BigDecimal;
 import java.time.Duration;
-import java.util.List;
+import java.time.Instant;
 
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.TopicStats;
-import io.github.delayqueue.test.TestRedis;
+import io.github.delayqueue.test.DelayQueueTester;
+import io.github.delayqueue.test.autoconfigure.AutoConfigureDelayQueueTester;
+import io.github.delayqueue.test.autoconfigure.AutoConfigureTestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * An order and its timeout commit together: an order whose transaction rolls back leaves no timeout, a payment
  * that rolls back leaves the timeout in place, and a timeout lost between a commit and Redis is restored on
- * start-up.
+ * start-up, due when it always was. The whole application runs, with the production payment timeout of 30 minutes,
+ * on the kit's test Redis; the kit's tester makes the 30 minutes pass.
  */
-@DirtiesContext
-@SpringBootTest(properties = "sample.orders.payment-timeout=2s")
+@SpringBootTest(properties = "sample.embedded-redis.enabled=false")
+@AutoConfigureTestRedis
+@AutoConfigureDelayQueueTester
 class OrderTransactionTests {
 
-	static final TestRedis redis = TestRedis.builder().build();
-
-	@DynamicPropertySource
-	static void redisProperties(DynamicPropertyRegistry registry) {
-		TestRedisProperties.register(registry, redis);
-	}
+	private static final Duration PAYMENT_TIMEOUT = Duration.ofMinutes(30);
 
 	@Autowired
 	private OrderService orders;
@@ -51,6 +46,9 @@ class OrderTransactionTests {
 
 	@Autowired
 	private OrderTimeoutRecovery recovery;
+
+	@Autowired
+	private DelayQueueTester tester;
 
 	@BeforeEach
 	void clean() {
@@ -75,12 +73,14 @@ class OrderTransactionTests {
 			this.orders.pay(order.id());
 			status.setRollbackOnly();
 		});
-		await().atMost(Duration.ofSeconds(30))
-			.until(() -> this.orders.get(order.id()).status() == OrderStatus.CANCELLED);
+		assertThat(this.tester.advance(OrderService.TIMEOUT_TOPIC, PAYMENT_TIMEOUT)).isPositive();
+		this.tester.awaitIdle(OrderService.TIMEOUT_TOPIC);
+		assertThat(this.orders.get(order.id()).status()).isEqualTo(OrderStatus.CANCELLED);
 	}
 
 	@Test
 	void aTimeoutLostBetweenTheCommitAndRedisIsRestoredOnStartUp() {
+		Instant start = this.tester.redisTime();
 		Order order = this.orders.create("grace", new BigDecimal("9.00"));
 		// as if the application had stopped between the order's commit and the timeout's write
 		assertThat(this.queue.cancel(OrderService.TIMEOUT_TOPIC, order.id())).isTrue();
@@ -89,14 +89,15 @@ class OrderTransactionTests {
 
 		this.recovery.run(null);
 
-		await().atMost(Duration.ofSeconds(30))
-			.until(() -> this.orders.get(order.id()).status() == OrderStatus.CANCELLED);
+		Instant restoredDue = this.queue.lookup(OrderService.TIMEOUT_TOPIC, order.id()).orElseThrow().dueAt();
+		assertThat(restoredDue).as("due when it always was: 30 minutes after the order")
+			.isBetween(order.createdAt().plus(PAYMENT_TIMEOUT).minusSeconds(5),
+					start.plus(PAYMENT_TIMEOUT).plusSeconds(5));
+		this.tester.advance(OrderService.TIMEOUT_TOPIC, PAYMENT_TIMEOUT);
+		TopicStats stats = this.tester.awaitIdle(OrderService.TIMEOUT_TOPIC);
+		assertThat(this.orders.get(order.id()).status()).isEqualTo(OrderStatus.CANCELLED);
 		assertThat(this.orders.get(paid.id()).status()).isEqualTo(OrderStatus.PAID);
-		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-			TopicStats stats = this.queue.stats(OrderService.TIMEOUT_TOPIC);
-			assertThat(List.of(stats.waiting(), stats.inflight())).as("nothing left for the paid order")
-				.containsOnly(0L);
-		});
+		assertThat(stats.waiting() + stats.inflight()).as("nothing left for the paid order").isZero();
 	}
 
 }

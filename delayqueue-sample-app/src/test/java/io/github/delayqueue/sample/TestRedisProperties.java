@@ -1,6 +1,6 @@
 package io.github.delayqueue.sample;
 
-import io.github.delayqueue.test.TestRedis;
+import io.github.delayqueue.build.redis.TestRedis;
 
 import org.springframework.test.context.DynamicPropertyRegistry;
 

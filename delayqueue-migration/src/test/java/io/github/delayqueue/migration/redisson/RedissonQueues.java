@@ -3,7 +3,7 @@ package io.github.delayqueue.migration.redisson;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import io.github.delayqueue.test.TestRedis;
+import io.github.delayqueue.build.redis.TestRedis;
 import org.redisson.Redisson;
 import org.redisson.api.RDelayedQueue;
 import org.redisson.api.RedissonClient;

@@ -1,0 +1,413 @@
+package io.github.delayqueue.test;
+
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.config.DelayedListenerContainerFactory;
+import io.github.delayqueue.config.DelayedListenerEndpoint;
+import io.github.delayqueue.listener.ContainerProperties;
+import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.DelayedMessageHandler;
+import io.github.delayqueue.listener.HandlerTimeoutException;
+import io.github.delayqueue.listener.ListenerOptions;
+import io.github.delayqueue.listener.ListenerRegistration;
+import io.github.delayqueue.support.DelayQueueMonitor;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.util.Assert;
+
+/**
+ * Records what the listeners of the containers a factory makes receive: each call's message, payload, what it threw,
+ * and what became of the message. Make a factory record with {@link #recording(DelayedListenerContainerFactory)}
+ * (the test auto-configuration does it for every container factory bean); its containers then run their listeners
+ * through the recorder and report to it beside their own monitor, which keeps working. Nothing changes in what the
+ * listeners do or in how the queue treats their messages.
+ * <p>
+ * A message that cannot be read as the listener's payload type never reaches the listener, so it is not recorded:
+ * it is among the topic's dead letters.
+ *
+ * @since 0.3.0
+ */
+public final class ListenerRecorder {
+
+	/** The call this thread's container has not reported yet: it reports on the thread that ran the listener. */
+	private final ThreadLocal<Call> unreported = new ThreadLocal<>();
+
+	private final List<Call> calls = new ArrayList<>();
+
+	/**
+	 * Creates a recorder that has recorded nothing.
+	 */
+	public ListenerRecorder() {
+	}
+
+	/**
+	 * The calls of every topic's listeners that have finished, in the order they started.
+	 * @return the calls
+	 */
+	public List<ReceivedMessage> received() {
+		synchronized (this.calls) {
+			return this.calls.stream().filter(Call::hasReturned).map(Call::received).toList();
+		}
+	}
+
+	/**
+	 * The calls of a topic's listeners that have finished, in the order they started.
+	 * @param topic the topic
+	 * @return the calls
+	 */
+	public List<ReceivedMessage> received(String topic) {
+		Assert.notNull(topic, "Topic must not be null");
+		synchronized (this.calls) {
+			return this.calls.stream()
+				.filter((call) -> call.topic.equals(topic) && call.hasReturned())
+				.map(Call::received)
+				.toList();
+		}
+	}
+
+	/**
+	 * The payloads a topic's listeners received, in the order the calls started (a redelivered message once per
+	 * call).
+	 * @param <T> the type
+	 * @param topic the topic
+	 * @param type the payload type the listeners received (or a supertype)
+	 * @return the payloads
+	 * @throws ClassCastException if one is of another type
+	 */
+	public <T> List<T> payloads(String topic, Class<T> type) {
+		return received(topic).stream().map((call) -> call.payload(type)).toList();
+	}
+
+	/**
+	 * Forgets every call recorded so far (calls still running are recorded no more).
+	 */
+	public void clear() {
+		synchronized (this.calls) {
+			this.calls.clear();
+		}
+	}
+
+	/**
+	 * The calls of a topic's listeners that are still running, or have finished without their outcome reported
+	 * yet: what a topic needs to be idle from its listeners' side.
+	 * @param topic the topic
+	 * @return descriptions of the calls, empty if none
+	 */
+	List<String> unsettled(String topic) {
+		synchronized (this.calls) {
+			return this.calls.stream()
+				.filter((call) -> call.topic.equals(topic) && !call.isSettled())
+				.map(Call::toString)
+				.toList();
+		}
+	}
+
+	/**
+	 * A factory like the given one whose containers record what their listeners receive. A
+	 * {@code DefaultDelayedListenerContainerFactory} (any class that can be subclassed) stays an instance of its
+	 * class, so the bean keeps its type; other factories become a proxy of the interface. Each container the factory
+	 * makes runs its listener through this recorder, and its monitor reports to this recorder too (set when the
+	 * container is made, so a monitor set on the container later replaces the recording one).
+	 * @param factory the factory
+	 * @return the recording factory (the factory itself if it records for this recorder already)
+	 */
+	public DelayedListenerContainerFactory recording(DelayedListenerContainerFactory factory) {
+		Assert.notNull(factory, "Container factory must not be null");
+		if (recordsFor(factory)) {
+			return factory;
+		}
+		ProxyFactory proxy = new ProxyFactory(factory);
+		Class<?> type = factory.getClass();
+		proxy.setProxyTargetClass(!Modifier.isFinal(type.getModifiers()) && !type.isHidden() && !type.isSynthetic());
+		proxy.addAdvice(new RecordingAdvice(this));
+		return (DelayedListenerContainerFactory) proxy.getProxy(type.getClassLoader());
+	}
+
+	private boolean recordsFor(DelayedListenerContainerFactory factory) {
+		return factory instanceof Advised advised && Arrays.stream(advised.getAdvisors())
+			.anyMatch((advisor) -> advisor.getAdvice() instanceof RecordingAdvice advice && advice.recorder() == this);
+	}
+
+	private Call started(DeliveredMessage message, @Nullable Object payload) {
+		Call call = new Call(message, payload);
+		synchronized (this.calls) {
+			this.calls.add(call);
+		}
+		return call;
+	}
+
+	private void reported(String topic, DelayQueueMonitor.Outcome outcome, @Nullable Throwable exception) {
+		Call call = this.unreported.get();
+		if (call != null) {
+			this.unreported.remove();
+			if (call.topic.equals(topic) && (exception != null) == call.hasFailed()) {
+				call.report(outcome, exception);
+				return;
+			}
+			call.abandon();
+		}
+		if (exception instanceof HandlerTimeoutException timeout) {
+			// reported by the container's timer while the listener still runs (it is being interrupted)
+			synchronized (this.calls) {
+				this.calls.stream()
+					.filter((running) -> running.topic.equals(topic) && running.isRunning()
+							&& String.valueOf(timeout.getMessage()).contains("'" + running.message.id() + "'"))
+					.findFirst()
+					.ifPresent((running) -> running.report(outcome, timeout));
+			}
+		}
+	}
+
+	/** Makes a factory's containers record: their endpoints' handlers and their monitors go through the recorder. */
+	private record RecordingAdvice(ListenerRecorder recorder) implements MethodInterceptor {
+
+		@Override
+		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+			Object[] arguments = invocation.getArguments();
+			if (!invocation.getMethod().getName().equals("createListenerContainer") || arguments.length != 1
+					|| !(arguments[0] instanceof DelayedListenerEndpoint endpoint)) {
+				return invocation.proceed();
+			}
+			arguments[0] = this.recorder.new RecordingEndpoint(endpoint);
+			Object container = invocation.proceed();
+			if (container instanceof DelayedListenerContainer made) {
+				ContainerProperties properties = made.getContainerProperties();
+				properties.setMonitor(this.recorder.new RecordingMonitor(properties.getMonitor()));
+			}
+			return container;
+		}
+
+	}
+
+	/** An endpoint whose registration runs its handler through the recorder. */
+	private final class RecordingEndpoint implements DelayedListenerEndpoint {
+
+		private final DelayedListenerEndpoint delegate;
+
+		RecordingEndpoint(DelayedListenerEndpoint delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public String getId() {
+			return this.delegate.getId();
+		}
+
+		@Override
+		public String getTopic() {
+			return this.delegate.getTopic();
+		}
+
+		@Override
+		public @Nullable Boolean getAutoStartup() {
+			return this.delegate.getAutoStartup();
+		}
+
+		@Override
+		public ListenerRegistration<?> createRegistration(ListenerOptions defaults) {
+			return recording(this.delegate.createRegistration(defaults));
+		}
+
+		private <T> ListenerRegistration<T> recording(ListenerRegistration<T> registration) {
+			return new ListenerRegistration<>(registration.topic(), registration.payloadType(),
+					new RecordingHandler<>(registration.handler()), registration.options());
+		}
+
+		@Override
+		public String toString() {
+			return this.delegate.toString();
+		}
+
+	}
+
+	/** Runs a listener and records the call. */
+	private final class RecordingHandler<T> implements DelayedMessageHandler<T> {
+
+		private final DelayedMessageHandler<T> delegate;
+
+		RecordingHandler(DelayedMessageHandler<T> delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public void handle(T payload, DeliveredMessage message) throws Exception {
+			Call call = started(message, payload);
+			Throwable failure = null;
+			try {
+				this.delegate.handle(payload, message);
+			}
+			catch (Exception | Error ex) {
+				failure = ex;
+				throw ex;
+			}
+			finally {
+				if (call.returned(failure)) {
+					ListenerRecorder.this.unreported.set(call);
+				}
+			}
+		}
+
+		@Override
+		public String toString() {
+			return this.delegate.toString();
+		}
+
+	}
+
+	/**
+	 * A container's monitor that reports what became of each call to the recorder, and everything to the monitor
+	 * it replaces. Every method of {@link DelayQueueMonitor} is passed on.
+	 */
+	final class RecordingMonitor implements DelayQueueMonitor {
+
+		private final DelayQueueMonitor delegate;
+
+		RecordingMonitor(DelayQueueMonitor delegate) {
+			this.delegate = delegate;
+		}
+
+		DelayQueueMonitor delegate() {
+			return this.delegate;
+		}
+
+		@Override
+		public void scheduled(String topic, int count) {
+			this.delegate.scheduled(topic, count);
+		}
+
+		@Override
+		public void afterCommitFailed(String topic, String operation, int count) {
+			this.delegate.afterCommitFailed(topic, operation, count);
+		}
+
+		@Override
+		public void cancelled(String topic) {
+			this.delegate.cancelled(topic);
+		}
+
+		@Override
+		public void dispatched(String topic, long latenessMillis) {
+			// a new delivery on this thread: a call left unreported before it never will be
+			Call stale = ListenerRecorder.this.unreported.get();
+			if (stale != null) {
+				ListenerRecorder.this.unreported.remove();
+				stale.abandon();
+			}
+			this.delegate.dispatched(topic, latenessMillis);
+		}
+
+		@Override
+		public void expired(String topic, int count) {
+			this.delegate.expired(topic, count);
+		}
+
+		@Override
+		public void pastDeadline(String topic, int count) {
+			this.delegate.pastDeadline(topic, count);
+		}
+
+		@Override
+		public void handlerTimedOut(String topic) {
+			this.delegate.handlerTimedOut(topic);
+		}
+
+		@Override
+		public void handled(String topic, Outcome outcome, long durationNanos, @Nullable Throwable exception) {
+			this.delegate.handled(topic, outcome, durationNanos, exception);
+		}
+
+		@Override
+		public void handled(String topic, Outcome outcome, long durationNanos, @Nullable Throwable exception,
+				boolean observed) {
+			reported(topic, outcome, exception);
+			this.delegate.handled(topic, outcome, durationNanos, exception, observed);
+		}
+
+		@Override
+		public String toString() {
+			return "RecordingMonitor[" + this.delegate + "]";
+		}
+
+	}
+
+	/** One listener call: running, returned (its outcome not reported yet), reported, or abandoned unreported. */
+	private static final class Call {
+
+		private final String topic;
+
+		private final DeliveredMessage message;
+
+		private final @Nullable Object payload;
+
+		private @Nullable Throwable failure;
+
+		private DelayQueueMonitor.@Nullable Outcome outcome;
+
+		private boolean returned;
+
+		private boolean settled;
+
+		Call(DeliveredMessage message, @Nullable Object payload) {
+			this.topic = message.topic();
+			this.message = message;
+			this.payload = payload;
+		}
+
+		/** The listener returned or threw; whether the outcome is still to be reported. */
+		synchronized boolean returned(@Nullable Throwable failure) {
+			this.returned = true;
+			if (this.failure == null) {
+				this.failure = failure;
+			}
+			return !this.settled;
+		}
+
+		synchronized void report(DelayQueueMonitor.Outcome outcome, @Nullable Throwable exception) {
+			this.outcome = outcome;
+			if (exception != null) {
+				this.failure = exception;
+			}
+			this.settled = true;
+		}
+
+		synchronized void abandon() {
+			this.settled = true;
+		}
+
+		synchronized boolean hasFailed() {
+			return this.failure != null;
+		}
+
+		synchronized boolean isRunning() {
+			return !this.returned;
+		}
+
+		synchronized boolean hasReturned() {
+			return this.returned;
+		}
+
+		synchronized boolean isSettled() {
+			return this.returned && this.settled;
+		}
+
+		synchronized ReceivedMessage received() {
+			return new ReceivedMessage(this.message, this.payload, this.failure, this.outcome);
+		}
+
+		@Override
+		public synchronized String toString() {
+			return "message '" + this.message.id() + "' (attempt " + this.message.attempt() + "): "
+					+ (this.returned ? "its listener returned, its outcome not reported yet" : "its listener runs");
+		}
+
+	}
+
+}

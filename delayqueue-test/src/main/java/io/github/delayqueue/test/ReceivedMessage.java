@@ -1,0 +1,70 @@
+package io.github.delayqueue.test;
+
+import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.support.DelayQueueMonitor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call of a listener, as a {@link ListenerRecorder} saw it: the message, the payload the listener was given,
+ * what it threw, and what became of the message.
+ *
+ * @param message the message as the listener saw it: id, topic, due time, attempt, headers
+ * @param payload the payload, read as the listener's payload type
+ * @param failure what the listener threw, or {@code null} if it returned
+ * @param outcome what became of the message: acknowledged ({@code SUCCESS}), to be retried ({@code RETRY}), dealt with
+ * by the listener's error handler ({@code RECOVERED}) or dead ({@code DEAD}); {@code null} until the container has
+ * reported it (it has, for every call of the topic's listeners, once {@link DelayQueueTester#awaitIdle(String)}
+ * returned), and for good if it never does (a call whose lease was lost while it ran)
+ * @since 0.3.0
+ */
+public record ReceivedMessage(DeliveredMessage message, @Nullable Object payload, @Nullable Throwable failure,
+		DelayQueueMonitor.@Nullable Outcome outcome) {
+
+	/**
+	 * The topic.
+	 * @return the topic
+	 */
+	public String topic() {
+		return this.message.topic();
+	}
+
+	/**
+	 * The message id.
+	 * @return the id
+	 */
+	public String id() {
+		return this.message.id();
+	}
+
+	/**
+	 * The delivery attempt, from 1.
+	 * @return the attempt
+	 */
+	public int attempt() {
+		return this.message.attempt();
+	}
+
+	/**
+	 * Whether the listener returned normally.
+	 * @return {@code true} if it threw nothing
+	 */
+	public boolean succeeded() {
+		return this.failure == null;
+	}
+
+	/**
+	 * The payload as a type.
+	 * @param <T> the type
+	 * @param type the type the listener received it as (or a supertype)
+	 * @return the payload
+	 * @throws ClassCastException if it is of another type
+	 * @throws IllegalStateException if there is none
+	 */
+	public <T> T payload(Class<T> type) {
+		if (this.payload == null) {
+			throw new IllegalStateException("Message '" + id() + "' of topic '" + topic() + "' had no payload");
+		}
+		return type.cast(this.payload);
+	}
+
+}
