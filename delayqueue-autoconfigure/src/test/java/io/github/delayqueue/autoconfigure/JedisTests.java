@@ -1,18 +1,24 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageState;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.annotation.DelayedListener;
-import io.github.delayqueue.embedded.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -21,6 +27,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.test.util.TestSocketUtils;
 import org.springframework.util.ClassUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,23 +40,54 @@ import static org.awaitility.Awaitility.await;
  */
 class JedisTests {
 
-	private static RedisServerProcess redis;
+	private static Process redis;
 
+	private static int port;
+
+	/**
+	 * A {@code redis-server} of its own, started without our test support (which talks to Redis through Lettuce,
+	 * absent here) and watched through Jedis.
+	 */
 	@BeforeAll
-	static void startRedis() {
-		redis = RedisServerProcess.onFreePort().start();
+	static void startRedis() throws IOException {
+		Assumptions.assumeTrue(onPath("redis-server"), "redis-server is not installed (Debian package redis-server)");
+		port = TestSocketUtils.findAvailableTcpPort();
+		redis = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
+				"--appendonly", "no")
+			.redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
+			.start();
+		await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
+			try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+				return "PONG".equals(jedis.ping());
+			}
+		});
 	}
 
 	@AfterAll
-	static void stopRedis() {
-		redis.close();
+	static void stopRedis() throws InterruptedException {
+		if (redis != null) {
+			redis.destroy();
+			if (!redis.waitFor(10, TimeUnit.SECONDS)) {
+				redis.destroyForcibly();
+			}
+		}
+	}
+
+	private static boolean onPath(String command) {
+		for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+			if (Files.isExecutable(Path.of(dir, command))) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayQueueAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
+			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,
 					"spring.data.redis.client-type=jedis", "delayqueue.key-prefix=jedis");
 	}
 
