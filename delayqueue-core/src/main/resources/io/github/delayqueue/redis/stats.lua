@@ -15,6 +15,12 @@ for _, key in ipairs({PENDING, V1_DUE}) do
   end
 end
 local dead = redis.call('ZCARD', BURIED) + redis.call('ZCARD', V1_DEAD)
-local failed = redis.call('HLEN', ERROR) + redis.call('HLEN', V1_ERRORS)
+-- HLEN joined the README's ACL rule in 0.3: a user still given the 0.2 rule counts no retrying message (0) rather
+-- than failing every count
+local function length(key)
+  local n = redis.pcall('HLEN', key)
+  return (type(n) == 'number') and n or 0
+end
+local failed = length(ERROR) + length(V1_ERRORS)
 return {ready, total - ready, redis.call('ZCARD', LEASED) + redis.call('ZCARD', V1_INFLIGHT), dead, next,
   math.max(0, failed - dead)}
