@@ -99,7 +99,10 @@ final class DashboardPage {
 			html.append("<tr class=\"empty\"><td colspan=\"13\">No topic yet: schedule a message or start a ")
 				.append("listener.</td></tr>\n");
 		}
-		html.append("</tbody>\n</table>\n<p id=\"unsampled\" class=\"note\"></p>\n</section>\n");
+		html.append("</tbody>\n</table>\n<p class=\"note legend\">Trend: <span class=\"key pending\">pending ")
+			.append("(waiting + ready)</span> <span class=\"key inflight\">in flight</span> ")
+			.append("<span class=\"key dead\">dead</span>. Retrying messages are also counted as waiting, ready or in ")
+			.append("flight.</p>\n<p id=\"unsampled\" class=\"note\"></p>\n</section>\n");
 	}
 
 	private static void cell(StringBuilder html, String name, long value) {
