@@ -22,6 +22,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
@@ -39,7 +40,6 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -51,6 +51,9 @@ import static org.awaitility.Awaitility.await;
  * there (the README's is {@code docs/dashboard.png}).
  */
 @DirtiesContext
+@EnabledIf(value = "browserInstalled", disabledReason = "needs Chromium and its driver: install the Debian packages "
+		+ "chromium and chromium-driver (apt-get install chromium chromium-driver), or name them with "
+		+ "-Ddashboard.chromium and -Ddashboard.chromedriver")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.orders.payment-timeout=5s", "delayqueue.scheduler.poll-interval=200ms",
@@ -82,13 +85,12 @@ class DashboardBrowserTests {
 	@Autowired
 	private Reminders reminders;
 
+	static boolean browserInstalled() {
+		return Files.isExecutable(Path.of(CHROMEDRIVER)) && Files.isExecutable(Path.of(CHROMIUM));
+	}
+
 	@BeforeAll
 	static void openBrowser() {
-		assumeThat(Files.isExecutable(Path.of(CHROMEDRIVER)) && Files.isExecutable(Path.of(CHROMIUM)))
-			.as("Browser tests need Chromium and its driver: install the Debian packages chromium and chromium-driver "
-					+ "(apt-get install chromium chromium-driver), or name them with -Ddashboard.chromium and "
-					+ "-Ddashboard.chromedriver; looked for " + CHROMIUM + " and " + CHROMEDRIVER)
-			.isTrue();
 		// an explicit driver and browser: Selenium Manager never runs, nothing is downloaded
 		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(CHROMEDRIVER))
 			.usingAnyFreePort()
