@@ -12,6 +12,7 @@ import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
+import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.DelayedMessageScheduler;
@@ -39,8 +40,8 @@ class AclTests {
 	/** The README's rule, word for word (after {@code ACL SETUSER delayqueue on >secret}). */
 	static final String RULE = "resetkeys ~dq:* resetchannels &dq:* nocommands "
 			+ "+evalsha +eval +sadd +srem +scard +smismember +smembers +subscribe +unsubscribe +ping +hello +auth "
-			+ "+client|setname +wait +time +exists +del +hget +hmget +hgetall +hexists +hset +hsetnx +hdel +zadd "
-			+ "+zrem +zcard +zcount +zscore +zrange +zrangebyscore +publish";
+			+ "+client|setname +wait +time +exists +del +hget +hmget +hgetall +hexists +hset +hsetnx +hdel +hlen "
+			+ "+zadd +zrem +zcard +zcount +zscore +zrange +zrangebyscore +publish";
 
 	/** What a Redis Cluster adds to it: the commands Lettuce learns the topology with. */
 	static final String CLUSTER_RULE = "+cluster|nodes";
@@ -114,6 +115,22 @@ class AclTests {
 		assertThat(queue.purgeDeadLetter("acl", "bad-1")).isTrue();
 		assertThat(queue.getAdmin().knownTopics()).contains("acl");
 		assertThat(queue.getAdmin().partitions("acl")).isEqualTo(1);
+	}
+
+	@Test
+	void aUserGivenTheRuleOf02StillCountsATopicButNoRetryingMessage() {
+		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+		queue.schedule("acl-old", "r-1", "x", Duration.ZERO);
+		ClaimedMessage claimed = store.leases().claim("acl-old", 10, 30_000, 5).messages().get(0);
+		assertThat(store.leases().retry("acl-old", claimed.lease(), 3_600_000, "java.lang.IllegalStateException: x"))
+			.isTrue();
+		assertThat(queue.stats("acl-old").retrying()).isEqualTo(1);
+		// the 0.2 rule had no +hlen
+		assertThat(this.redis.call("ACL", "SETUSER", "delayqueue", "-hlen")).isEqualTo("OK");
+		TopicStats stats = queue.stats("acl-old");
+		assertThat(stats.waiting()).isEqualTo(1);
+		assertThat(stats.retrying()).isZero();
 	}
 
 	@Test

@@ -87,6 +87,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		long ready = 0;
 		long leased = 0;
 		long dead = 0;
+		long retrying = 0;
 		Instant nextDueAt = null;
 		for (String partition : this.router.partitionNames(topic)) {
 			TopicCounts counts = this.store.messages().stats(partition);
@@ -94,12 +95,13 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 			ready += counts.ready();
 			leased += counts.leased();
 			dead += counts.dead();
+			retrying += counts.retrying();
 			Instant next = counts.nextDueAt();
 			if (next != null && (nextDueAt == null || next.isBefore(nextDueAt))) {
 				nextDueAt = next;
 			}
 		}
-		return new TopicStats(topic, waiting, ready, leased, dead, nextDueAt);
+		return new TopicStats(topic, waiting, ready, leased, retrying, dead, nextDueAt);
 	}
 
 	@Override

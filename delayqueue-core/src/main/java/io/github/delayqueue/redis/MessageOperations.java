@@ -181,7 +181,7 @@ public final class MessageOperations {
 		byte[] next = nullableBytes(reply.get(4));
 		Instant nextDueAt = (next != null) ? instantOf(next) : null;
 		return new TopicCounts(number(reply.get(1)), number(reply.get(0)), number(reply.get(2)), number(reply.get(3)),
-				nextDueAt);
+				nextDueAt, number(reply.get(5)));
 	}
 
 }

@@ -12,6 +12,9 @@ import org.jspecify.annotations.Nullable;
  * @param leased messages claimed by a consumer, running or waiting there for a handler
  * @param dead dead letters
  * @param nextDueAt when the earliest waiting or ready message is due, or {@code null} if none is
+ * @param retrying messages that failed at least once and are not dead: waiting for their next attempt or running it
+ * (also counted in {@code waiting}, {@code ready} or {@code leased})
  */
-public record TopicCounts(long waiting, long ready, long leased, long dead, @Nullable Instant nextDueAt) {
+public record TopicCounts(long waiting, long ready, long leased, long dead, @Nullable Instant nextDueAt,
+		long retrying) {
 }

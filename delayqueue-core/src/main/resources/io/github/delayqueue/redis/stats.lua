@@ -1,6 +1,8 @@
 -- uses: controls, leases, dead, v1
 -- Counts a topic's messages by state at one instant, in both formats, and finds the next due time.
--- Returns {ready, waiting, leased, dead, next due score (ms; false: nothing waits)}.
+-- Returns {ready, waiting, leased, dead, next due score (ms; false: nothing waits), retrying}: retrying counts the
+-- messages that failed at least once and are not dead (their last error is kept until they are delivered, and every
+-- dead letter has one), waiting for their next attempt or running it.
 local _, nowUs = clock()
 local nowText = score(nowUs)
 local ready = redis.call('ZCOUNT', PENDING, '-inf', nowText) + redis.call('ZCOUNT', V1_DUE, '-inf', nowText)
@@ -12,5 +14,13 @@ for _, key in ipairs({PENDING, V1_DUE}) do
     next = head[2]
   end
 end
-return {ready, total - ready, redis.call('ZCARD', LEASED) + redis.call('ZCARD', V1_INFLIGHT),
-  redis.call('ZCARD', BURIED) + redis.call('ZCARD', V1_DEAD), next}
+local dead = redis.call('ZCARD', BURIED) + redis.call('ZCARD', V1_DEAD)
+-- HLEN joined the README's ACL rule in 0.3: a user still given the 0.2 rule counts no retrying message (0) rather
+-- than failing every count
+local function length(key)
+  local n = redis.pcall('HLEN', key)
+  return (type(n) == 'number') and n or 0
+end
+local failed = length(ERROR) + length(V1_ERRORS)
+return {ready, total - ready, redis.call('ZCARD', LEASED) + redis.call('ZCARD', V1_INFLIGHT), dead, next,
+  math.max(0, failed - dead)}

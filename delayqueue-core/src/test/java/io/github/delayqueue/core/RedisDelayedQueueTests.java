@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
@@ -216,6 +217,32 @@ class RedisDelayedQueueTests {
 		assertThat(stats.ready()).isEqualTo(2);
 		assertThat(stats.waiting()).isEqualTo(1);
 		assertThat(stats.pending()).isEqualTo(3);
+	}
+
+	@Test
+	void statsCountMessagesThatFailedAndAreNotDeadAsRetrying() {
+		for (String id : List.of("r-1", "r-2", "r-3")) {
+			this.queue.schedule("flaky", id, "x", Duration.ZERO);
+		}
+		Map<String, ClaimedMessage> claimed = new HashMap<>();
+		this.store.leases().claim("flaky", 10, 30_000, 5).messages().forEach((m) -> claimed.put(m.id(), m));
+		assertThat(this.queue.stats("flaky").retrying()).isZero();
+		this.store.leases().retry("flaky", claimed.get("r-1").lease(), 0, "java.lang.IllegalStateException: once");
+		this.store.leases().retry("flaky", claimed.get("r-2").lease(), 3_600_000, "java.lang.IllegalStateException: again");
+		this.store.leases().bury("flaky", claimed.get("r-3").lease(), "java.lang.IllegalStateException: never");
+		TopicStats stats = this.queue.stats("flaky");
+		assertThat(stats.retrying()).as("r-1 ready for a retry, r-2 waiting for one").isEqualTo(2);
+		assertThat(stats.dead()).isEqualTo(1);
+		assertThat(stats.ready() + stats.waiting()).isEqualTo(2);
+
+		// r-1 runs again: still retrying while in flight, no longer once delivered
+		Claim again = this.store.leases().claim("flaky", 10, 30_000, 5);
+		assertThat(again.messages()).extracting(ClaimedMessage::id).containsExactly("r-1");
+		assertThat(this.queue.stats("flaky").retrying()).isEqualTo(2);
+		this.store.leases().ack("flaky", List.of(again.messages().get(0).lease()));
+		assertThat(this.queue.stats("flaky").retrying()).isEqualTo(1);
+		assertThat(this.queue.replayDeadLetter("flaky", "r-3")).isTrue();
+		assertThat(this.queue.stats("flaky").retrying()).as("a replayed dead letter starts afresh").isEqualTo(1);
 	}
 
 	@Test

@@ -67,6 +67,11 @@ class OrderTimeoutEndToEndTests {
 		assertThat(http.get("/actuator/delayqueue").status()).isEqualTo(200);
 		// replay and purge change data: closed by default
 		assertThat(http.post("/actuator/delayqueue/order-timeout/dead", null).status()).isIn(404, 405);
+		// and so is the dashboard, which follows the endpoint's access
+		HttpJson.Response pause = http.post("/delayqueue/api/topics/order-timeout/pause", null);
+		assertThat(pause.status()).isEqualTo(403);
+		assertThat(pause.text("title")).isEqualTo("Read-only dashboard");
+		assertThat(http.get("/actuator/delayqueue/order-timeout").body().get("paused").asBoolean()).isFalse();
 	}
 
 	@Test

@@ -1,0 +1,94 @@
+package io.github.delayqueue.dashboard.web;
+
+import java.io.IOException;
+import java.net.CookieManager;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Real HTTP calls to a running application, keeping its cookies (a session), with JSON answers. */
+final class Http {
+
+	private static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+	private final HttpClient client = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
+
+	private final String base;
+
+	private final Map<String, String> headers = new LinkedHashMap<>();
+
+	Http(int port) {
+		this.base = "http://localhost:" + port;
+	}
+
+	/** Sends these credentials with every request (HTTP basic). */
+	Http as(String user, String password) {
+		this.headers.put("Authorization", "Basic "
+				+ Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
+		return this;
+	}
+
+	Response get(String path) {
+		return send("GET", path, null, Map.of());
+	}
+
+	Response post(String path) {
+		return send("POST", path, null, Map.of());
+	}
+
+	Response post(String path, String json, Map<String, String> extraHeaders) {
+		return send("POST", path, json, extraHeaders);
+	}
+
+	Response delete(String path) {
+		return send("DELETE", path, null, Map.of());
+	}
+
+	Response send(String method, String path, String json, Map<String, String> extraHeaders) {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.base + path));
+		this.headers.forEach(request::header);
+		extraHeaders.forEach(request::header);
+		if (json != null) {
+			request.header("Content-Type", "application/json");
+		}
+		request.method(method, (json != null) ? HttpRequest.BodyPublishers.ofString(json)
+				: HttpRequest.BodyPublishers.noBody());
+		try {
+			HttpResponse<String> response = this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+			return new Response(response.statusCode(), response.body(),
+					response.headers().firstValue("Content-Type").orElse(""));
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	record Response(int status, String body, String contentType) {
+
+		JsonNode json() {
+			return MAPPER.readTree(this.body);
+		}
+
+		/** The value of a data attribute of the page's main element. */
+		String data(String name) {
+			Matcher matcher = Pattern.compile("data-" + name + "=\"([^\"]*)\"").matcher(this.body);
+			return matcher.find() ? matcher.group(1) : null;
+		}
+
+	}
+
+}
