@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param createdAt when it was scheduled, or {@code null} if its stored form could not be read
  * @param headers the headers given at scheduling time (empty if its stored form could not be read)
  * @param payload the payload as stored (JSON bytes), or the raw stored form if it could not be read
+ * @since 0.1.0
  */
 public record DeadLetter(String id, String topic, int attempts, @Nullable String error, Instant diedAt,
 		@Nullable Instant createdAt, Map<String, String> headers, byte[] payload) {

@@ -28,6 +28,7 @@ import java.util.concurrent.CompletionStage;
  * {@link IllegalStateException} rather than guess.
  *
  * @see ScheduleRequest
+ * @since 0.1.0
  */
 public interface DelayedQueue extends TopicOperations {
 

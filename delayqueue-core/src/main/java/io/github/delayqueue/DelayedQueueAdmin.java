@@ -8,6 +8,8 @@ import java.util.Set;
  * transaction or a user's wrapper. The auto-configured {@code RedisDelayedQueue} is both this and the
  * {@link DelayedQueue}; an application that wraps or replaces its {@link DelayedQueue} keeps this one, so its
  * endpoint, health and metrics keep working.
+ *
+ * @since 0.1.0
  */
 public interface DelayedQueueAdmin extends TopicOperations {
 

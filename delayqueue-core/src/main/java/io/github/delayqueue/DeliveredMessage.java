@@ -15,6 +15,8 @@ import java.util.Map;
  * @param headers the headers given at scheduling time
  * @param redelivered whether the message was delivered before without an outcome (its consumer died, stood still
  * past its lease, or was stopped while running it), so its handler may have run, in part or in full, already
+ *
+ * @since 0.1.0
  */
 public record DeliveredMessage(String id, String topic, Instant dueAt, Instant createdAt, int attempt,
 		Map<String, String> headers, boolean redelivered) {

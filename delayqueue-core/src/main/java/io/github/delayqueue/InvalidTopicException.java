@@ -2,6 +2,8 @@ package io.github.delayqueue;
 
 /**
  * Thrown when a topic name breaks the rule in {@link Topics}. Nothing was written.
+ *
+ * @since 0.1.0
  */
 public class InvalidTopicException extends IllegalArgumentException {
 

@@ -28,6 +28,8 @@ import org.springframework.util.Assert;
  * with a chance of 2<sup>-80</sup>. Should the {@code jdk.random} module be missing from the runtime, a
  * per-thread {@code DRBG} {@link SecureRandom} is used instead, which is slower. Every generated id passes
  * {@link #validate(String)}.
+ *
+ * @since 0.1.0
  */
 public final class MessageIds {
 

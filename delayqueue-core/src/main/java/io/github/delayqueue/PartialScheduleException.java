@@ -12,6 +12,8 @@ import org.springframework.dao.DataAccessException;
  * <p>
  * Every request here carries its id, generated ones included, so {@link #getUnfinished()} can be passed to
  * {@code scheduleAll} again: scheduling is idempotent by id, so a request stored already is not stored twice.
+ *
+ * @since 0.1.0
  */
 public class PartialScheduleException extends DataAccessException {
 

@@ -2,6 +2,8 @@ package io.github.delayqueue;
 
 /**
  * Thrown when a serialised payload is larger than the configured limit. Nothing was written.
+ *
+ * @since 0.1.0
  */
 public class PayloadTooLargeException extends IllegalArgumentException {
 

@@ -21,6 +21,8 @@ import org.springframework.util.Assert;
  *     .header("tenant", "acme")
  *     .build();
  * </pre>
+ *
+ * @since 0.1.0
  */
 public final class ScheduleRequest {
 

@@ -18,6 +18,8 @@ import org.springframework.util.Assert;
  * {@link #scheduled()} throws rather than guess, and {@link #outcome()} completes after the commit (with whether it
  * was stored), is cancelled if the transaction rolls back, and completes exceptionally if the write after the commit
  * fails.
+ *
+ * @since 0.1.0
  */
 public final class ScheduleResult {
 

@@ -6,6 +6,8 @@ import java.util.Optional;
 /**
  * A topic's counts and its dead letters, read and changed at once: what the application's {@link DelayedQueue} and
  * the operators' {@link DelayedQueueAdmin} both offer.
+ *
+ * @since 0.3.0
  */
 public interface TopicOperations {
 

@@ -14,6 +14,8 @@ import java.util.zip.CRC32;
  * <p>
  * Producers and consumers of a topic must agree on its partition count. Redis keeps the count a topic was first used
  * with; an application configured with another count fails on its first use of the topic, saying what to do.
+ *
+ * @since 0.2.0
  */
 public final class TopicPartitioning {
 

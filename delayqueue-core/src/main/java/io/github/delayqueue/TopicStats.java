@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
  * implementation does not count them
  * @param dead messages that failed every attempt, or could not be read
  * @param nextDueAt when the earliest waiting or ready message is due (Redis clock), or {@code null} if none is
+ * @since 0.1.0
  */
 public record TopicStats(String topic, long waiting, long ready, long inflight, long retrying, long dead,
 		@Nullable Instant nextDueAt) {

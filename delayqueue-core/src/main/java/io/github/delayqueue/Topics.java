@@ -7,6 +7,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The rule for topic names: 1 to {@value #MAX_LENGTH} characters of {@code A-Z a-z 0-9 . _ : -}. Braces are
  * excluded because a topic becomes a Redis Cluster hash tag; spaces because it becomes part of key names.
+ *
+ * @since 0.1.0
  */
 public final class Topics {
 

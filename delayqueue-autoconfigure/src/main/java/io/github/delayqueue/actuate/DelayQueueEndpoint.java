@@ -54,6 +54,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * </ul>
  * Replay, purge, pause, resume and limits change data: they are closed by default (read-only access); open them with
  * {@code management.endpoint.delayqueue.access=unrestricted}, behind the application's own security.
+ *
+ * @since 0.1.0
  */
 @Endpoint(id = "delayqueue", defaultAccess = Access.READ_ONLY)
 public class DelayQueueEndpoint {

@@ -15,6 +15,8 @@ import org.springframework.boot.health.contributor.Health;
  * Health of delayqueue: {@code DOWN} when Redis does not answer, when the wake-channel subscription of a running
  * scheduler with listeners is lost, or when a listener's claims fail; otherwise {@code UP}, with the listeners'
  * states as details.
+ *
+ * @since 0.1.0
  */
 public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 

@@ -49,6 +49,8 @@ import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
  * {@code @DelayedListener} support, with the application's validator for {@code @Valid} payloads. Every bean backs off
  * when the application defines its own; {@code delayqueue.enabled=false} turns all of it off; without a
  * {@link RedisConnectionFactory} nothing is configured.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",

@@ -17,6 +17,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * Auto-configuration of the {@code delayqueue} actuator endpoint, when Actuator is present and the endpoint is
  * available (exposed and enabled).
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })

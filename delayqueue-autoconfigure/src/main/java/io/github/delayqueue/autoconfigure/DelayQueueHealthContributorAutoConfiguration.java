@@ -16,6 +16,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Auto-configuration of the {@code delayqueue} health indicator ({@code management.health.delayqueue.enabled}).
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnClass({ AbstractHealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })

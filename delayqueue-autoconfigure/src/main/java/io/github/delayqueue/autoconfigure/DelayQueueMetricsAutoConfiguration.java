@@ -20,6 +20,8 @@ import org.springframework.context.annotation.Bean;
  * Auto-configuration of delayqueue's Micrometer metrics, when a {@link MeterRegistry} bean exists
  * ({@code delayqueue.metrics.enabled}): counters and timers recorded as messages move, and per-topic gauges read
  * in the background.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class, afterName = {
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",

@@ -14,6 +14,8 @@ import org.springframework.util.unit.DataSize;
  * Configuration properties for delayqueue ({@code delayqueue.*}). They hold values only: each is checked by the
  * part it configures when the auto-configuration maps it ({@code DelayQueuePropertiesMapper}), so a bad value fails
  * start-up with a message that names the property, and the rules live in one place.
+ *
+ * @since 0.1.0
  */
 @ConfigurationProperties("delayqueue")
 public class DelayQueueProperties {

@@ -33,6 +33,8 @@ import org.springframework.core.task.TaskDecorator;
  *     return factory;
  * }
  * </pre>
+ *
+ * @since 0.2.0
  */
 public class DelayedListenerContainerFactoryConfigurer {
 

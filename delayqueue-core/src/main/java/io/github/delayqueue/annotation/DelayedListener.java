@@ -38,6 +38,7 @@ import java.lang.annotation.Target;
  * (look it up there by id or topic to stop or start it).
  *
  * @see EnableDelayedListeners
+ * @since 0.1.0
  */
 @Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)

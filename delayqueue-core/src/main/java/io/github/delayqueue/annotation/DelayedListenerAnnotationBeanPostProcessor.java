@@ -48,6 +48,8 @@ import org.springframework.util.StringUtils;
  * {@link DelayedListenerConfigurer} bean has configured it) with the {@link DelayedListenerEndpointRegistry}. Every
  * problem it can see (an unsupported signature, an invalid topic or attribute, two listeners for one topic or id, a
  * missing container factory) fails start-up with a message that names the bean and method.
+ *
+ * @since 0.1.0
  */
 public class DelayedListenerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware, Ordered {

@@ -12,6 +12,8 @@ import org.springframework.core.type.AnnotationMetadata;
 /**
  * Registers the {@link DelayedListenerAnnotationBeanPostProcessor} and the {@link DelayedListenerEndpointRegistry}
  * under their {@link DelayQueueConfigUtils} names, each unless a bean of that name exists.
+ *
+ * @since 0.1.0
  */
 public class DelayedListenerBootstrapConfiguration implements ImportBeanDefinitionRegistrar {
 

@@ -7,6 +7,8 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
  * factory, the {@link org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory} that
  * invokes them, the {@link org.springframework.validation.Validator} of {@code @Valid} payloads, or endpoints
  * added in code. Every such bean is called, in order, before the endpoints are registered.
+ *
+ * @since 0.2.0
  */
 @FunctionalInterface
 public interface DelayedListenerConfigurer {

@@ -15,6 +15,8 @@ import org.springframework.context.annotation.Import;
  * {@code delayedListenerContainerFactory} (or the one a listener names). Spring Boot's auto-configuration applies
  * it and provides the factory; without Boot, declare a
  * {@link io.github.delayqueue.config.DefaultDelayedListenerContainerFactory} bean of that name.
+ *
+ * @since 0.1.0
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

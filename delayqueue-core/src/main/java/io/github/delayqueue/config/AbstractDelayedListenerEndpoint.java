@@ -19,6 +19,8 @@ import org.springframework.util.backoff.BackOff;
  * What every endpoint has: an id (by default its topic), a topic, an optional auto-startup flag, and settings that
  * override the container factory's default options. Each setter checks its value as {@link ListenerOptions} does,
  * so a bad one fails where it is set.
+ *
+ * @since 0.2.0
  */
 public abstract class AbstractDelayedListenerEndpoint implements DelayedListenerEndpoint {
 

@@ -17,6 +17,8 @@ import org.springframework.util.Assert;
  * task decorator, the shutdown timeout and lifecycle) each container gets a copy of. With Spring
  * Boot, {@code DelayedListenerContainerFactoryConfigurer} applies the {@code delayqueue.listener.*} properties and
  * the application's beans to one; use it to build a second factory that differs in one setting.
+ *
+ * @since 0.2.0
  */
 public class DefaultDelayedListenerContainerFactory implements DelayedListenerContainerFactory {
 

@@ -2,6 +2,8 @@ package io.github.delayqueue.config;
 
 /**
  * Names of the beans that listener infrastructure registers or looks up.
+ *
+ * @since 0.2.0
  */
 public final class DelayQueueConfigUtils {
 

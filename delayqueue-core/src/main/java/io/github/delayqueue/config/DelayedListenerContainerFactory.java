@@ -8,6 +8,7 @@ import io.github.delayqueue.listener.DelayedListenerContainer;
  * {@code @DelayedListener(containerFactory = "...")}.
  *
  * @see DefaultDelayedListenerContainerFactory
+ * @since 0.2.0
  */
 @FunctionalInterface
 public interface DelayedListenerContainerFactory {

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @see MethodDelayedListenerEndpoint
  * @see SimpleDelayedListenerEndpoint
+ * @since 0.2.0
  */
 public interface DelayedListenerEndpoint {
 

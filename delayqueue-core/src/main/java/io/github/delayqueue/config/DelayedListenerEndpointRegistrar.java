@@ -21,6 +21,8 @@ import org.springframework.validation.Validator;
  * once. A {@code DelayedListenerConfigurer} receives the registrar before the endpoints are registered, to set the
  * default factory, the {@link MessageHandlerMethodFactory} or the {@link Validator} of {@code @DelayedListener}
  * methods, or to add endpoints of its own.
+ *
+ * @since 0.2.0
  */
 public class DelayedListenerEndpointRegistrar implements BeanFactoryAware, InitializingBean {
 

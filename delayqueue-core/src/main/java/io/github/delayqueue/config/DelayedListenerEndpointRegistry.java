@@ -25,6 +25,8 @@ import org.springframework.util.Assert;
  * <p>
  * The containers are not beans; reach them here. A container registered while the registry runs is started at
  * once if asked to ({@code startImmediately}) and if it starts automatically.
+ *
+ * @since 0.2.0
  */
 public class DelayedListenerEndpointRegistry implements SmartLifecycle, DisposableBean {
 

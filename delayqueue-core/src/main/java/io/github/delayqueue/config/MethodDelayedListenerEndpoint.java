@@ -15,6 +15,8 @@ import org.springframework.util.Assert;
  * The endpoint of a {@code @DelayedListener} bean method: its handler invokes the method through a
  * {@link MessageHandlerMethodFactory} (argument resolution, conversion, validation), set by the registrar before
  * the container is made.
+ *
+ * @since 0.2.0
  */
 public class MethodDelayedListenerEndpoint extends AbstractDelayedListenerEndpoint {
 

@@ -22,6 +22,7 @@ import org.springframework.util.Assert;
  * </pre>
  *
  * @param <T> the payload type
+ * @since 0.2.0
  */
 public class SimpleDelayedListenerEndpoint<T> extends AbstractDelayedListenerEndpoint {
 

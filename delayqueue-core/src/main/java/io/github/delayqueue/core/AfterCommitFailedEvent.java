@@ -9,6 +9,8 @@ import org.springframework.context.ApplicationEvent;
  * for instance): the database changes stand, these queue changes did not happen. Listen for it to repair, e.g. by
  * scheduling the messages again with the same ids (harmless where they exist) once Redis is back. The failure is
  * also logged with the ids and counted ({@code delayqueue.transaction.failed}).
+ *
+ * @since 0.3.0
  */
 public class AfterCommitFailedEvent extends ApplicationEvent {
 

@@ -41,6 +41,8 @@ import org.springframework.util.unit.DataSize;
  * Inside a Spring-managed transaction its writes follow the commit (see {@link #setTransactionAware(boolean)}). What
  * it shares with operators' tools (counts, dead letters, look-up, listing) it reads through a
  * {@link RedisDelayedQueueAdmin} of the same store.
+ *
+ * @since 0.1.0
  */
 public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublisherAware {
 

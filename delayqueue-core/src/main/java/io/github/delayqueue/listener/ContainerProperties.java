@@ -16,6 +16,8 @@ import org.springframework.util.Assert;
  * {@link ListenerOptions}: metrics and observation, the handler executor and task decorator, the shutdown timeout and
  * the lifecycle. A container factory holds one as the template of the containers it makes (each gets a copy); a
  * container reads its own when it starts, so a change applies from the next start.
+ *
+ * @since 0.3.0
  */
 public final class ContainerProperties {
 

@@ -16,6 +16,8 @@ import org.springframework.util.backoff.BackOffExecution;
  * {@link NonRetryableException} or one of the listener's {@link ListenerOptions#notRetryable() not-retryable} types,
  * anywhere in the cause chain); any other is retried after the listener's backoff for the attempt, until
  * {@link ListenerOptions#maxAttempts() max-attempts} attempts have failed or the backoff stops.
+ *
+ * @since 0.2.0
  */
 public final class DefaultDeliveryErrorHandler implements DeliveryErrorHandler {
 

@@ -22,6 +22,8 @@ import org.springframework.util.Assert;
  * also be created and started on its own. On {@link #stop()}, claiming stops, running handlers get the shutdown
  * timeout, and what is still unfinished is handed back to the queue at once, so another instance continues without
  * waiting for the lease. A container can be started again after it stopped.
+ *
+ * @since 0.1.0
  */
 public class DelayedListenerContainer implements SmartLifecycle {
 

@@ -9,6 +9,7 @@ import io.github.delayqueue.DeliveredMessage;
  * idempotent; {@link DeliveredMessage#attempt()} tells a redelivery.
  *
  * @param <T> the payload type
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface DelayedMessageHandler<T> {

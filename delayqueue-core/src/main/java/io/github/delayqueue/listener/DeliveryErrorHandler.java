@@ -28,6 +28,8 @@ import io.github.delayqueue.DeliveredMessage;
  *     })
  *     .build();
  * </pre>
+ *
+ * @since 0.2.0
  */
 @FunctionalInterface
 public interface DeliveryErrorHandler {

@@ -10,6 +10,7 @@ import io.github.delayqueue.ScheduleRequest;
  * What becomes of a message whose handler threw, as a {@link DeliveryErrorHandler} decides.
  *
  * @see DeliveryErrorHandler
+ * @since 0.2.0
  */
 public final class FailureAction {
 

@@ -14,6 +14,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
 /**
  * How a topic's messages are consumed: how many at once, how long a lease lasts, how often to try and how long
  * to wait between tries.
+ *
+ * @since 0.1.0
  */
 public final class ListenerOptions {
 

@@ -14,6 +14,7 @@ import org.springframework.util.Assert;
  * @param handler the handler
  * @param options the consumption options
  * @param <T> the payload type
+ * @since 0.1.0
  */
 public record ListenerRegistration<T>(String topic, Type payloadType, DelayedMessageHandler<T> handler,
 		ListenerOptions options) {

@@ -13,6 +13,8 @@ import org.springframework.util.Assert;
 /**
  * A {@link PayloadConverter} that writes JSON with a Jackson 3 {@link JsonMapper}, usually the application's
  * own (so its modules and settings apply). No default typing: the JSON carries no class names.
+ *
+ * @since 0.1.0
  */
 public class JacksonPayloadConverter implements PayloadConverter {
 

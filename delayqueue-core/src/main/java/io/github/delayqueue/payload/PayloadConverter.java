@@ -5,6 +5,8 @@ import java.lang.reflect.Type;
 /**
  * Turns payloads into the bytes stored in Redis and back. Implementations must not read type names from the
  * stored bytes: the type to read is always given by the caller (the listener's parameter type).
+ *
+ * @since 0.1.0
  */
 public interface PayloadConverter {
 

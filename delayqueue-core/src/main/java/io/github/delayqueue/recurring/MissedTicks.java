@@ -2,6 +2,8 @@ package io.github.delayqueue.recurring;
 
 /**
  * What a recurring schedule does with the ticks that passed while no instance ran (or while it was paused).
+ *
+ * @since 0.3.0
  */
 public enum MissedTicks {
 

@@ -9,6 +9,8 @@ import java.util.Optional;
  * stored once however many do. A tick's message reaches the topic's listener like any message, due at the tick,
  * with the headers {@link #SCHEDULE_HEADER} and {@link #TICK_HEADER}; the ticks of one schedule are independent
  * messages, so a tick whose handler still runs does not hold up the next (the listener's concurrency bounds them).
+ *
+ * @since 0.3.0
  */
 public interface RecurringSchedules {
 

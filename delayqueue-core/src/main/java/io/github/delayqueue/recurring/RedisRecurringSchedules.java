@@ -41,6 +41,8 @@ import org.springframework.util.Assert;
  * <p>
  * Missed ticks are counted at most 31 days back. Ticks are instants of this instance's clock, stored as Redis-clock
  * due times: a clock that runs off from Redis's moves ticks by as much.
+ *
+ * @since 0.3.0
  */
 public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecycle {
 

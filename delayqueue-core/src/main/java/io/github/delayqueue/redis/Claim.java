@@ -15,6 +15,8 @@ import java.util.List;
  * stored to deliver)
  * @param expired how many due messages the claim did not lease because their expiry deadline had passed (moved to
  * the dead letters or dropped, as each says)
+ *
+ * @since 0.1.0
  */
 public record Claim(Instant serverTime, List<ClaimedMessage> messages, long nextWakeDelayMicros, int buried,
 		int expired) {

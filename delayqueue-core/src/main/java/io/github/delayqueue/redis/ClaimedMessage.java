@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
  * @param suspect whether its last lease ran out without an outcome (it may have killed its consumer); a consumer runs
  * a suspect alone
  * @param expiry the deadline after which it must not be delivered, or {@code null} if it has none
+ * @since 0.1.0
  */
 public record ClaimedMessage(Lease lease, Instant dueAt, int attempt, StoredMessage message, boolean suspect,
 		@Nullable Expiry expiry) {

@@ -15,6 +15,8 @@ import static io.github.delayqueue.redis.Replies.number;
  * that every instance's claims follow them: a claim leases nothing while paused, no more than the cap leaves free,
  * and no more than a token bucket on the Redis clock allows. A topic that uses none of them costs its claims one
  * command. Obtained from {@link RedisMessageStore#controls()}.
+ *
+ * @since 0.3.0
  */
 public final class ControlOperations {
 

@@ -17,6 +17,8 @@ import static io.github.delayqueue.redis.Replies.text;
 /**
  * What operators do with a topic's dead letters: list, replay and purge them, one by one or in chunks. Obtained from
  * {@link RedisMessageStore#deadLetters()}.
+ *
+ * @since 0.3.0
  */
 public final class DeadLetterOperations {
 

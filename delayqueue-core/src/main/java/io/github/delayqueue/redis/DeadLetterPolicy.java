@@ -10,6 +10,7 @@ import org.springframework.util.Assert;
  *
  * @param maxCount the most dead letters per topic
  * @param maxAge how long a dead letter is kept
+ * @since 0.1.0
  */
 public record DeadLetterPolicy(long maxCount, Duration maxAge) {
 

@@ -7,6 +7,7 @@ package io.github.delayqueue.redis;
  *
  * @param relative whether {@code value} is a delay rather than an epoch time
  * @param value the delay in microseconds, or the epoch milliseconds
+ * @since 0.1.0
  */
 public record DueTime(boolean relative, long value) {
 

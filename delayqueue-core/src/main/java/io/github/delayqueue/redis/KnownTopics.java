@@ -10,6 +10,8 @@ import static io.github.delayqueue.redis.Replies.text;
  * The set of known topics ({@code <prefix>:topics}): every topic scheduled to or consumed from with a key prefix,
  * which metrics and the actuator endpoint list. One command outside the topics' slots; callers send it once per topic
  * per process. Obtained from {@link RedisMessageStore#topics()}.
+ *
+ * @since 0.3.0
  */
 public final class KnownTopics {
 

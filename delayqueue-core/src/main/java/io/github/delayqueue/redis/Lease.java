@@ -7,6 +7,7 @@ package io.github.delayqueue.redis;
  *
  * @param id the message id
  * @param token the lease token
+ * @since 0.1.0
  */
 public record Lease(String id, long token) {
 }

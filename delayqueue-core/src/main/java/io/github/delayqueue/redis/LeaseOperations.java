@@ -25,6 +25,8 @@ import static io.github.delayqueue.redis.Replies.text;
  * <p>
  * An attempt counts when it fails, or, for a suspect (a message whose lease ran out without an outcome), when it is
  * leased; never for a message that only waited in a consumer, nor for a crash it did not cause.
+ *
+ * @since 0.3.0
  */
 public final class LeaseOperations {
 

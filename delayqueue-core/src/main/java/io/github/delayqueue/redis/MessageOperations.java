@@ -20,6 +20,8 @@ import static io.github.delayqueue.redis.Replies.text;
 /**
  * What producers do to a topic's waiting messages, and how a topic is counted: store, cancel and move messages by
  * id, each one script on the topic's keys. Obtained from {@link RedisMessageStore#messages()}.
+ *
+ * @since 0.3.0
  */
 public final class MessageOperations {
 

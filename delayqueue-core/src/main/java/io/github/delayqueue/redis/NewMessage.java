@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
  * @param headers the headers
  * @param payload the serialised payload
  * @param expiry the deadline after which it must not be delivered, or {@code null} for none
+ * @since 0.1.0
  */
 public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, String> headers, byte[] payload,
 		@Nullable Expiry expiry) {

@@ -8,6 +8,8 @@ import org.springframework.dao.TransientDataAccessResourceException;
  * Redis made a change, but fewer replicas than required confirmed it in time ({@code WAIT}): the change holds on
  * the master, and may be lost if the master fails over before the replicas catch up. Scheduling is idempotent, so
  * scheduling the same id again is safe; so are cancel and reschedule.
+ *
+ * @since 0.2.0
  */
 public class NotReplicatedException extends TransientDataAccessResourceException {
 

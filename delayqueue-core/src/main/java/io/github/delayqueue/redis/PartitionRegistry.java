@@ -9,6 +9,8 @@ import static io.github.delayqueue.redis.Replies.number;
 /**
  * The partition count Redis keeps for each topic, which every producer and consumer of the topic must use. Obtained
  * from {@link RedisMessageStore#partitions()}.
+ *
+ * @since 0.3.0
  */
 public final class PartitionRegistry {
 

@@ -19,6 +19,8 @@ import org.springframework.util.Assert;
  * {@code <prefix>:{<topic>}:recurring} hash, beside the topic's messages, so that one script stores a tick's
  * message and moves the cursor atomically, in one cluster slot. What a definition means is decided above this
  * layer.
+ *
+ * @since 0.3.0
  */
 public class RecurringStore {
 

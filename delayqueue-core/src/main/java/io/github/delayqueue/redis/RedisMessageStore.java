@@ -22,6 +22,8 @@ import org.springframework.util.Assert;
  * Arguments are not validated here: callers pass validated topics and ids. Scripts are fixed resources; no script
  * text is ever built from input. Messages stored by the previous format (1) are read, and migrated as consumers
  * claim.
+ *
+ * @since 0.1.0
  */
 public class RedisMessageStore {
 

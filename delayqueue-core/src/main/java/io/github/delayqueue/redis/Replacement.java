@@ -3,6 +3,8 @@ package io.github.delayqueue.redis;
 /**
  * What a schedule-or-replace call did (see {@link MessageOperations#replace(String, NewMessage)}), in the order the
  * script answers.
+ *
+ * @since 0.3.0
  */
 public enum Replacement {
 

@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
  * @param error the last error, if one was recorded
  * @param diedAt when it died, on the Redis clock
  * @param message what is stored for it
+ * @since 0.1.0
  */
 public record StoredDeadLetter(String id, int attempts, @Nullable String error, Instant diedAt,
 		StoredMessage message) {

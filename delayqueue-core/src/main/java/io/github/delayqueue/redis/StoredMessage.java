@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
  * @param headers the headers (empty if unreadable)
  * @param payload the serialised payload, or the raw stored bytes if unreadable
  * @param malformation why the stored form cannot be read, or {@code null} if it can
+ * @since 0.1.0
  */
 public record StoredMessage(@Nullable Instant createdAt, Map<String, String> headers, byte[] payload,
 		@Nullable String malformation) {

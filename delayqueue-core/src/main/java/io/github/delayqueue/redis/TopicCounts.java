@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  * @param nextDueAt when the earliest waiting or ready message is due, or {@code null} if none is
  * @param retrying messages that failed at least once and are not dead: waiting for their next attempt or running it
  * (also counted in {@code waiting}, {@code ready} or {@code leased})
+ *
+ * @since 0.1.0
  */
 public record TopicCounts(long waiting, long ready, long leased, long dead, @Nullable Instant nextDueAt,
 		long retrying) {

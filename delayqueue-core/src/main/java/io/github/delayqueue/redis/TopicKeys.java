@@ -7,6 +7,8 @@ import org.springframework.util.Assert;
 /**
  * How a topic's keys are named: {@code <prefix>:{<topic>}:<part>}, all of a topic's keys sharing one hash tag (so one
  * cluster slot), and a partition of a topic named as a topic of its own.
+ *
+ * @since 0.3.0
  */
 public final class TopicKeys {
 

@@ -39,6 +39,8 @@ import org.springframework.util.Assert;
  * recovers expired leases. Timer callbacks only hand work to other threads: nothing runs on the tick thread.
  * <p>
  * Starts before and stops after the listener containers ({@link #DEFAULT_PHASE}).
+ *
+ * @since 0.1.0
  */
 public class DelayedMessageScheduler implements SmartLifecycle {
 

@@ -5,6 +5,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A topic's wake-up: armed for the next due time, fired by the timer, the wake channel, a (re)subscription or
  * the fallback poll. Firing runs the topic's callback, which must only hand work to another thread.
+ *
+ * @since 0.1.0
  */
 public interface TopicTrigger {
 

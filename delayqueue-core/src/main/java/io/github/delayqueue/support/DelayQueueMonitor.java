@@ -5,6 +5,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Callbacks on what happens to messages, for metrics. Called on the threads doing the work, so implementations
  * must be quick and must not throw. Every method does nothing by default.
+ *
+ * @since 0.1.0
  */
 public interface DelayQueueMonitor {
 

@@ -21,6 +21,7 @@ import org.springframework.util.Assert;
  *
  * @param <T> the type of the items
  * @param <R> the type of one item's result
+ * @since 0.1.0
  */
 public final class GroupCommit<T, R> {
 

@@ -12,6 +12,10 @@ import java.util.Set;
  */
 final class Tally {
 
+	/** How soon after a stall's end a stalled consumer's handler records a start it began before the stall. */
+	private static final long RESUMED_WITHIN_MILLIS = 1_000;
+
+
 	/** A delivery later than this after its due time is late, for the time to recover. */
 	static final long LATE_MILLIS = 1_000;
 
@@ -60,7 +64,8 @@ final class Tally {
 			firstDeliveries.add(all.get(0));
 			for (int i = 1; i < all.size(); i++) {
 				duplicated++;
-				if (explains(all.get(i - 1), crashed, events, leaseMillis)) {
+				if (explains(all.get(i - 1), crashed, events, leaseMillis)
+						|| startedAcrossAStall(all.get(i), crashed, events)) {
 					explained++;
 				}
 				else if (unexplained.size() < 10) {
@@ -97,6 +102,26 @@ final class Tally {
 		for (Event event : events) {
 			if (event.redisSide() && earlier.startedAt() >= event.start() - leaseMillis
 					&& earlier.startedAt() <= event.end() + leaseMillis) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Whether a later delivery is one whose handler a stall cut in two: its consumer checked the lease and began the
+	 * delivery before it was stopped, and the handler recorded its start only when the JVM went on. Its recorded
+	 * start then follows the redelivery by another consumer although it began first; the library's part (the lease
+	 * check before a start) happened in time. Only a consumer marked as stalled, recording within a second of its
+	 * stall's end, is read so.
+	 */
+	private static boolean startedAcrossAStall(Ledger.Delivery later, Set<String> crashed, List<Event> events) {
+		if (!crashed.contains(later.incarnation())) {
+			return false;
+		}
+		for (Event event : events) {
+			if (!event.redisSide() && later.startedAt() >= event.start()
+					&& later.startedAt() <= event.end() + RESUMED_WITHIN_MILLIS) {
 				return true;
 			}
 		}

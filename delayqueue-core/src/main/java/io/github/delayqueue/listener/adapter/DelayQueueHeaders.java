@@ -3,6 +3,8 @@ package io.github.delayqueue.listener.adapter;
 /**
  * Names of the Spring Messaging headers a listener method can read with
  * {@link org.springframework.messaging.handler.annotation.Header @Header}, besides the message's own headers.
+ *
+ * @since 0.1.0
  */
 public final class DelayQueueHeaders {
 

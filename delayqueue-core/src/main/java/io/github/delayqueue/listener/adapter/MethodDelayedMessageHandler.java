@@ -16,6 +16,8 @@ import org.springframework.messaging.support.MessageBuilder;
  * {@link DelayQueueHeaders}; a {@link DeliveredMessage} parameter is passed directly. Exceptions thrown by the
  * method propagate unchanged (and are retried); a failure to resolve an argument cannot be cured by retrying,
  * so it becomes a {@link NonRetryableException}.
+ *
+ * @since 0.1.0
  */
 public class MethodDelayedMessageHandler implements DelayedMessageHandler<Object> {
 

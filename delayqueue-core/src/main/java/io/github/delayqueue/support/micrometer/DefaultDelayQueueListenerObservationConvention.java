@@ -6,6 +6,8 @@ import io.micrometer.common.KeyValues;
  * The default {@link DelayQueueListenerObservationConvention}: low-cardinality {@code messaging.system},
  * {@code messaging.operation=process} and {@code messaging.destination.name} (the topic); high-cardinality
  * message id and attempt.
+ *
+ * @since 0.1.0
  */
 public class DefaultDelayQueueListenerObservationConvention implements DelayQueueListenerObservationConvention {
 

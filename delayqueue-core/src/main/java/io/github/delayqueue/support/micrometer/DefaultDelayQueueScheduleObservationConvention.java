@@ -6,6 +6,8 @@ import io.micrometer.common.KeyValues;
  * The default {@link DelayQueueScheduleObservationConvention}: low-cardinality {@code messaging.system},
  * {@code messaging.operation=publish} and {@code messaging.destination.name} (the topic); high-cardinality message
  * id.
+ *
+ * @since 0.1.0
  */
 public class DefaultDelayQueueScheduleObservationConvention implements DelayQueueScheduleObservationConvention {
 

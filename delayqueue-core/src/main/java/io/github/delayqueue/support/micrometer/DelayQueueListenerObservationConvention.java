@@ -6,6 +6,8 @@ import io.micrometer.observation.ObservationConvention;
 /**
  * Names and tags the observation of a handler call. Implement it (or extend
  * {@link DefaultDelayQueueListenerObservationConvention}) and declare it as a bean to change them.
+ *
+ * @since 0.1.0
  */
 public interface DelayQueueListenerObservationConvention extends ObservationConvention<DelayedMessageReceiverContext> {
 

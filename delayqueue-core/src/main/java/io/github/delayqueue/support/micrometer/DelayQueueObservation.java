@@ -9,6 +9,8 @@ import io.micrometer.observation.docs.ObservationDocumentation;
  * The observations delayqueue makes: one around each schedule call that stores the current trace context in the
  * message's headers, and one around each handler call that continues that trace, so a trace shows "order created
  * → 30 minutes later → order cancelled".
+ *
+ * @since 0.1.0
  */
 public enum DelayQueueObservation implements ObservationDocumentation {
 

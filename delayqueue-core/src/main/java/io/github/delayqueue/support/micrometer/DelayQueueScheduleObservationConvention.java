@@ -6,6 +6,8 @@ import io.micrometer.observation.ObservationConvention;
 /**
  * Names and tags the observation of scheduling a message. Implement it (or extend
  * {@link DefaultDelayQueueScheduleObservationConvention}) and declare it as a bean to change them.
+ *
+ * @since 0.1.0
  */
 public interface DelayQueueScheduleObservationConvention extends ObservationConvention<DelayedMessageSenderContext> {
 

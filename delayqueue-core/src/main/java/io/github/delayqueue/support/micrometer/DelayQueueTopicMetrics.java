@@ -27,6 +27,8 @@ import org.springframework.util.Assert;
  * Redis at a fixed interval (one script per topic), so reading a gauge never waits for Redis. Known topics are the
  * ones any application has scheduled to or consumed from (a Redis set, see
  * {@link DelayedQueueAdmin#knownTopics()}); at most {@value #MAX_TOPICS} are tracked.
+ *
+ * @since 0.1.0
  */
 public class DelayQueueTopicMetrics implements SmartLifecycle {
 

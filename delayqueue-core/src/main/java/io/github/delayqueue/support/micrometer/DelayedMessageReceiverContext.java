@@ -7,6 +7,8 @@ import io.micrometer.observation.transport.ReceiverContext;
 /**
  * The observation context of a handler call. Its carrier is the message's headers, from which a tracer reads the
  * trace context stored when the message was scheduled.
+ *
+ * @since 0.1.0
  */
 public class DelayedMessageReceiverContext extends ReceiverContext<Map<String, String>> {
 

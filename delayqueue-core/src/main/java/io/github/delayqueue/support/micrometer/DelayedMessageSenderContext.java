@@ -7,6 +7,8 @@ import io.micrometer.observation.transport.SenderContext;
 /**
  * The observation context of scheduling one message. Its carrier is the message's headers (a mutable map), into
  * which a tracer writes the current trace context before the message is stored.
+ *
+ * @since 0.1.0
  */
 public class DelayedMessageSenderContext extends SenderContext<Map<String, String>> {
 

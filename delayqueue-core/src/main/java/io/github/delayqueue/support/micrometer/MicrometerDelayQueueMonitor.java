@@ -26,6 +26,8 @@ import org.jspecify.annotations.Nullable;
  * <li>counter {@code delayqueue.transaction.failed} (tag {@code operation}): messages whose write, held for a
  * transaction, failed after the commit.</li>
  * </ul>
+ *
+ * @since 0.1.0
  */
 public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 

@@ -19,6 +19,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  *     --delayqueue.migration.redisson.topic=order-timeout \
  *     --delayqueue.migration.redisson.codec=JsonJacksonCodec
  * </pre>
+ *
+ * @since 0.3.0
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration

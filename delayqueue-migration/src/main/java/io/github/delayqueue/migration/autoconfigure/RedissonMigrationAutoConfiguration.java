@@ -14,6 +14,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * Auto-configuration of the Redisson migration: with {@code delayqueue.migration.redisson.enabled=true}, a
  * {@link RedissonMigrationRunner} migrates once when the application starts.
+ *
+ * @since 0.3.0
  */
 @AutoConfiguration(afterName = "io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration")
 @ConditionalOnBooleanProperty("delayqueue.migration.redisson.enabled")

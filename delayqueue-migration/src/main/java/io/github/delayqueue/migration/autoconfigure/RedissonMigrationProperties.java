@@ -7,6 +7,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Configuration of the Redisson migration ({@code delayqueue.migration.redisson.*}).
+ *
+ * @since 0.3.0
  */
 @ConfigurationProperties("delayqueue.migration.redisson")
 public class RedissonMigrationProperties {

@@ -13,6 +13,8 @@ import org.springframework.util.Assert;
 /**
  * Runs the Redisson migration once, when the application starts, with the {@code delayqueue.migration.redisson.*}
  * properties. A failure fails the start-up.
+ *
+ * @since 0.3.0
  */
 public class RedissonMigrationRunner implements ApplicationRunner {
 

@@ -19,6 +19,7 @@ import org.springframework.util.Assert;
  * @param removeMigrated whether to remove the migrated elements from Redisson's keys once every element is
  * scheduled
  * @param batchSize how many elements are read, checked and scheduled per round trip
+ * @since 0.3.0
  */
 public record MigrationRequest(String queue, String topic, RedissonCodec codec, boolean removeMigrated,
 		int batchSize) {

@@ -17,6 +17,8 @@ import tools.jackson.databind.json.JsonMapper;
  * stores payloads as JSON and the listener's parameter type reads them). Decoding never loads a class: the class
  * names {@code JsonJacksonCodec} writes are dropped, not resolved, and nothing is deserialised with Java
  * serialisation.
+ *
+ * @since 0.3.0
  */
 public enum RedissonCodec {
 
