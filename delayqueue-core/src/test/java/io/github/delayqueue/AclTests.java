@@ -15,7 +15,7 @@ import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,7 +52,7 @@ class AclTests {
 
 	private LettuceConnectionFactory connectionFactory;
 
-	private DelayedMessageScheduler scheduler;
+	private WakeUpTimer scheduler;
 
 	private DelayedListenerContainer container;
 
@@ -88,7 +88,7 @@ class AclTests {
 	void everythingWorksAsARestrictedUser() {
 		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
 		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
-		this.scheduler = new DelayedMessageScheduler(this.connectionFactory, Duration.ofMillis(5),
+		this.scheduler = new WakeUpTimer(this.connectionFactory, Duration.ofMillis(5),
 				Duration.ofMillis(200));
 		this.scheduler.start();
 		Recorder<String> recorder = new Recorder<>();

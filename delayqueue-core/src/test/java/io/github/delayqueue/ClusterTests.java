@@ -18,7 +18,7 @@ import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.TopicKeys;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,7 +52,7 @@ class ClusterTests {
 
 	private RedisDelayedQueue queue;
 
-	private DelayedMessageScheduler scheduler;
+	private WakeUpTimer scheduler;
 
 	private DefaultDelayedListenerContainerFactory factory;
 
@@ -81,7 +81,7 @@ class ClusterTests {
 		this.closeables.add(connectionFactory::destroy);
 		this.store = new RedisMessageStore(connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
 		this.queue = new RedisDelayedQueue(this.store, new JacksonPayloadConverter());
-		this.scheduler = new DelayedMessageScheduler(connectionFactory, Duration.ofMillis(5), Duration.ofMillis(500));
+		this.scheduler = new WakeUpTimer(connectionFactory, Duration.ofMillis(5), Duration.ofMillis(500));
 		this.scheduler.start();
 		this.closeables.add(0, this.scheduler::stop);
 		this.factory = new DefaultDelayedListenerContainerFactory(this.store, new JacksonPayloadConverter(),

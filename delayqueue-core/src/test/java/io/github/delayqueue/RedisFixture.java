@@ -11,7 +11,7 @@ import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -96,7 +96,7 @@ public final class RedisFixture implements AutoCloseable {
 	public Consumer consumer(LettuceConnectionFactory factory,
 			java.util.function.Consumer<DefaultDelayedListenerContainerFactory> customizer, Duration fallbackPoll) {
 		RedisMessageStore store = store(factory);
-		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(factory, Duration.ofMillis(5),
+		WakeUpTimer scheduler = new WakeUpTimer(factory, Duration.ofMillis(5),
 				fallbackPoll);
 		DefaultDelayedListenerContainerFactory containerFactory = new DefaultDelayedListenerContainerFactory(store,
 				this.converter, scheduler);
@@ -124,7 +124,7 @@ public final class RedisFixture implements AutoCloseable {
 	}
 
 	public record Consumer(LettuceConnectionFactory connectionFactory, RedisMessageStore store,
-			DelayedMessageScheduler scheduler, Listeners listeners) implements AutoCloseable {
+			WakeUpTimer scheduler, Listeners listeners) implements AutoCloseable {
 
 		@Override
 		public void close() {

@@ -12,7 +12,7 @@ import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,7 +63,7 @@ class SentinelTests {
 		this.closeables.add(connectionFactory::destroy);
 		RedisMessageStore store = new RedisMessageStore(connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
 		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
-		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(connectionFactory, Duration.ofMillis(5),
+		WakeUpTimer scheduler = new WakeUpTimer(connectionFactory, Duration.ofMillis(5),
 				Duration.ofMillis(500));
 		scheduler.start();
 		this.closeables.add(0, scheduler::stop);

@@ -5,7 +5,7 @@ import java.util.List;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.listener.ListenerState;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -22,7 +22,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 
 	private final DelayedQueueAdmin admin;
 
-	private final @Nullable DelayedMessageScheduler scheduler;
+	private final @Nullable WakeUpTimer scheduler;
 
 	private final @Nullable DelayedListenerEndpointRegistry registry;
 
@@ -32,7 +32,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 	 * @param scheduler the scheduler, if any
 	 * @param registry the registry of the listener containers, if any
 	 */
-	public DelayQueueHealthIndicator(DelayedQueueAdmin admin, @Nullable DelayedMessageScheduler scheduler,
+	public DelayQueueHealthIndicator(DelayedQueueAdmin admin, @Nullable WakeUpTimer scheduler,
 			@Nullable DelayedListenerEndpointRegistry registry) {
 		super("delayqueue health check failed");
 		this.admin = admin;

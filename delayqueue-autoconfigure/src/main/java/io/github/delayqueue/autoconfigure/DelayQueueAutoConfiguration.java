@@ -17,8 +17,9 @@ import io.github.delayqueue.recurring.RecurringSchedules;
 import io.github.delayqueue.recurring.RedisRecurringSchedules;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 import io.github.delayqueue.support.DelayQueueMonitor;
+import io.github.delayqueue.support.RedisDurabilityCheck;
 import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
 import io.github.delayqueue.support.micrometer.DelayQueueScheduleObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
@@ -92,6 +93,13 @@ public final class DelayQueueAutoConfiguration {
 		return admin;
 	}
 
+	/** Warns at start-up about Redis settings that lose accepted messages (eviction, no append-only file). */
+	@Bean
+	@ConditionalOnMissingBean
+	RedisDurabilityCheck delayQueueRedisDurabilityCheck(RedisConnectionFactory connectionFactory) {
+		return new RedisDurabilityCheck(connectionFactory);
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	TopicLimitsInitializer delayQueueTopicLimitsInitializer(DelayedQueueAdmin admin, DelayQueueProperties properties) {
@@ -139,7 +147,7 @@ public final class DelayQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayedMessageScheduler delayQueueScheduler(RedisConnectionFactory connectionFactory,
+	WakeUpTimer delayQueueScheduler(RedisConnectionFactory connectionFactory,
 			DelayQueueProperties properties) {
 		return new DelayQueuePropertiesMapper(properties).scheduler(connectionFactory);
 	}
@@ -194,7 +202,7 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean(name = DelayQueueConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
 	DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(
 			DelayedListenerContainerFactoryConfigurer configurer, RedisMessageStore store, PayloadConverter converter,
-			DelayedMessageScheduler scheduler, ObjectProvider<DelayedListenerContainerFactoryCustomizer> customizers) {
+			WakeUpTimer scheduler, ObjectProvider<DelayedListenerContainerFactoryCustomizer> customizers) {
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store, converter,
 				scheduler);
 		configurer.configure(factory);

@@ -23,7 +23,7 @@ import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -84,12 +84,12 @@ final class DelayQueuePropertiesMapper {
 		return queue;
 	}
 
-	DelayedMessageScheduler scheduler(RedisConnectionFactory connectionFactory) {
+	WakeUpTimer scheduler(RedisConnectionFactory connectionFactory) {
 		DelayQueueProperties.Scheduler scheduler = this.properties.getScheduler();
-		check("delayqueue.scheduler.tick", scheduler.getTick(), (tick) -> new DelayedMessageScheduler(connectionFactory,
-				tick, DelayedMessageScheduler.DEFAULT_POLL_INTERVAL));
-		DelayedMessageScheduler bean = check("delayqueue.scheduler.poll-interval", scheduler.getPollInterval(),
-				(poll) -> new DelayedMessageScheduler(connectionFactory, scheduler.getTick(), poll));
+		check("delayqueue.scheduler.tick", scheduler.getTick(), (tick) -> new WakeUpTimer(connectionFactory,
+				tick, WakeUpTimer.DEFAULT_POLL_INTERVAL));
+		WakeUpTimer bean = check("delayqueue.scheduler.poll-interval", scheduler.getPollInterval(),
+				(poll) -> new WakeUpTimer(connectionFactory, scheduler.getTick(), poll));
 		bean.setAutoStartup(scheduler.isAutoStartup());
 		return bean;
 	}

@@ -25,7 +25,7 @@ import org.springframework.core.task.TaskDecorator;
  * <pre class="code">
  * &#64;Bean
  * DefaultDelayedListenerContainerFactory slowListenerFactory(DelayedListenerContainerFactoryConfigurer configurer,
- *         RedisMessageStore store, PayloadConverter converter, DelayedMessageScheduler scheduler) {
+ *         RedisMessageStore store, PayloadConverter converter, WakeUpTimer scheduler) {
  *     DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store, converter,
  *         scheduler);
  *     configurer.configure(factory);

@@ -25,7 +25,7 @@ import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
 import io.github.delayqueue.support.micrometer.MicrometerDelayQueueMonitor;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
@@ -71,13 +71,13 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(context.getBean(DelayedQueue.class)).isInstanceOf(RedisDelayedQueue.class);
 			assertThat(context).hasSingleBean(RedisMessageStore.class);
 			assertThat(context).hasSingleBean(PayloadConverter.class);
-			assertThat(context).hasSingleBean(DelayedMessageScheduler.class);
+			assertThat(context).hasSingleBean(WakeUpTimer.class);
 			assertThat(context).hasSingleBean(DelayedListenerContainerFactory.class);
 			assertThat(context).hasBean(DelayQueueConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME);
 			assertThat(context).hasSingleBean(DelayedListenerContainerFactoryConfigurer.class);
 			assertThat(context).hasSingleBean(DelayedListenerEndpointRegistry.class);
 			assertThat(context).hasBean(DelayedListenerAnnotationBeanPostProcessor.BEAN_NAME);
-			assertThat(context.getBean(DelayedMessageScheduler.class).isRunning()).isTrue();
+			assertThat(context.getBean(WakeUpTimer.class).isRunning()).isTrue();
 			assertThat(context.getBean(DelayedListenerEndpointRegistry.class).isRunning()).isTrue();
 			assertThat(context.getBean(RedisMessageStore.class).keys().prefix()).isEqualTo("dq");
 		});
@@ -97,8 +97,8 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(context).hasSingleBean(PayloadConverter.class);
 			assertThat(context.getBean(PayloadConverter.class)).isSameAs(UserBeans.CONVERTER);
 			assertThat(context).getBean("userQueue").isSameAs(context.getBean(DelayedQueue.class));
-			assertThat(context).hasSingleBean(DelayedMessageScheduler.class);
-			assertThat(context).getBean("userScheduler").isSameAs(context.getBean(DelayedMessageScheduler.class));
+			assertThat(context).hasSingleBean(WakeUpTimer.class);
+			assertThat(context).getBean("userScheduler").isSameAs(context.getBean(WakeUpTimer.class));
 			assertThat(context).hasSingleBean(DelayedListenerContainerFactory.class);
 			assertThat(context).getBean(DelayQueueConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
 				.isSameAs(UserBeans.factory);
@@ -353,11 +353,11 @@ class DelayQueueAutoConfigurationTests {
 	@Test
 	void theSchedulerAndTheListenersStartOnTheirOwnSettings() {
 		this.runner.withPropertyValues("delayqueue.listener.auto-startup=false").run((context) -> {
-			assertThat(context.getBean(DelayedMessageScheduler.class).isAutoStartup()).isTrue();
+			assertThat(context.getBean(WakeUpTimer.class).isAutoStartup()).isTrue();
 			assertThat(codedContainer(context).isAutoStartup()).isFalse();
 		});
 		this.runner.withPropertyValues("delayqueue.scheduler.auto-startup=false").run((context) -> {
-			assertThat(context.getBean(DelayedMessageScheduler.class).isAutoStartup()).isFalse();
+			assertThat(context.getBean(WakeUpTimer.class).isAutoStartup()).isFalse();
 			assertThat(codedContainer(context).isAutoStartup()).isTrue();
 		});
 	}
@@ -554,9 +554,9 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(properties.getDeadLetter().getMaxAge())
 				.isEqualTo(io.github.delayqueue.redis.DeadLetterPolicy.DEFAULT.maxAge());
 			assertThat(properties.getMaxPayloadSize()).isEqualTo(RedisDelayedQueue.DEFAULT_MAX_PAYLOAD_SIZE);
-			assertThat(properties.getScheduler().getTick()).isEqualTo(DelayedMessageScheduler.DEFAULT_TICK);
+			assertThat(properties.getScheduler().getTick()).isEqualTo(WakeUpTimer.DEFAULT_TICK);
 			assertThat(properties.getScheduler().getPollInterval())
-				.isEqualTo(DelayedMessageScheduler.DEFAULT_POLL_INTERVAL);
+				.isEqualTo(WakeUpTimer.DEFAULT_POLL_INTERVAL);
 			assertThat(properties.getListener().getShutdownTimeout())
 				.isEqualTo(io.github.delayqueue.listener.DelayedListenerContainer.DEFAULT_SHUTDOWN_TIMEOUT);
 		});
@@ -702,15 +702,15 @@ class DelayQueueAutoConfigurationTests {
 		}
 
 		@Bean
-		DelayedMessageScheduler userScheduler(RedisConnectionFactory connectionFactory) {
-			return new DelayedMessageScheduler(connectionFactory);
+		WakeUpTimer userScheduler(RedisConnectionFactory connectionFactory) {
+			return new WakeUpTimer(connectionFactory);
 		}
 
 		static DefaultDelayedListenerContainerFactory factory;
 
 		@Bean
 		DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(RedisMessageStore store,
-				DelayedMessageScheduler scheduler) {
+				WakeUpTimer scheduler) {
 			factory = new DefaultDelayedListenerContainerFactory(store, CONVERTER, scheduler);
 			return factory;
 		}

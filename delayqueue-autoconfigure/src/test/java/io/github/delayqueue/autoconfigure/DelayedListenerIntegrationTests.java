@@ -18,7 +18,7 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Positive;
@@ -210,7 +210,7 @@ class DelayedListenerIntegrationTests {
 
 		@Bean
 		DefaultDelayedListenerContainerFactory slowShutdownFactory(DelayedListenerContainerFactoryConfigurer configurer,
-				RedisMessageStore store, PayloadConverter converter, DelayedMessageScheduler scheduler) {
+				RedisMessageStore store, PayloadConverter converter, WakeUpTimer scheduler) {
 			DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store,
 					converter, scheduler);
 			configurer.configure(factory);

@@ -29,7 +29,7 @@ import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.TopicKeys;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -137,7 +137,7 @@ public final class ClusterBenchmark {
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
 		connectionFactory.afterPropertiesSet();
 		connectionFactory.start();
-		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(connectionFactory);
+		WakeUpTimer scheduler = new WakeUpTimer(connectionFactory);
 		try {
 			RedisMessageStore store = new RedisMessageStore(connectionFactory, "bench", DeadLetterPolicy.DEFAULT);
 			RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());

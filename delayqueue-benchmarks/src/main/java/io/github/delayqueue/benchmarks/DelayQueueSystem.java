@@ -18,7 +18,7 @@ import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -138,7 +138,7 @@ final class DelayQueueSystem implements QueueUnderTest {
 	Consumer consume(String topic, int threads, Handler handler) {
 		LettuceConnectionFactory consumerFactory = connectionFactory(this.host, this.port);
 		RedisMessageStore consumerStore = new RedisMessageStore(consumerFactory, "dq", DeadLetterPolicy.DEFAULT);
-		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(consumerFactory);
+		WakeUpTimer scheduler = new WakeUpTimer(consumerFactory);
 		DelayedListenerContainer container = new DelayedListenerContainer(topic,
 				ListenerRegistration.of(topic, String.class, (payload, message) -> handler.handle(payload),
 						ListenerOptions.builder().concurrency(threads).build()),

@@ -18,7 +18,7 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.listener.DelayedListenerContainer;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopInfrastructureBean;
@@ -97,7 +97,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
 		if (bean instanceof AopInfrastructureBean || bean instanceof DelayedListenerContainer
 				|| bean instanceof DelayedListenerEndpointRegistry || bean instanceof DelayedListenerContainerFactory
-				|| bean instanceof DelayedMessageScheduler) {
+				|| bean instanceof WakeUpTimer) {
 			return bean;
 		}
 		Class<?> targetClass = AopUtils.getTargetClass(bean);

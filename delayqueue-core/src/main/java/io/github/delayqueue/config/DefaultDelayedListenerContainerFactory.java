@@ -7,7 +7,7 @@ import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 
 import org.springframework.util.Assert;
 
@@ -26,7 +26,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 
 	private final PayloadConverter converter;
 
-	private final DelayedMessageScheduler scheduler;
+	private final WakeUpTimer scheduler;
 
 	private ListenerOptions defaultOptions = ListenerOptions.defaults();
 
@@ -41,10 +41,10 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * @param scheduler wakes containers when messages fall due
 	 */
 	public DefaultDelayedListenerContainerFactory(RedisMessageStore store, PayloadConverter converter,
-			DelayedMessageScheduler scheduler) {
+			WakeUpTimer scheduler) {
 		Assert.notNull(store, "RedisMessageStore must not be null");
 		Assert.notNull(converter, "PayloadConverter must not be null");
-		Assert.notNull(scheduler, "DelayedMessageScheduler must not be null");
+		Assert.notNull(scheduler, "WakeUpTimer must not be null");
 		this.store = store;
 		this.converter = converter;
 		this.scheduler = scheduler;

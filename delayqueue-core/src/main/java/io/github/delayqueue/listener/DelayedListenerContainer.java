@@ -6,7 +6,7 @@ import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.TopicKeys;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
@@ -41,7 +41,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	private final PayloadConverter converter;
 
-	private final DelayedMessageScheduler scheduler;
+	private final WakeUpTimer scheduler;
 
 	private final ContainerProperties properties;
 
@@ -62,7 +62,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * @param scheduler wakes the container when messages fall due
 	 */
 	public DelayedListenerContainer(String id, ListenerRegistration<?> registration, RedisMessageStore store,
-			PayloadConverter converter, DelayedMessageScheduler scheduler) {
+			PayloadConverter converter, WakeUpTimer scheduler) {
 		this(id, registration, store, converter, scheduler, new ContainerProperties());
 	}
 
@@ -76,13 +76,13 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * @param properties how it runs: metrics, observation, executor, shutdown timeout, lifecycle
 	 */
 	public DelayedListenerContainer(String id, ListenerRegistration<?> registration, RedisMessageStore store,
-			PayloadConverter converter, DelayedMessageScheduler scheduler, ContainerProperties properties) {
+			PayloadConverter converter, WakeUpTimer scheduler, ContainerProperties properties) {
 		Assert.notNull(properties, "ContainerProperties must not be null");
 		Assert.hasText(id, "Listener id must not be empty");
 		Assert.notNull(registration, "ListenerRegistration must not be null");
 		Assert.notNull(store, "RedisMessageStore must not be null");
 		Assert.notNull(converter, "PayloadConverter must not be null");
-		Assert.notNull(scheduler, "DelayedMessageScheduler must not be null");
+		Assert.notNull(scheduler, "WakeUpTimer must not be null");
 		this.id = id;
 		this.registration = registration;
 		this.store = store;

@@ -1,5 +1,5 @@
 /**
- * Waking consumers at due times: {@link io.github.delayqueue.scheduling.DelayedMessageScheduler} keeps one Netty
+ * Waking consumers at due times: {@link io.github.delayqueue.scheduling.WakeUpTimer} keeps one Netty
  * wheel-timer timeout per topic, armed from claim results and from each topic's wake channel, with a slow
  * fallback poll.
  */

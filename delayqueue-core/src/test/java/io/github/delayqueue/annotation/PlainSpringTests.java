@@ -18,7 +18,7 @@ import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -103,7 +103,7 @@ class PlainSpringTests {
 
 		volatile boolean methodFactoryUsed;
 
-		ConfiguredByConfigurer(RedisMessageStore store, PayloadConverter converter, DelayedMessageScheduler scheduler) {
+		ConfiguredByConfigurer(RedisMessageStore store, PayloadConverter converter, WakeUpTimer scheduler) {
 			this.factory = new DefaultDelayedListenerContainerFactory(store, converter, scheduler);
 			this.factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(3));
 		}
@@ -153,8 +153,8 @@ class PlainSpringTests {
 		}
 
 		@Bean
-		DelayedMessageScheduler delayedMessageScheduler(LettuceConnectionFactory connectionFactory) {
-			return new DelayedMessageScheduler(connectionFactory);
+		WakeUpTimer delayedMessageScheduler(LettuceConnectionFactory connectionFactory) {
+			return new WakeUpTimer(connectionFactory);
 		}
 
 	}
@@ -166,7 +166,7 @@ class PlainSpringTests {
 
 		@Bean
 		DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(RedisMessageStore store,
-				PayloadConverter converter, DelayedMessageScheduler scheduler) {
+				PayloadConverter converter, WakeUpTimer scheduler) {
 			return new DefaultDelayedListenerContainerFactory(store, converter, scheduler);
 		}
 

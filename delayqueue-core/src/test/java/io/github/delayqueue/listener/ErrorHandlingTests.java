@@ -14,7 +14,7 @@ import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.RedisDelayedQueue;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -202,7 +202,7 @@ class ErrorHandlingTests {
 	void aHandlerWhoseNextMessageWasBuriedLeavesTheRestToAClaimAtOnce() {
 		// a poll far longer than the test: only a claim asked for by the consumer itself can deliver b and c
 		LettuceConnectionFactory factory = this.fixture.connectionFactory();
-		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(factory, Duration.ofMillis(5),
+		WakeUpTimer scheduler = new WakeUpTimer(factory, Duration.ofMillis(5),
 				Duration.ofMinutes(5));
 		DefaultDelayedListenerContainerFactory containerFactory = new DefaultDelayedListenerContainerFactory(
 				this.fixture.store(factory), this.fixture.converter(), scheduler);

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.support.RedisDurabilityCheck;
 import io.github.delayqueue.build.redis.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,13 +20,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The scheduler warns at start about Redis settings that lose accepted messages: eviction, and no append-only file.
+ * The start-up check warns about Redis settings that lose accepted messages: eviction, and no append-only file; the
+ * wake-up timer itself no longer does.
  */
 class StartupWarningsTests {
 
 	private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
 
-	private final Logger logger = (Logger) LoggerFactory.getLogger(DelayedMessageScheduler.class);
+	private final Logger logger = (Logger) LoggerFactory.getLogger(RedisDurabilityCheck.class);
 
 	private TestRedis redis;
 
@@ -66,10 +68,10 @@ class StartupWarningsTests {
 
 	private void startAndStopAScheduler() {
 		LettuceConnectionFactory factory = this.fixture.connectionFactory();
-		DelayedMessageScheduler scheduler = new DelayedMessageScheduler(factory, Duration.ofMillis(5),
-				Duration.ofSeconds(1));
-		scheduler.start();
-		scheduler.stop();
+		new RedisDurabilityCheck(factory).afterSingletonsInstantiated();
+		WakeUpTimer timer = new WakeUpTimer(factory, Duration.ofMillis(5), Duration.ofSeconds(1));
+		timer.start();
+		timer.stop();
 	}
 
 	private List<String> warnings() {

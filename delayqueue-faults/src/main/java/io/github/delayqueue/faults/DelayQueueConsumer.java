@@ -9,7 +9,7 @@ import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.DelayedMessageScheduler;
+import io.github.delayqueue.scheduling.WakeUpTimer;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -28,7 +28,7 @@ final class DelayQueueConsumer implements AutoCloseable {
 
 	private final LettuceConnectionFactory connectionFactory;
 
-	private final DelayedMessageScheduler scheduler;
+	private final WakeUpTimer scheduler;
 
 	private final DelayedListenerContainer container;
 
@@ -36,7 +36,7 @@ final class DelayQueueConsumer implements AutoCloseable {
 		this.connectionFactory = connectionFactory(settings.port(), Duration.ofMillis(settings.timeoutMillis()));
 		long offset = settings.calibrate() ? clockOffset(this.connectionFactory) : 0;
 		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, PREFIX, DeadLetterPolicy.DEFAULT);
-		this.scheduler = new DelayedMessageScheduler(this.connectionFactory);
+		this.scheduler = new WakeUpTimer(this.connectionFactory);
 		ListenerOptions options = ListenerOptions.builder()
 			.concurrency(settings.concurrency())
 			.visibilityTimeout(Duration.ofMillis(settings.leaseMillis()))
