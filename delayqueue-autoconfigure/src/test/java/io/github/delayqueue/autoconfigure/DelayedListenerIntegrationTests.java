@@ -23,7 +23,6 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Positive;
 import io.github.delayqueue.listener.adapter.DelayQueueHeaders;
-import io.github.delayqueue.RedisServerLifecycle;
 import io.github.delayqueue.build.redis.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -6,10 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.DelayedQueue;
-import io.github.delayqueue.Recorder;
 import io.github.delayqueue.config.DelayQueueConfigUtils;
 import io.github.delayqueue.config.DelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
@@ -71,15 +71,17 @@ class TlsTests {
 						"delayqueue.scheduler.poll-interval=200ms")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
-					Recorder<String> recorder = new Recorder<>();
+					List<String> delivered = new CopyOnWriteArrayList<>();
 					context.getBean(DelayedListenerEndpointRegistry.class)
-						.registerListenerContainer(SimpleDelayedListenerEndpoint.of("tls", String.class, recorder),
+						.registerListenerContainer(SimpleDelayedListenerEndpoint.of("tls", String.class,
+								(payload, message) -> delivered.add(message.id())),
 								context.getBean(DelayQueueConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME,
 										DelayedListenerContainerFactory.class),
 								true);
 					DelayedQueue queue = context.getBean(DelayedQueue.class);
 					queue.schedule("tls", "t-1", "x", Duration.ofMillis(100));
-					await().atMost(Duration.ofSeconds(20)).until(() -> recorder.count("t-1") == 1);
+					await().atMost(Duration.ofSeconds(20)).until(() -> delivered.contains("t-1"));
+					assertThat(delivered).containsExactly("t-1");
 					assertThat(queue.stats("tls").waiting()).isZero();
 				});
 			// and the plain port is not what the application used
