@@ -7,6 +7,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.RedisFixture;
@@ -105,11 +108,13 @@ class TopicControlsTests {
 		AtomicInteger running = new AtomicInteger();
 		AtomicInteger mostRunning = new AtomicInteger();
 		Set<String> delivered = ConcurrentHashMap.newKeySet();
+		// handlers hold their slot until the test lets them go, so the test sees the cap full
+		Semaphore gate = new Semaphore(0);
 		DelayedMessageHandler<Integer> handler = (payload, message) -> {
 			int now = running.incrementAndGet();
 			mostRunning.accumulateAndGet(now, Math::max);
 			try {
-				Thread.sleep(20);
+				assertThat(gate.tryAcquire(30, TimeUnit.SECONDS)).as("let go by the test").isTrue();
 			}
 			finally {
 				running.decrementAndGet();
@@ -121,10 +126,20 @@ class TopicControlsTests {
 		ListenerOptions options = ListenerOptions.builder().concurrency(4).build();
 		instance().listeners().register(ListenerRegistration.of("capped", Integer.class, handler, options));
 		instance().listeners().register(ListenerRegistration.of("capped", Integer.class, handler, options));
-		scheduleNow("capped", 60);
+		scheduleNow("capped", 6);
 
-		await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() == 60);
-		assertThat(mostRunning.get()).as("never more than the cap in flight, across both").isLessThanOrEqualTo(2);
+		for (int round = 1; round <= 3; round++) {
+			// the cap fills up: two handlers run, out of eight free across both instances
+			await().atMost(Duration.ofSeconds(10)).until(() -> running.get() == 2);
+			// and no third starts while they hold their slots
+			await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> running.get() <= 2);
+			int done = delivered.size();
+			gate.release(2);
+			// the slots they free wake the consumers (their fallback poll is minutes away)
+			await().atMost(Duration.ofSeconds(10)).until(() -> delivered.size() == done + 2);
+		}
+		assertThat(delivered).hasSize(6);
+		assertThat(mostRunning.get()).as("never more than the cap in flight, across both").isEqualTo(2);
 	}
 
 	@Test
@@ -136,7 +151,8 @@ class TopicControlsTests {
 			attempts.add(message.attempt());
 			if (message.attempt() == 1) {
 				try {
-					Thread.sleep(60_000);
+					// blocks until the handler timeout interrupts it
+					new CountDownLatch(1).await(60, TimeUnit.SECONDS);
 				}
 				catch (InterruptedException ex) {
 					interrupted.add(true);
