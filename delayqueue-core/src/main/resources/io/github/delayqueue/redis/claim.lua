@@ -63,6 +63,7 @@ if #expired > 0 then
   each('SADD', SUSPECT, expired)
   each('ZREM', LEASED, expired)
   each('HDEL', LEASE, expired)
+  leasesEnded()
 end
 trimDead(now, deadMaxCount, deadMaxAge)
 if bucketCount > 1 then

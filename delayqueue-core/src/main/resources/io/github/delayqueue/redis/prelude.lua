@@ -161,13 +161,20 @@ end
 
 -- The bucket of an id, and the id's hash. Linear hashing: buckets below the split pointer (count - low) have been
 -- split already and use one more bit of the hash.
+local bodyKeys = {}
 local function bodyOf(id)
   local h = tonumber(string.sub(redis.sha1hex(id), 1, 8), 16)
   local index = h % bucketLow
   if index < bucketCount - bucketLow then
     index = h % (bucketLow * 2)
   end
-  return BASE .. 'body:' .. index, h
+  -- a claim or an acknowledgement looks up a bucket per message: each key name is built once per call
+  local key = bodyKeys[index]
+  if not key then
+    key = BASE .. 'body:' .. index
+    bodyKeys[index] = key
+  end
+  return key, h
 end
 
 -- Growing and shrinking the buckets: built only by the calls that need it (every call of a script runs its whole
@@ -188,6 +195,7 @@ local function resizing()
     end
   end
 
+  -- (while leases are held, their anchor counts as one more: see the leases section)
   local function messages()
     return redis.call('ZCARD', PENDING) + redis.call('ZCARD', BASE .. 'leased') + redis.call('ZCARD', BASE .. 'buried')
   end
@@ -261,6 +269,31 @@ end
 local LEASED = BASE .. 'leased'
 local LEASE = BASE .. 'lease'
 
+-- Redis keeps a small hash or sorted set (up to 128 entries of up to 64 bytes, by default) as a listpack, which every
+-- lookup, insert and removal scans: a claim or an acknowledgement of a hundred leases would scan the others' entries
+-- for each. While any lease is held, 'leased' and 'lease' also hold this anchor, longer than a listpack entry may be
+-- (and with spaces, so no message id can equal it), which keeps them in their hashed encodings: constant time per
+-- lease. Its score is after any lease deadline; it goes with the last lease, so a topic that holds no lease has no
+-- lease keys.
+local ANCHOR = '  delayqueue lease anchor: keeps this key in its hashed encoding, see the prelude of the scripts  '
+local ANCHOR_SCORE = '9007199254740992'
+
+-- How many messages are leased (the anchor not counted).
+local function leaseCount()
+  local n = redis.call('ZCARD', LEASED)
+  if n > 0 and redis.call('ZSCORE', LEASED, ANCHOR) then
+    n = n - 1
+  end
+  return n
+end
+
+-- After leases ended: drops the anchor if no lease is left.
+local function leasesEnded()
+  if redis.call('ZCARD', LEASED) == 1 and redis.call('ZREM', LEASED, ANCHOR) == 1 then
+    redis.call('HDEL', LEASE, ANCHOR)
+  end
+end
+
 -- A lease record read from Redis: token, due score (text) and attempt (0: not started); nil if none or unreadable.
 local function parseLease(raw)
   if not raw then
@@ -302,6 +335,7 @@ end
 local function endLease(id)
   redis.call('ZREM', LEASED, id)
   redis.call('HDEL', LEASE, id)
+  leasesEnded()
 end
 
 -- @section dead --------------------------------------------------------------------------------------------------
@@ -327,17 +361,35 @@ end
 -- Deletes delivered messages whose lease presented is their current one: ids and tokens in ARGV[from..to] (id,
 -- token, ...). A few commands for the whole batch, one per message (its envelope's bucket). Returns how many.
 local function acknowledge(from, to)
-  local done = currentLeases(from, to)
+  local ids = {}
+  for i = from, to, 2 do
+    ids[#ids + 1] = ARGV[i]
+  end
+  local raw = hmget(LEASE, ids)
+  -- a lease is current if its record starts with the token presented (the token's own digits, then ':'): an
+  -- acknowledgement needs no more of the record, and a claim's acknowledgements mostly share one token
+  local done, seen, prefixes = {}, {}, {}
+  for k, id in ipairs(ids) do
+    local token = ARGV[from + 2 * k - 1]
+    local prefix = prefixes[token]
+    if not prefix then
+      prefix = token .. ':'
+      prefixes[token] = prefix
+    end
+    local record = raw[k]
+    if record and string.sub(record, 1, #prefix) == prefix and not seen[id] then
+      seen[id] = true
+      done[#done + 1] = id
+      redis.call('HDEL', (bodyOf(id)), id)
+    end
+  end
   if #done == 0 then
     return 0
   end
-  local ids = {}
-  for k, lease in ipairs(done) do
-    ids[k] = lease[1]
-    redis.call('HDEL', (bodyOf(lease[1])), lease[1])
-  end
+  ids = done
   each('ZREM', LEASED, ids)
   each('HDEL', LEASE, ids)
+  leasesEnded()
   -- only a message that failed or was a suspect has a count, an error or a mark stored: none if the keys are absent
   if redis.call('EXISTS', TRIES, ERROR, SUSPECT, EXPIRY) > 0 then
     each('HDEL', TRIES, ids)
@@ -436,7 +488,7 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
     local suspect = flags[k] == 1
     if #chosen < limit and (not suspect or (suspects == 1 and suspectLeased == nil)) then
       chosen[#chosen + 1] = id
-      dueOf[id] = due[2 * k]
+      dueOf[#chosen] = due[2 * k]
       if suspect then
         suspectLeased = id
       end
@@ -456,7 +508,9 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
   end
   token = int((token or 0) + 1)
   local leaseUntil = int(now + leaseMillis)
+  local prefix = token .. ':'
   local leased, scores, records = {}, {}, {}
+  local n, o = 0, #out
   local buried = 0
   for k, id in ipairs(chosen) do
     local envelope = redis.call('HGET', bodyOf(id), id)
@@ -502,20 +556,29 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
         suspectLeased = nil
       end
     else
-      leased[#leased + 1] = id
-      scores[#scores + 1] = leaseUntil
-      scores[#scores + 1] = id
-      records[#records + 1] = id
+      n = n + 1
+      leased[n] = id
+      scores[2 * n - 1] = leaseUntil
+      scores[2 * n] = id
+      records[2 * n - 1] = id
       -- a suspect's attempt is counted now (the lease record carries it); a batched one's when it fails
-      records[#records + 1] = token .. ':' .. dueOf[id] .. ':' .. ((id == suspectLeased) and attempt or 0)
-      out[#out + 1] = id
-      out[#out + 1] = dueOf[id]
-      out[#out + 1] = attempt
-      out[#out + 1] = envelope
-      out[#out + 1] = expiries[k] or ''
+      records[2 * n] = prefix .. dueOf[k] .. ((id == suspectLeased) and (':' .. attempt) or ':0')
+      out[o + 1] = id
+      out[o + 2] = dueOf[k]
+      out[o + 3] = attempt
+      out[o + 4] = envelope
+      out[o + 5] = expiries[k] or ''
+      o = o + 5
     end
   end
-  -- added where they go before they leave where they were: a failure part way leaves a copy, never a loss
+  -- added where they go before they leave where they were: a failure part way leaves a copy, never a loss; the
+  -- anchor first, so that the keys take their hashed encodings before the leases go in
+  if n > 0 then
+    table.insert(scores, 1, ANCHOR)
+    table.insert(scores, 1, ANCHOR_SCORE)
+    table.insert(records, 1, ANCHOR)
+    table.insert(records, 1, ANCHOR)
+  end
   each('ZADD', LEASED, scores)
   each('HSET', LEASE, records)
   each('ZREM', PENDING, leased)
@@ -537,6 +600,9 @@ end
 -- The earliest score in a sorted set (a due time, a lease deadline), or nil if it is empty.
 local function earliest(key)
   local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if first[1] == ANCHOR then
+    return nil
+  end
   return tonumber(first[2])
 end
 
@@ -582,7 +648,7 @@ local function admit(limit, now)
   local cut = {}
   if c[6] then
     local cap = tonumber(c[6])
-    local free = math.max(0, cap - redis.call('ZCARD', LEASED))
+    local free = math.max(0, cap - leaseCount())
     if free < limit then
       limit = free
       cut.cap = cap
@@ -618,7 +684,7 @@ end
 -- Whether the cap, reached, left due messages behind: the consumer waits to be woken when a lease ends (and the
 -- next lease's end), rather than claiming again.
 local function capReached(cut)
-  if not cut.cap or redis.call('ZCARD', LEASED) < cut.cap then
+  if not cut.cap or leaseCount() < cut.cap then
     return false
   end
   redis.call('HSET', CONTROL, 'refused', '1')

@@ -14,6 +14,7 @@ if #ids > 0 then
   each('ZADD', PENDING, scores)
   each('ZREM', LEASED, ids)
   each('HDEL', LEASE, ids)
+  leasesEnded()
   redis.call('PUBLISH', WAKE, '0')
 end
 return #ids

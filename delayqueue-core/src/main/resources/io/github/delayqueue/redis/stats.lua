@@ -22,5 +22,5 @@ local function length(key)
   return (type(n) == 'number') and n or 0
 end
 local failed = length(ERROR) + length(V1_ERRORS)
-return {ready, total - ready, redis.call('ZCARD', LEASED) + redis.call('ZCARD', V1_INFLIGHT), dead, next,
+return {ready, total - ready, leaseCount() + redis.call('ZCARD', V1_INFLIGHT), dead, next,
   math.max(0, failed - dead)}

@@ -238,6 +238,34 @@ class RedisMessageStoreTests {
 	}
 
 	@Test
+	void leasesAreKeptInHashedEncodingsWhileHeldAndLeaveNoKeyWhenTheLastOneEnds() {
+		for (int i = 0; i < 3; i++) {
+			schedule("m" + i, "p" + i);
+		}
+		Claim claim = this.store.leases().claim(TOPIC, 3, LEASE, 10);
+		assertThat(claim.messages()).hasSize(3);
+		// a few leases only, yet no listpack: a lookup does not scan the other leases
+		assertThat(redis.get().call("OBJECT", "ENCODING", key("lease"))).isEqualTo("hashtable");
+		assertThat(redis.get().call("OBJECT", "ENCODING", key("leased"))).isEqualTo("skiplist");
+		assertThat(this.store.messages().stats(TOPIC).leased()).as("the anchor is not a lease").isEqualTo(3);
+		assertThat(claim.nextWakeDelayMicros()).as("the next wake-up is the first lease deadline, not the anchor's")
+			.isPositive()
+			.isLessThanOrEqualTo(LEASE * 1000);
+
+		// every way a lease ends: acknowledged, handed back, failed
+		ClaimedMessage acked = claim.messages().get(0);
+		ClaimedMessage released = claim.messages().get(1);
+		ClaimedMessage failed = claim.messages().get(2);
+		this.store.leases().ack(TOPIC, List.of(acked.lease()));
+		assertThat(this.store.leases().release(TOPIC, List.of(released.lease()))).isEqualTo(1);
+		assertThat(this.store.messages().stats(TOPIC).leased()).isEqualTo(1);
+		assertThat(redis.get().call("EXISTS", key("lease"), key("leased"))).isEqualTo("2");
+		assertThat(this.store.leases().bury(TOPIC, failed.lease(), "failed")).isTrue();
+		assertThat(redis.get().call("EXISTS", key("lease"), key("leased"))).as("no lease held, no lease key")
+			.isEqualTo("0");
+	}
+
+	@Test
 	void aMessageIsNeverClaimedBeforeItsDueTimeNotEvenByAMillisecond() {
 		for (int i = 0; i < 100; i++) {
 			String id = "early-" + i;
