@@ -511,8 +511,11 @@ public final class Benchmarks {
 							}
 							long delay = random.nextLong(this.settings.minDelayMillis(),
 									this.settings.maxDelayMillis() + 1);
-							long dueAt = System.currentTimeMillis() + delay;
-							queue.schedule(new Message(id(prefix, i), id(prefix, i) + "|" + dueAt * 1000, dueAt), delay);
+							// the intended due time to the microsecond: the moment of the request plus the delay (read
+							// to the millisecond, it would be up to 1 ms before the request, and late deliveries would
+							// look up to 1 ms later than they are)
+							long dueMicros = nowMicros() + delay * 1000;
+							queue.schedule(Message.dueAtMicros(id(prefix, i), dueMicros), delay);
 						}
 					}
 					catch (Throwable ex) {

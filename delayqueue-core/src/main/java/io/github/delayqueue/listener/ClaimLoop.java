@@ -228,8 +228,23 @@ final class ClaimLoop {
 		this.moreDue = (next == 0);
 		TopicTrigger current = this.trigger;
 		if (next > 0 && current != null) {
-			current.armIn(next, TimeUnit.MICROSECONDS);
+			current.armIn(wakeDelayMicros(next, System.nanoTime() - sent), TimeUnit.MICROSECONDS);
 		}
+	}
+
+	/**
+	 * When to claim next, for a due time or lease deadline {@code delayMicros} after Redis ran this claim: a round
+	 * trip early. Redis ran the claim about half a round trip before its reply came, and the next claim will run
+	 * about half a round trip after it is sent, so a claim sent then runs when the message falls due rather than a
+	 * round trip after. Never earlier than half the delay, so a claim that finds nothing due yet (it leases nothing
+	 * early: Redis compares with its own clock) is followed by fewer and fewer, never by a spin.
+	 * @param delayMicros the delay the claim returned
+	 * @param roundTripNanos the claim's round trip
+	 * @return the delay to arm the trigger with, in microseconds
+	 */
+	static long wakeDelayMicros(long delayMicros, long roundTripNanos) {
+		long lead = Math.min(TimeUnit.NANOSECONDS.toMicros(Math.max(0, roundTripNanos)), delayMicros / 2);
+		return delayMicros - lead;
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.util.Assert;
@@ -20,7 +21,8 @@ public class JacksonPayloadConverter implements PayloadConverter {
 
 	private final JsonMapper mapper;
 
-	private final Map<Type, JavaType> javaTypes = new ConcurrentHashMap<>();
+	/** A reader per payload type: it keeps the type's deserializer, so a read does not look it up again. */
+	private final Map<Type, ObjectReader> readers = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a converter with a mapper of Jackson's defaults.
@@ -52,9 +54,11 @@ public class JacksonPayloadConverter implements PayloadConverter {
 
 	@Override
 	public Object read(byte[] bytes, Type type) {
-		JavaType javaType = this.javaTypes.computeIfAbsent(type, this.mapper::constructType);
+		ObjectReader reader = this.readers.computeIfAbsent(type,
+				(key) -> this.mapper.readerFor(this.mapper.constructType(key)));
+		JavaType javaType = reader.getValueType();
 		try {
-			Object value = this.mapper.readValue(bytes, javaType);
+			Object value = reader.readValue(bytes);
 			if (value == null) {
 				throw new PayloadConversionException("Payload is JSON null, which cannot be delivered as "
 						+ javaType.toCanonical(), new IllegalArgumentException("null payload"));
