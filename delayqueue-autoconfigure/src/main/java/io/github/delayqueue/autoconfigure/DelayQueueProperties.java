@@ -441,7 +441,8 @@ public class DelayQueueProperties {
 		private @Nullable Duration handlerTimeout;
 
 		/**
-		 * Time running handlers get to finish on shutdown before their messages are handed back.
+		 * Time running handlers get to finish on shutdown before their messages are handed back, that attempt
+		 * counted.
 		 */
 		private Duration shutdownTimeout = Duration.ofSeconds(10);
 

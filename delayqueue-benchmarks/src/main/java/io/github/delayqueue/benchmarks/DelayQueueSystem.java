@@ -140,7 +140,8 @@ final class DelayQueueSystem implements QueueUnderTest {
 		RedisMessageStore consumerStore = new RedisMessageStore(consumerFactory, "dq", DeadLetterPolicy.DEFAULT);
 		WakeUpTimer scheduler = new WakeUpTimer(consumerFactory);
 		DelayedListenerContainer container = new DelayedListenerContainer(topic,
-				ListenerRegistration.of(topic, String.class, (payload, message) -> handler.handle(payload),
+				ListenerRegistration.of(topic, String.class, (payload, message) -> handler.handle(payload,
+						message.dueAt().getEpochSecond() * 1_000_000 + message.dueAt().getNano() / 1_000),
 						ListenerOptions.builder().concurrency(threads).build()),
 				consumerStore, this.converter, scheduler);
 		scheduler.start();

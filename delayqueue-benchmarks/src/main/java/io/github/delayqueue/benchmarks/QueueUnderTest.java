@@ -87,8 +87,13 @@ interface QueueUnderTest extends AutoCloseable {
 		/**
 		 * Handles one message; returning normally acknowledges it where the implementation has acks.
 		 * @param payload the payload text
+		 * @param storedDueMicros the due time the queue stored for it, epoch microseconds on its server's clock, or
+		 * {@link #NO_STORED_DUE} where the queue does not tell it to its handlers
 		 */
-		void handle(String payload);
+		void handle(String payload, long storedDueMicros);
+
+		/** What a queue that does not tell its handlers the stored due time passes. */
+		long NO_STORED_DUE = Long.MIN_VALUE;
 
 	}
 

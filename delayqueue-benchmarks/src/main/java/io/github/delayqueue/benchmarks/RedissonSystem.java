@@ -107,7 +107,7 @@ final class RedissonSystem implements QueueUnderTest {
 					try {
 						String payload = queue.poll(1, TimeUnit.SECONDS);
 						if (payload != null) {
-							handler.handle(payload);
+							handler.handle(payload, Handler.NO_STORED_DUE);
 						}
 					}
 					catch (InterruptedException ex) {

@@ -169,7 +169,8 @@ public final class ContainerProperties {
 	}
 
 	/**
-	 * Sets how long running handlers may take to finish on stop before their messages are handed back.
+	 * Sets how long running handlers may take to finish on stop before their messages are handed back (with that
+	 * attempt counted, and as suspects: their handlers may still be running).
 	 * @param shutdownTimeout zero or more
 	 */
 	public void setShutdownTimeout(Duration shutdownTimeout) {

@@ -42,6 +42,9 @@ final class LeaseKeeper {
 	/** Lease to the {@link System#nanoTime()} until which it is surely still held in Redis. */
 	private final Map<Lease, Long> held = new ConcurrentHashMap<>();
 
+	/** The held leases whose handler has started. */
+	private final Set<Lease> started = ConcurrentHashMap.newKeySet();
+
 	private @Nullable ScheduledFuture<?> extension;
 
 	private final CrashIsolation isolation;
@@ -75,7 +78,17 @@ final class LeaseKeeper {
 	 * @return {@code true} if the caller decides how it ends, {@code false} if someone else took it already
 	 */
 	boolean take(Lease lease) {
+		this.started.remove(lease);
 		return this.held.remove(lease) != null;
+	}
+
+	/**
+	 * Says that the handler of a held lease starts now: if the lease is still held when the consumer stops (the
+	 * handler ran past the shutdown timeout), its attempt counts ({@link #handBackAll()}).
+	 * @param lease the lease
+	 */
+	void started(Lease lease) {
+		this.started.add(lease);
 	}
 
 	/**
@@ -174,9 +187,33 @@ final class LeaseKeeper {
 		}
 	}
 
-	/** Hands back every lease still held. */
-	void handBackAll() {
-		handBack(new ArrayList<>(this.held.keySet()));
+	/**
+	 * Hands back every lease still held, when the consumer stops. A message whose handler started and is still
+	 * running (past the shutdown timeout) comes back as a failed attempt, counted, and as a suspect (its handler may
+	 * yet kill the JVM): a message whose handler never returns then reaches the dead letters after its attempts,
+	 * however often the application restarts. The others come back unstarted and uncharged.
+	 * @param reason the error recorded for a message whose handler was still running
+	 */
+	void handBackAll(String reason) {
+		List<Lease> unstarted = new ArrayList<>();
+		for (Lease lease : new ArrayList<>(this.held.keySet())) {
+			if (!this.started.contains(lease)) {
+				unstarted.add(lease);
+			}
+			else if (take(lease)) {
+				try {
+					this.store.leases().retry(this.topic, lease, 0, reason, true);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Topic '{}': could not count the attempt of message '{}', still running; it is "
+							+ "redelivered when its lease ends", this.topic, lease.id(), ex);
+				}
+				finally {
+					ended(lease);
+				}
+			}
+		}
+		handBack(unstarted);
 	}
 
 }

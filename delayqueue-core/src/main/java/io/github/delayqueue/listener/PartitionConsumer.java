@@ -158,10 +158,14 @@ final class PartitionConsumer {
 		this.batch.handBackWaiting();
 	}
 
-	/** Stops extending leases and hands back those still held: their handlers did not finish in time. */
+	/**
+	 * Stops extending leases and hands back those still held: a handler still running did not finish within the
+	 * shutdown timeout, and its attempt counts.
+	 */
 	void handBack() {
 		this.leases.stopExtending();
-		this.leases.handBackAll();
+		this.leases.handBackAll("Handler still running when its consumer stopped, after the shutdown timeout of "
+				+ this.context.properties().getShutdownTimeout() + "; its thread was interrupted");
 	}
 
 	/** Sends the acknowledgements still waiting. */
@@ -288,6 +292,7 @@ final class PartitionConsumer {
 			this.leases.handBack(List.of(lease));
 			return;
 		}
+		this.leases.started(lease);
 		long start = System.nanoTime();
 		RunningHandler watch = RunningHandler.watch(this.options.handlerTimeout(), this.maintenance, this.io,
 				() -> timedOut(delivery, start));

@@ -9,10 +9,12 @@ import java.util.concurrent.ScheduledExecutorService;
 
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedisExtension;
+import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.DueTime;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.StoredEntry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -73,20 +75,48 @@ class LeaseKeeperTests {
 
 	@Test
 	void handingBackSkipsWhatWasTakenAndReturnsTheRestUncharged() {
-		ClaimedMessage running = claim("running", 30_000);
+		ClaimedMessage waiting = claim("waiting", 30_000);
 		ClaimedMessage finished = claim("finished", 30_000);
 		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofSeconds(30), new CrashIsolation());
-		keeper.hold(running.lease(), System.nanoTime(), false);
+		keeper.hold(waiting.lease(), System.nanoTime(), false);
 		keeper.hold(finished.lease(), System.nanoTime(), false);
+		keeper.started(finished.lease());
 		// the handler of 'finished' returned first: its outcome decides, the hand-back must not touch it
 		assertThat(keeper.take(finished.lease())).isTrue();
-		keeper.handBackAll();
+		keeper.handBackAll("still running");
 		assertThat(keeper.size()).isZero();
 		List<ClaimedMessage> claimed = this.store.leases().claim(TOPIC, 10, 30_000, 10).messages();
 		assertThat(claimed).singleElement().satisfies((message) -> {
-			assertThat(message.id()).isEqualTo("running");
-			assertThat(message.attempt()).as("a handed-back attempt is not counted").isEqualTo(1);
+			assertThat(message.id()).isEqualTo("waiting");
+			assertThat(message.attempt()).as("a message handed back before its handler started is not charged")
+				.isEqualTo(1);
 		});
+	}
+
+	@Test
+	void aHandlerStillRunningWhenTheConsumerStopsIsChargedSoAMessageThatNeverReturnsIsBuriedInTheEnd() {
+		// max attempts 2: one run cut off by each of two stops, then the dead letters (not a loop across restarts)
+		for (int stop = 1; stop <= 2; stop++) {
+			ClaimedMessage hanging = (stop == 1) ? claim("hangs", 30_000)
+					: this.store.leases().claim(TOPIC, 1, 30_000, 2).messages().get(0);
+			assertThat(hanging.id()).isEqualTo("hangs");
+			LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofSeconds(30), new CrashIsolation());
+			keeper.hold(hanging.lease(), System.nanoTime(), hanging.suspect());
+			keeper.started(hanging.lease());
+			keeper.handBackAll("still running at shutdown");
+			assertThat(keeper.size()).isZero();
+			StoredEntry entry = this.store.messages().lookup(TOPIC, "hangs");
+			assertThat(entry).isNotNull();
+			assertThat(entry.state()).isEqualTo(StoredEntry.State.WAITING);
+			assertThat(entry.attempts()).as("each cut-off run counts").isEqualTo(stop);
+			assertThat(entry.error()).isEqualTo("still running at shutdown");
+			assertThat(entry.suspect()).as("it may yet kill a consumer: it runs alone").isTrue();
+		}
+		Claim third = this.store.leases().claim(TOPIC, 10, 30_000, 2);
+		assertThat(third.messages()).isEmpty();
+		assertThat(third.buried()).isEqualTo(1);
+		assertThat(this.store.deadLetters().list(TOPIC, 0, 10)).singleElement()
+			.satisfies((dead) -> assertThat(dead.id()).isEqualTo("hangs"));
 	}
 
 	private ClaimedMessage claim(String id, long leaseMillis) {
