@@ -27,6 +27,9 @@ final class ClaimLoop {
 
 	private static final Logger logger = LoggerFactory.getLogger(ClaimLoop.class);
 
+	/** The most a claim is sent ahead of a due time (a slow round trip, say after a pause, is no guide). */
+	private static final long MAX_LEAD_MICROS = 5_000;
+
 	private final String topic;
 
 	private final String partition;
@@ -201,7 +204,8 @@ final class ClaimLoop {
 		finally {
 			this.acknowledger.claimDone(acks);
 		}
-		this.prefetch.claimed(System.nanoTime() - sent);
+		long roundTrip = System.nanoTime() - sent;
+		this.prefetch.claimed(roundTrip);
 		if (this.failing) {
 			this.failing = false;
 			logger.info("Topic '{}': claiming works again", this.partition);
@@ -228,7 +232,7 @@ final class ClaimLoop {
 		this.moreDue = (next == 0);
 		TopicTrigger current = this.trigger;
 		if (next > 0 && current != null) {
-			current.armIn(wakeDelayMicros(next, System.nanoTime() - sent), TimeUnit.MICROSECONDS);
+			current.armIn(wakeDelayMicros(next, roundTrip), TimeUnit.MICROSECONDS);
 		}
 	}
 
@@ -239,11 +243,12 @@ final class ClaimLoop {
 	 * round trip after. Never earlier than half the delay, so a claim that finds nothing due yet (it leases nothing
 	 * early: Redis compares with its own clock) is followed by fewer and fewer, never by a spin.
 	 * @param delayMicros the delay the claim returned
-	 * @param roundTripNanos the claim's round trip
+	 * @param roundTripNanos the claim's round trip (a lead of at most {@value #MAX_LEAD_MICROS} µs)
 	 * @return the delay to arm the trigger with, in microseconds
 	 */
 	static long wakeDelayMicros(long delayMicros, long roundTripNanos) {
-		long lead = Math.min(TimeUnit.NANOSECONDS.toMicros(Math.max(0, roundTripNanos)), delayMicros / 2);
+		long roundTripMicros = Math.min(MAX_LEAD_MICROS, TimeUnit.NANOSECONDS.toMicros(Math.max(0, roundTripNanos)));
+		long lead = Math.min(roundTripMicros, delayMicros / 2);
 		return delayMicros - lead;
 	}
 

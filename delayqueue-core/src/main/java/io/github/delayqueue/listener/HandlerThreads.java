@@ -175,6 +175,11 @@ final class HandlerThreads {
 		return true;
 	}
 
+	/** Interrupts the handlers still running (they keep their slots). */
+	void interruptRunning() {
+		this.running.forEach(Thread::interrupt);
+	}
+
 	/** Interrupts the handlers still running, and lets the topic's own pool go. */
 	synchronized void interruptAndRelease() {
 		this.running.forEach(Thread::interrupt);

@@ -39,11 +39,8 @@ final class LeaseKeeper {
 
 	private final Duration visibilityTimeout;
 
-	/** Lease to the {@link System#nanoTime()} until which it is surely still held in Redis. */
-	private final Map<Lease, Long> held = new ConcurrentHashMap<>();
-
-	/** The held leases whose handler has started. */
-	private final Set<Lease> started = ConcurrentHashMap.newKeySet();
+	/** Each lease held, with until when it is surely still held in Redis and whether its handler started. */
+	private final Map<Lease, Held> held = new ConcurrentHashMap<>();
 
 	private @Nullable ScheduledFuture<?> extension;
 
@@ -70,7 +67,7 @@ final class LeaseKeeper {
 		if (suspect) {
 			this.suspect.set(lease);
 		}
-		this.held.put(lease, sentNanos + this.visibilityTimeout.toNanos());
+		this.held.put(lease, new Held(sentNanos + this.visibilityTimeout.toNanos(), false));
 	}
 
 	/**
@@ -78,17 +75,19 @@ final class LeaseKeeper {
 	 * @return {@code true} if the caller decides how it ends, {@code false} if someone else took it already
 	 */
 	boolean take(Lease lease) {
-		this.started.remove(lease);
 		return this.held.remove(lease) != null;
 	}
 
 	/**
 	 * Says that the handler of a held lease starts now: if the lease is still held when the consumer stops (the
-	 * handler ran past the shutdown timeout), its attempt counts ({@link #handBackAll()}).
+	 * handler ran past the shutdown timeout), its attempt counts ({@link #handBackAll(String)}). Decided with the
+	 * lease's hand-back, never beside it: either the handler starts and a hand-back counts its attempt, or the lease
+	 * went back first and the handler must not start.
 	 * @param lease the lease
+	 * @return {@code false} if the lease is no longer held
 	 */
-	void started(Lease lease) {
-		this.started.add(lease);
+	boolean started(Lease lease) {
+		return this.held.computeIfPresent(lease, (key, before) -> new Held(before.until(), true)) != null;
 	}
 
 	/**
@@ -111,8 +110,8 @@ final class LeaseKeeper {
 	 * @return {@code true} if another consumer may have its message now
 	 */
 	boolean mayHaveRunOut(Lease lease) {
-		Long until = this.held.get(lease);
-		return until == null || System.nanoTime() - until >= 0;
+		Held current = this.held.get(lease);
+		return current == null || System.nanoTime() - current.until() >= 0;
 	}
 
 	int size() {
@@ -149,10 +148,10 @@ final class LeaseKeeper {
 			Set<String> extended = this.store.leases().extend(this.topic, current, this.visibilityTimeout.toMillis());
 			// each one still this consumer's lasts a visibility timeout from the call; one that was not is counted
 			// on for no longer than before
-			Long until = sent + this.visibilityTimeout.toNanos();
+			long until = sent + this.visibilityTimeout.toNanos();
 			for (Lease lease : current) {
 				if (extended.contains(lease.id())) {
-					this.held.computeIfPresent(lease, (key, before) -> until);
+					this.held.computeIfPresent(lease, (key, before) -> new Held(until, before.started()));
 				}
 			}
 		}
@@ -172,6 +171,11 @@ final class LeaseKeeper {
 				unfinished.add(lease);
 			}
 		}
+		release(unfinished);
+	}
+
+	/** Hands leases taken out back to the queue at once, uncharged. */
+	private void release(List<Lease> unfinished) {
 		if (unfinished.isEmpty()) {
 			return;
 		}
@@ -187,6 +191,11 @@ final class LeaseKeeper {
 		}
 	}
 
+	/** Hands back every lease still held, uncharged. */
+	void handBackAll() {
+		handBack(new ArrayList<>(this.held.keySet()));
+	}
+
 	/**
 	 * Hands back every lease still held, when the consumer stops. A message whose handler started and is still
 	 * running (past the shutdown timeout) comes back as a failed attempt, counted, and as a suspect (its handler may
@@ -197,10 +206,15 @@ final class LeaseKeeper {
 	void handBackAll(String reason) {
 		List<Lease> unstarted = new ArrayList<>();
 		for (Lease lease : new ArrayList<>(this.held.keySet())) {
-			if (!this.started.contains(lease)) {
+			Held taken = this.held.remove(lease);
+			if (taken == null) {
+				// its handler's outcome took it meanwhile
+				continue;
+			}
+			if (!taken.started()) {
 				unstarted.add(lease);
 			}
-			else if (take(lease)) {
+			else {
 				try {
 					this.store.leases().retry(this.topic, lease, 0, reason, true);
 				}
@@ -213,7 +227,14 @@ final class LeaseKeeper {
 				}
 			}
 		}
-		handBack(unstarted);
+		release(unstarted);
+	}
+
+	/**
+	 * A lease held: until when ({@link System#nanoTime()}) it is surely still held in Redis, and whether its handler
+	 * started.
+	 */
+	private record Held(long until, boolean started) {
 	}
 
 }

@@ -158,14 +158,20 @@ final class PartitionConsumer {
 		this.batch.handBackWaiting();
 	}
 
-	/**
-	 * Stops extending leases and hands back those still held: a handler still running did not finish within the
-	 * shutdown timeout, and its attempt counts.
-	 */
+	/** Stops extending leases and hands back those still held, uncharged (a start that failed part way). */
 	void handBack() {
 		this.leases.stopExtending();
-		this.leases.handBackAll("Handler still running when its consumer stopped, after the shutdown timeout of "
-				+ this.context.properties().getShutdownTimeout() + "; its thread was interrupted");
+		this.leases.handBackAll();
+	}
+
+	/**
+	 * Stops extending leases and hands back those still held at the end of a stop: a message whose handler is still
+	 * running comes back with that attempt counted, as a suspect.
+	 * @param reason the error recorded for such a message
+	 */
+	void handBackRunning(String reason) {
+		this.leases.stopExtending();
+		this.leases.handBackAll(reason);
 	}
 
 	/** Sends the acknowledgements still waiting. */
@@ -292,7 +298,10 @@ final class PartitionConsumer {
 			this.leases.handBack(List.of(lease));
 			return;
 		}
-		this.leases.started(lease);
+		if (!this.leases.started(lease)) {
+			// handed back meanwhile (the consumer stops): another consumer may have the message already
+			return;
+		}
 		long start = System.nanoTime();
 		RunningHandler watch = RunningHandler.watch(this.options.handlerTimeout(), this.maintenance, this.io,
 				() -> timedOut(delivery, start));

@@ -25,6 +25,9 @@ final class TopicConsumer {
 
 	private static final Logger logger = LoggerFactory.getLogger(TopicConsumer.class);
 
+	/** How long interrupted handlers get to end before their messages are handed back, the attempt counted. */
+	private static final Duration INTERRUPT_GRACE = Duration.ofMillis(200);
+
 	private final String topic;
 
 	private final int partitionCount;
@@ -154,20 +157,28 @@ final class TopicConsumer {
 	}
 
 	/**
-	 * After {@link #beginStop()}: gives running handlers until the deadline, then hands what is unfinished back to
-	 * the queue and interrupts those handlers.
+	 * After {@link #beginStop()}: gives running handlers until the deadline, then interrupts those still running and
+	 * gives them a moment more to end (a handler that stops when interrupted ends with its own outcome); a handler
+	 * still running then has its message handed back with that attempt counted.
 	 */
 	synchronized void drain(Duration timeout) {
 		try {
 			if (!this.handlers.awaitIdle(timeout)) {
-				logger.warn("Topic '{}': {} handler(s) still running after the shutdown timeout of {}; "
-						+ "handing their messages back", this.topic, this.handlers.busy(), timeout);
+				logger.warn("Topic '{}': {} handler(s) still running after the shutdown timeout of {} ms; "
+						+ "interrupting them", this.topic, this.handlers.busy(), timeout.toMillis());
+				this.handlers.interruptRunning();
+				if (!this.handlers.awaitIdle(INTERRUPT_GRACE)) {
+					logger.warn("Topic '{}': {} handler(s) still running after being interrupted; handing their "
+							+ "messages back with the attempt counted", this.topic, this.handlers.busy());
+				}
 			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		this.partitions.forEach(PartitionConsumer::handBack);
+		String reason = "Handler still running when its consumer stopped: not done within the shutdown timeout of "
+				+ timeout.toMillis() + " ms, nor when interrupted";
+		this.partitions.forEach((partition) -> partition.handBackRunning(reason));
 		this.handlers.interruptAndRelease();
 		this.partitions.forEach(PartitionConsumer::flush);
 	}

@@ -63,8 +63,9 @@ if #expired > 0 then
   each('SADD', SUSPECT, expired)
   each('ZREM', LEASED, expired)
   each('HDEL', LEASE, expired)
-  leasesEnded()
 end
+-- (also where a 0.2 consumer, running beside this version during an upgrade, ended the last lease and left the anchor)
+leasesEnded()
 trimDead(now, deadMaxCount, deadMaxAge)
 if bucketCount > 1 then
   resizing().shrink()

@@ -367,7 +367,8 @@ local function acknowledge(from, to)
   end
   local raw = hmget(LEASE, ids)
   -- a lease is current if its record starts with the token presented (the token's own digits, then ':'): an
-  -- acknowledgement needs no more of the record, and a claim's acknowledgements mostly share one token
+  -- acknowledgement needs no more of the record, and a claim's acknowledgements mostly share one token (a record
+  -- whose due time or attempt is unreadable is still acknowledged by its token: its handler finished under it)
   local done, seen, prefixes = {}, {}, {}
   for k, id in ipairs(ids) do
     local token = ARGV[from + 2 * k - 1]

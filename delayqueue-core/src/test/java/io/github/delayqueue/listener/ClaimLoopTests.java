@@ -18,6 +18,11 @@ class ClaimLoopTests {
 	}
 
 	@Test
+	void aSlowRoundTripLeadsByFiveMillisecondsAtMost() {
+		assertThat(ClaimLoop.wakeDelayMicros(1_000_000, TimeUnit.MILLISECONDS.toNanos(800))).isEqualTo(995_000);
+	}
+
+	@Test
 	void aDueTimeCloserThanTheRoundTripIsAimedAtHalfway() {
 		assertThat(ClaimLoop.wakeDelayMicros(300, TimeUnit.MICROSECONDS.toNanos(2_000))).isEqualTo(150);
 		assertThat(ClaimLoop.wakeDelayMicros(1, TimeUnit.MICROSECONDS.toNanos(2_000))).isEqualTo(1);

@@ -94,6 +94,20 @@ class LeaseKeeperTests {
 	}
 
 	@Test
+	void aHandlerDoesNotStartOnALeaseHandedBackMeanwhile() {
+		ClaimedMessage message = claim("late-start", 30_000);
+		LeaseKeeper keeper = new LeaseKeeper(TOPIC, this.store, Duration.ofSeconds(30), new CrashIsolation());
+		keeper.hold(message.lease(), System.nanoTime(), false);
+		// the stop hands the lease back before the handler thread marks its start: it must not start then
+		keeper.handBackAll("still running");
+		assertThat(keeper.started(message.lease())).isFalse();
+		assertThat(this.store.messages().lookup(TOPIC, "late-start")).satisfies((entry) -> {
+			assertThat(entry.state()).isEqualTo(StoredEntry.State.WAITING);
+			assertThat(entry.attempts()).as("never started, not charged").isZero();
+		});
+	}
+
+	@Test
 	void aHandlerStillRunningWhenTheConsumerStopsIsChargedSoAMessageThatNeverReturnsIsBuriedInTheEnd() {
 		// max attempts 2: one run cut off by each of two stops, then the dead letters (not a loop across restarts)
 		for (int stop = 1; stop <= 2; stop++) {

@@ -9,6 +9,8 @@ import io.github.delayqueue.Recorder;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.StoredEntry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,12 +32,15 @@ class LeaseTests {
 
 	private RedisFixture fixture;
 
+	private RedisMessageStore store;
+
 	private RedisDelayedQueue queue;
 
 	@BeforeEach
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
-		this.queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
+		this.store = this.fixture.store(this.fixture.connectionFactory());
+		this.queue = this.fixture.queue(this.store);
 	}
 
 	@AfterEach
@@ -180,12 +185,42 @@ class LeaseTests {
 		stopping.listeners().stop();
 
 		await().atMost(WAIT).until(() -> next.count("h-1") == 1);
-		// its handler ran past the shutdown timeout: that run counts, or a message whose handler never returns would
-		// come back uncharged after every restart and never reach the dead letters
-		assertThat(next.received.get(0).message().attempt()).as("the cut-off run is counted").isEqualTo(2);
+		// interrupted after the shutdown timeout, its handler failed: that run counts
+		assertThat(next.received.get(0).message().attempt()).as("the interrupted run is counted").isEqualTo(2);
 		assertThat(next.received.get(0).message().isRedelivery()).isTrue();
 		assertThat(interrupted.get()).isEqualTo(1);
 		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "handback").isEmpty());
+	}
+
+	@Test
+	void aHandlerThatIgnoresTheInterruptAtStopHasItsAttemptCountedAndItsMessageRunsAloneNext() {
+		ListenerOptions options = ListenerOptions.builder().visibilityTimeout(Duration.ofMinutes(5)).build();
+		RedisFixture.Consumer stopping = this.fixture.consumer();
+		stopping.listeners().setShutdownTimeout(Duration.ofMillis(200));
+		AtomicInteger started = new AtomicInteger();
+		stopping.listeners().register(ListenerRegistration.of("stuck", String.class, (payload, message) -> {
+			started.incrementAndGet();
+			boolean released = false;
+			while (!released) {
+				try {
+					released = this.release.await(10, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					// a handler that does not stop when interrupted
+				}
+			}
+		}, options));
+		this.queue.schedule("stuck", "s-1", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> started.get() == 1);
+
+		stopping.listeners().stop();
+		StoredEntry entry = this.store.messages().lookup("stuck", "s-1");
+		assertThat(entry).isNotNull();
+		assertThat(entry.state()).as("handed back as soon as the stop ends").isEqualTo(StoredEntry.State.WAITING);
+		assertThat(entry.attempts()).as("a run that never returned counts").isEqualTo(1);
+		assertThat(entry.error()).startsWith("Handler still running when its consumer stopped");
+		assertThat(entry.suspect()).as("it runs alone from now on").isTrue();
+		this.release.countDown();
 	}
 
 	@Test
