@@ -837,7 +837,7 @@ public final class Benchmarks {
 
 		Samples deliver = new Samples();
 		AtomicReference<CountDownLatch> arrived = new AtomicReference<>();
-		try (QueueUnderTest.Consumer consumer = queue.consume(CONSUMER_THREADS, (payload) -> {
+		try (QueueUnderTest.Consumer consumer = queue.consume(CONSUMER_THREADS, (payload, storedDue) -> {
 			CountDownLatch latch = arrived.get();
 			if (latch != null && Message.idOf(payload).startsWith("n-")) {
 				latch.countDown();

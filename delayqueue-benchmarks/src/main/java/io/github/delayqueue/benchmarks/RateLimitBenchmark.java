@@ -70,9 +70,9 @@ final class RateLimitBenchmark {
 		ConcurrentLinkedQueue<long[]> starts = new ConcurrentLinkedQueue<>();
 		long began = System.nanoTime();
 		try (QueueUnderTest.Consumer first = this.system.consume(TOPIC, THREADS_PER_INSTANCE,
-				(payload, due) -> starts.add(new long[] { System.nanoTime(), 0 }));
+				(payload, storedDue) -> starts.add(new long[] { System.nanoTime(), 0 }));
 				QueueUnderTest.Consumer second = this.system.consume(TOPIC, THREADS_PER_INSTANCE,
-						(payload, due) -> starts.add(new long[] { System.nanoTime(), 1 }))) {
+						(payload, storedDue) -> starts.add(new long[] { System.nanoTime(), 1 }))) {
 			long end = began + TimeUnit.SECONDS.toNanos(1) + SETTLE.toNanos() + this.window.toNanos()
 					+ TimeUnit.SECONDS.toNanos(1);
 			while (System.nanoTime() < end) {
