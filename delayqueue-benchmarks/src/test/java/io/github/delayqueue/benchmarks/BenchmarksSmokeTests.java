@@ -32,10 +32,18 @@ class BenchmarksSmokeTests {
 			.singleElement()
 			.satisfies((row) -> assertThat(row.ours()).isBetween(100.0, 1000.0));
 		assertThat(report.rows())
-			.filteredOn((row) -> !row.figure().startsWith("claim one") && !row.section().startsWith("6. Rate limit"))
+			.filteredOn((row) -> !row.figure().startsWith("claim one") && !row.section().startsWith("6. Rate limit")
+					&& !row.figure().startsWith("of which"))
 			.allSatisfy((row) -> {
 				assertThat(row.ours()).as(row.figure()).isNotNull();
 				assertThat(row.redisson()).as(row.figure()).isNotNull();
+			});
+		// the split of our lateness: Redisson's handlers are not told its due time
+		assertThat(report.rows()).filteredOn((row) -> row.figure().startsWith("of which"))
+			.isNotEmpty()
+			.allSatisfy((row) -> {
+				assertThat(row.ours()).as(row.section() + ": " + row.figure()).isNotNull();
+				assertThat(row.redisson()).as(row.figure()).isNull();
 			});
 		assertThat(report.rows()).filteredOn((row) -> row.figure().endsWith("lost") || row.figure().startsWith("early"))
 			.isNotEmpty()

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.Listeners;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import org.junit.jupiter.api.AfterEach;
@@ -112,10 +113,13 @@ class HandlerThreadsTests {
 		this.queue.schedule("shared", "s-1", "x", Duration.ZERO);
 		await().atMost(WAIT).until(() -> consumer.listeners().getInFlight("shared") == 1);
 		consumer.listeners().stop();
-		// interrupted after the timeout (the handler's thread sees it on its own time)
+		// interrupted after the timeout (the handler's thread sees it on its own time), the handler failed: its
+		// message waits for its retry
 		await().atMost(WAIT).until(() -> interrupted.get() == 1);
-		assertThat(this.queue.stats("shared").inflight()).as("handed back").isZero();
-		assertThat(this.queue.stats("shared").ready()).isEqualTo(1);
+		await().atMost(WAIT).until(() -> this.queue.stats("shared").inflight() == 0);
+		TopicStats stats = this.queue.stats("shared");
+		assertThat(stats.ready() + stats.waiting()).as("back in the queue").isEqualTo(1);
+		assertThat(stats.retrying()).as("its interrupted run counted").isEqualTo(1);
 	}
 
 	@Test
