@@ -17,14 +17,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiFunction;
@@ -450,7 +447,7 @@ public final class Benchmarks {
 		for (int[] run : runs) {
 			int rate = run[0];
 			int total = rate * run[1];
-			Map<String, Paced> results = new LinkedHashMap<>();
+			Map<String, Tally.Paced> results = new LinkedHashMap<>();
 			for (BiFunction<String, Integer, QueueUnderTest> factory : this.systems) {
 				flush();
 				try (QueueUnderTest queue = factory.apply(this.host, this.port)) {
@@ -459,8 +456,8 @@ public final class Benchmarks {
 				}
 			}
 			flush();
-			Paced ours = results.get("delayqueue");
-			Paced theirs = results.get("Redisson");
+			Tally.Paced ours = results.get("delayqueue");
+			Tally.Paced theirs = results.get("Redisson");
 			String section = String.format(Locale.ROOT, "2. Lateness at %,d msgs/s for %d s (delays %d–%d ms, %d handler threads)",
 					rate, run[1], this.settings.minDelayMillis(), this.settings.maxDelayMillis(), CONSUMER_THREADS);
 			latenessRows(section, ours, theirs);
@@ -470,7 +467,7 @@ public final class Benchmarks {
 		}
 	}
 
-	private void latenessRows(String section, Paced ours, Paced theirs) {
+	private void latenessRows(String section, Tally.Paced ours, Tally.Paced theirs) {
 		this.report.row(section, "lateness p50", "ms", Better.LOWER, ms(ours.lateness().p50()),
 				ms(theirs.lateness().p50()), null);
 		this.report.row(section, "lateness p99", "ms", Better.LOWER, ms(ours.lateness().p99()),
@@ -500,7 +497,7 @@ public final class Benchmarks {
 	/**
 	 * Sends {@code total} messages at a steady rate with random delays, consumes them, and counts.
 	 */
-	private Paced paced(QueueUnderTest queue, String prefix, int total, int rate, int senders, int consumerThreads,
+	private Tally.Paced paced(QueueUnderTest queue, String prefix, int total, int rate, int senders, int consumerThreads,
 			long extraWaitMillis) {
 		Tally tally = new Tally();
 		AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -548,78 +545,9 @@ public final class Benchmarks {
 			// a moment more, so that a duplicate right behind the last message is seen
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
 		}
-		Paced result = tally.result(total, total / (sendNanos / 1e9));
+		Tally.Paced result = tally.result(total, total / (sendNanos / 1e9));
 		log(queue.name() + " paced " + prefix + ": " + result);
 		return result;
-	}
-
-	/** Counts deliveries and their lateness, by the intended due time carried in the payload. */
-	private static final class Tally {
-
-		final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
-
-		final AtomicInteger unique = new AtomicInteger();
-
-		final AtomicInteger duplicated = new AtomicInteger();
-
-		final AtomicInteger early = new AtomicInteger();
-
-		final AtomicLong lastHandledMicros = new AtomicLong();
-
-		final Samples lateness = new Samples();
-
-		/** Stored due time minus intended due time: how late the queue's stored due time is. */
-		final Samples storedLate = new Samples();
-
-		/** Handler start minus the stored due time: how late the handler starts after it. */
-		final Samples afterStored = new Samples();
-
-		void handle(String payload, long storedDueMicros) {
-			long now = nowMicros();
-			long intended = Message.dueMicrosOf(payload);
-			long late = now - intended;
-			this.lateness.add(late);
-			if (storedDueMicros != QueueUnderTest.Handler.NO_STORED_DUE) {
-				this.storedLate.add(storedDueMicros - intended);
-				this.afterStored.add(now - storedDueMicros);
-			}
-			if (late < 0) {
-				this.early.incrementAndGet();
-			}
-			this.lastHandledMicros.accumulateAndGet(now, Math::max);
-			if (this.counts.computeIfAbsent(Message.idOf(payload), (id) -> new AtomicInteger()).incrementAndGet() == 1) {
-				this.unique.incrementAndGet();
-			}
-			else {
-				this.duplicated.incrementAndGet();
-			}
-		}
-
-		Paced result(int sent, double sendRate) {
-			Samples.Summary summary = this.lateness.summary();
-			long maxError = Math.max(Math.abs(summary.min()), Math.abs(summary.max()));
-			return new Paced(sent, this.unique.get(), sent - this.unique.get(), this.duplicated.get(), this.early.get(),
-					summary, sendRate, maxError, this.storedLate.summary(), this.afterStored.summary());
-		}
-
-	}
-
-	/**
-	 * What a paced run saw.
-	 *
-	 * @param sent messages sent
-	 * @param received distinct messages received
-	 * @param lost messages never received
-	 * @param duplicated deliveries beyond the first
-	 * @param early deliveries before the intended due time
-	 * @param lateness handler start minus intended due time, in microseconds
-	 * @param sendRate messages per second actually sent
-	 * @param maxErrorMicros the largest |actual − intended delay|, in microseconds
-	 * @param storedLate the due time the queue stored minus the intended one, where its handlers are told it
-	 * @param afterStored handler start minus the due time the queue stored, where its handlers are told it
-	 */
-	record Paced(int sent, int received, int lost, int duplicated, int early, Samples.Summary lateness,
-			double sendRate, long maxErrorMicros, Samples.Summary storedLate, Samples.Summary afterStored) {
 	}
 
 	// ---------------------------------------------------------------- 3. drain
@@ -699,8 +627,8 @@ public final class Benchmarks {
 		this.report.row(section, "throughput, first due to last handled", "msgs/s", Better.HIGHER, oursRate, theirRate,
 				(throughputNote == null) ? ceilingNote
 						: (ceilingNote == null) ? throughputNote : throughputNote + "; " + ceilingNote);
-		Paced oursPaced = (Paced) ours.get("tally");
-		Paced theirPaced = (Paced) theirs.get("tally");
+		Tally.Paced oursPaced = (Tally.Paced) ours.get("tally");
+		Tally.Paced theirPaced = (Tally.Paced) theirs.get("tally");
 		latenessRows(section, oursPaced, theirPaced);
 		this.report.row(section, "time to store them (bulk form, as in 1.)", "s", Better.LOWER,
 				(double) ours.get("fillSeconds"), (double) theirs.get("fillSeconds"), storeNote);
@@ -871,11 +799,11 @@ public final class Benchmarks {
 	// ---------------------------------------------------------------- 5. the classic loss report
 
 	private void lossReport() {
-		Map<String, List<Paced>> results = new LinkedHashMap<>();
+		Map<String, List<Tally.Paced>> results = new LinkedHashMap<>();
 		for (BiFunction<String, Integer, QueueUnderTest> factory : this.systems) {
 			flush();
 			try (QueueUnderTest queue = factory.apply(this.host, this.port)) {
-				List<Paced> rounds = new ArrayList<>();
+				List<Tally.Paced> rounds = new ArrayList<>();
 				for (int round = 1; round <= this.settings.lossRounds(); round++) {
 					// one consumer per round, one handler thread, messages sent 10 ms apart
 					rounds.add(paced(queue, "r" + round + "-", this.settings.lossMessages(), 100, 1, 1, 10_000));
@@ -888,8 +816,8 @@ public final class Benchmarks {
 				this.settings.lossRounds(), this.settings.lossMessages(), this.settings.minDelayMillis(),
 				this.settings.maxDelayMillis());
 		for (int round = 0; round < this.settings.lossRounds(); round++) {
-			Paced ours = results.get("delayqueue").get(round);
-			Paced theirs = results.get("Redisson").get(round);
+			Tally.Paced ours = results.get("delayqueue").get(round);
+			Tally.Paced theirs = results.get("Redisson").get(round);
 			String r = "round " + (round + 1) + ": ";
 			this.report.row(section, r + "received", "messages", Better.HIGHER, (double) ours.received(),
 					(double) theirs.received(), "of " + ours.sent());

@@ -1,0 +1,81 @@
+package io.github.delayqueue.benchmarks;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.delayqueue.benchmarks.QueueUnderTest.Message;
+
+/**
+ * Counts a consumer's deliveries and their lateness, by the intended due time carried in the payload: distinct,
+ * duplicated and early deliveries, the last handler start, and, where the queue tells its handlers the due time it
+ * stored, how late that due time is and how late the handler starts after it.
+ */
+final class Tally {
+
+	final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+
+	final AtomicInteger unique = new AtomicInteger();
+
+	final AtomicInteger duplicated = new AtomicInteger();
+
+	final AtomicInteger early = new AtomicInteger();
+
+	final AtomicLong lastHandledMicros = new AtomicLong();
+
+	final Samples lateness = new Samples();
+
+	/** Stored due time minus intended due time: how late the queue's stored due time is. */
+	final Samples storedLate = new Samples();
+
+	/** Handler start minus the stored due time: how late the handler starts after it. */
+	final Samples afterStored = new Samples();
+
+	void handle(String payload, long storedDueMicros) {
+		long now = Benchmarks.nowMicros();
+		long intended = Message.dueMicrosOf(payload);
+		long late = now - intended;
+		this.lateness.add(late);
+		if (storedDueMicros != QueueUnderTest.Handler.NO_STORED_DUE) {
+			this.storedLate.add(storedDueMicros - intended);
+			this.afterStored.add(now - storedDueMicros);
+		}
+		if (late < 0) {
+			this.early.incrementAndGet();
+		}
+		this.lastHandledMicros.accumulateAndGet(now, Math::max);
+		if (this.counts.computeIfAbsent(Message.idOf(payload), (id) -> new AtomicInteger()).incrementAndGet() == 1) {
+			this.unique.incrementAndGet();
+		}
+		else {
+			this.duplicated.incrementAndGet();
+		}
+	}
+
+	Paced result(int sent, double sendRate) {
+		Samples.Summary summary = this.lateness.summary();
+		long maxError = Math.max(Math.abs(summary.min()), Math.abs(summary.max()));
+		return new Paced(sent, this.unique.get(), sent - this.unique.get(), this.duplicated.get(), this.early.get(),
+				summary, sendRate, maxError, this.storedLate.summary(), this.afterStored.summary());
+	}
+
+	/**
+	 * What a paced run saw.
+	 *
+	 * @param sent messages sent
+	 * @param received distinct messages received
+	 * @param lost messages never received
+	 * @param duplicated deliveries beyond the first
+	 * @param early deliveries before the intended due time
+	 * @param lateness handler start minus intended due time, in microseconds
+	 * @param sendRate messages per second actually sent
+	 * @param maxErrorMicros the largest |actual − intended delay|, in microseconds
+	 * @param storedLate the due time the queue stored minus the intended one, where its handlers are told it
+	 * @param afterStored handler start minus the due time the queue stored, where its handlers are told it
+	 */
+	record Paced(int sent, int received, int lost, int duplicated, int early, Samples.Summary lateness,
+			double sendRate, long maxErrorMicros, Samples.Summary storedLate, Samples.Summary afterStored) {
+	}
+
+}
