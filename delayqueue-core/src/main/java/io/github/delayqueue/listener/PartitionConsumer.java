@@ -122,6 +122,7 @@ final class PartitionConsumer {
 		this.io = io;
 		this.maintenance = maintenance;
 		this.acknowledger.start(io, maintenance);
+		this.batch.start(maintenance);
 		TopicTrigger registered = null;
 		try {
 			registered = this.context.scheduler().register(this.store.keys().wakeChannel(this.partition), this.claims::request);
