@@ -103,9 +103,9 @@ final class MessageWriter implements TransactionalWrites.Target {
 
 	/**
 	 * Prepares a message to store: writes and bounds its payload, gives it an id, starts its observation (which
-	 * stores the trace context in its headers).
+	 * stores the trace context in its headers); its delay counts from {@code sinceNanos}, the start of the call.
 	 */
-	NewMessage prepare(ScheduleRequest request, Instant now, List<Observation> observations) {
+	NewMessage prepare(ScheduleRequest request, Instant now, long sinceNanos, List<Observation> observations) {
 		byte[] payload = this.converter.write(request.payload());
 		if (payload.length > this.maxPayloadBytes) {
 			throw new PayloadTooLargeException(request.topic(), payload.length, this.maxPayloadBytes);
@@ -122,7 +122,7 @@ final class MessageWriter implements TransactionalWrites.Target {
 				.start());
 			headers = carrier;
 		}
-		return new NewMessage(id, dueTime(request.delay(), request.dueAt()), now, headers, payload, expiry);
+		return new NewMessage(id, dueTime(request.delay(), request.dueAt(), sinceNanos), now, headers, payload, expiry);
 	}
 
 	private static @Nullable Expiry expiryOf(ScheduleRequest request, Instant now) {
@@ -136,14 +136,14 @@ final class MessageWriter implements TransactionalWrites.Target {
 		return new Expiry(deadline, request.onExpiry() == ExpiryAction.DISCARD);
 	}
 
-	private static DueTime dueTime(@Nullable Duration delay, @Nullable Instant dueAt) {
+	private static DueTime dueTime(@Nullable Duration delay, @Nullable Instant dueAt, long sinceNanos) {
 		if (dueAt != null) {
 			long millis = dueAt.toEpochMilli();
 			boolean fraction = dueAt.getNano() % 1_000_000 != 0;
 			// an instant before 1970 is as due as 1970
 			return DueTime.at(Math.max(0, fraction ? millis + 1 : millis));
 		}
-		return DueTime.in(toMicrosRoundedUp(delay));
+		return DueTime.in(toMicrosRoundedUp(delay), sinceNanos);
 	}
 
 	static long toMicrosRoundedUp(Duration delay) {

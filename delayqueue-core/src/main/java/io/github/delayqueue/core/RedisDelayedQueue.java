@@ -239,13 +239,15 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 	 * then writes them; each message's schedule observation ends with the write (or its failure).
 	 */
 	private <T> T prepared(List<ScheduleRequest> requests, Function<List<NewMessage>, T> write) {
+		// a delay counts from here: the time the call takes before its script runs is not added to it
+		long sinceNanos = System.nanoTime();
 		Instant now = this.writer.now();
 		List<Observation> observations = this.writer.isObserved() ? new ArrayList<>(requests.size()) : List.of();
 		List<NewMessage> messages = new ArrayList<>(requests.size());
 		try {
 			for (ScheduleRequest request : requests) {
 				Assert.notNull(request, "Request must not be null");
-				messages.add(this.writer.prepare(request, now, observations));
+				messages.add(this.writer.prepare(request, now, sinceNanos, observations));
 			}
 			requests.stream().map(ScheduleRequest::topic).distinct().forEach(this.router::check);
 			return write.apply(messages);

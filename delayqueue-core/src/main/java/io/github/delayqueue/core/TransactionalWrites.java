@@ -90,7 +90,7 @@ final class TransactionalWrites {
 
 	/** Holds a prepared schedule-or-replace until the commit. */
 	CompletionStage<ReplaceResult> replace(String topic, NewMessage message) {
-		return hold("replace", topic, message.id(), () -> this.target.replace(topic, message));
+		return hold("replace", topic, message.id(), () -> this.target.replace(topic, message.countedFromNow()));
 	}
 
 	private <T> CompletionStage<T> hold(String operation, String topic, String id, Supplier<T> change) {
@@ -183,6 +183,8 @@ final class TransactionalWrites {
 		public void run() {
 			List<ScheduleResult> results;
 			try {
+				// held back until the commit: a delay counts from the write, as it would outside a transaction
+				this.messages.replaceAll(NewMessage::countedFromNow);
 				results = TransactionalWrites.this.target.store(this.requests, this.messages);
 			}
 			catch (PartialScheduleException ex) {

@@ -57,24 +57,32 @@ public final class MessageOperations {
 	 * @return per message, whether it was stored ({@code false}: its id existed, nothing changed)
 	 */
 	public List<Boolean> schedule(String topic, List<NewMessage> messages) {
-		Assert.isTrue(messages.size() <= RedisMessageStore.CHUNK_SIZE,
-				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " messages per call, but got " + messages.size());
-		byte[][] args = new byte[1 + messages.size() * 5][];
-		int i = 0;
-		args[i++] = this.keys.pending(topic);
-		for (NewMessage message : messages) {
-			args[i++] = bytes(message.id());
-			args[i++] = bytes(message.due().kind());
-			args[i++] = bytes(message.due().value());
-			args[i++] = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
-			args[i++] = expiryOf(message);
-		}
-		List<?> reply = this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, args);
+		return flags(this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArgs(topic, messages)));
+	}
+
+	private static List<Boolean> flags(List<?> reply) {
 		List<Boolean> stored = new ArrayList<>(reply.size());
 		for (Object flag : reply) {
 			stored.add(number(flag) == 1L);
 		}
 		return stored;
+	}
+
+	private byte[][] scheduleArgs(String topic, List<NewMessage> messages) {
+		Assert.isTrue(messages.size() <= RedisMessageStore.CHUNK_SIZE,
+				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " messages per call, but got " + messages.size());
+		byte[][] args = new byte[1 + messages.size() * 5][];
+		int i = 0;
+		args[i++] = this.keys.pending(topic);
+		long now = System.nanoTime();
+		for (NewMessage message : messages) {
+			args[i++] = bytes(message.id());
+			args[i++] = bytes(message.due().kind());
+			args[i++] = bytes(message.due().argument(now));
+			args[i++] = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
+			args[i++] = expiryOf(message);
+		}
+		return args;
 	}
 
 	private static byte[] expiryOf(NewMessage message) {
@@ -92,7 +100,7 @@ public final class MessageOperations {
 	 */
 	public Replacement replace(String topic, NewMessage message) {
 		long reply = number(this.scripts.runReplicated(REPLACE, ReturnType.INTEGER, this.keys.pending(topic),
-				bytes(message.id()), bytes(message.due().kind()), bytes(message.due().value()),
+				bytes(message.id()), bytes(message.due().kind()), bytes(message.due().argument(System.nanoTime())),
 				new Envelope(message.createdAt(), message.headers(), message.payload()).encode(), expiryOf(message)));
 		return Replacement.values()[(int) reply];
 	}
@@ -170,7 +178,7 @@ public final class MessageOperations {
 	 */
 	public boolean reschedule(String topic, String id, DueTime due) {
 		return number(this.scripts.runReplicated(RESCHEDULE, ReturnType.INTEGER, this.keys.pending(topic), bytes(id),
-				bytes(due.kind()), bytes(due.value()))) == 1L;
+				bytes(due.kind()), bytes(due.argument(System.nanoTime())))) == 1L;
 	}
 
 	/**

@@ -31,4 +31,13 @@ public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, 
 		this(id, due, createdAt, headers, payload, null);
 	}
 
+	/**
+	 * The same message with its delay counted from now (for a write held back until a transaction commits).
+	 * @return the message
+	 */
+	public NewMessage countedFromNow() {
+		return new NewMessage(this.id, this.due.countedFromNow(), this.createdAt, this.headers, this.payload,
+				this.expiry);
+	}
+
 }

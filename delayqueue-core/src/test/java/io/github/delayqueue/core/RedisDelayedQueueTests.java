@@ -1,5 +1,6 @@
 package io.github.delayqueue.core;
 
+import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +24,7 @@ import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
+import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.DeadLetterPolicy;
@@ -72,6 +74,38 @@ class RedisDelayedQueueTests {
 			.ignoringFields("nextDueAt")
 			.isEqualTo(new TopicStats("orders", 1, 0, 0, 0, null));
 		assertThat(redis.get().call("HEXISTS", "dqtest:{orders}:body:0", id)).isEqualTo("1");
+	}
+
+	@Test
+	void aDelayCountsFromTheCallNotFromWhenItsScriptRan() {
+		// the call is slow before it reaches Redis (here its payload takes 400 ms to write)
+		JacksonPayloadConverter json = new JacksonPayloadConverter();
+		RedisDelayedQueue slow = new RedisDelayedQueue(this.store, new PayloadConverter() {
+			@Override
+			public byte[] write(Object payload) {
+				try {
+					Thread.sleep(400);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return json.write(payload);
+			}
+
+			@Override
+			public Object read(byte[] bytes, Type type) {
+				return json.read(bytes, type);
+			}
+		});
+		Instant called = Instant.now();
+		String id = slow.schedule("orders", "x", Duration.ofMillis(1_000));
+		Instant returned = Instant.now();
+
+		Instant dueAt = this.queue.lookup("orders", id).orElseThrow().dueAt();
+		// the Redis clock and this JVM's share the machine's clock
+		assertThat(dueAt).as("never before the call plus the delay").isAfterOrEqualTo(called.plusMillis(1_000));
+		assertThat(dueAt).as("the 400 ms before the script ran are not added")
+			.isBefore(returned.plusMillis(1_000).minusMillis(300));
 	}
 
 	@Test

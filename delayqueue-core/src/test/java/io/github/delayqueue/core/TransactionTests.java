@@ -1,6 +1,7 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
@@ -80,6 +81,32 @@ class TransactionTests {
 		}
 		this.fixture.close();
 		this.jdbc.execute("shutdown");
+	}
+
+	@Test
+	void aDelayInATransactionCountsFromTheCommit() {
+		AtomicReference<ScheduleResult> result = new AtomicReference<>();
+		AtomicReference<Instant> committing = new AtomicReference<>();
+		this.transaction.executeWithoutResult((status) -> {
+			result.set(this.queue.schedule(ScheduleRequest.builder("order-timeout", "o-1")
+				.id("o-1")
+				.delay(Duration.ofMillis(500))
+				.build()));
+			this.jdbc.update("insert into orders values ('o-1')");
+			// the transaction's own work takes longer than the delay
+			try {
+				Thread.sleep(600);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			committing.set(Instant.now());
+		});
+
+		assertThat(result.get().outcome().toCompletableFuture().join()).isTrue();
+		Instant dueAt = this.queue.lookup("order-timeout", "o-1").orElseThrow().dueAt();
+		assertThat(dueAt).as("written after the commit, due the delay after it")
+			.isAfterOrEqualTo(committing.get().plusMillis(500));
 	}
 
 	@Test
