@@ -1,18 +1,13 @@
 package io.github.delayqueue.listener;
 
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.delayqueue.DeliveredMessage;
-import io.github.delayqueue.redis.Expiry;
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.TopicTrigger;
-import io.github.delayqueue.support.DelayQueueMonitor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,9 +16,8 @@ import org.slf4j.LoggerFactory;
  * Consumes one partition of a topic (a topic of one partition has just this one) on the handler threads the topic's
  * partitions share ({@link TopicConsumer}). Its {@link ClaimLoop} leases due messages in batches into its
  * {@link LocalBatch}, carrying the acknowledgements its {@link Acknowledger} keeps; its {@link LeaseKeeper} extends
- * the leases it holds; the handler threads take messages out and {@link #run} them: a handler's call is made by the
- * listener's {@link ListenerInvoker}, failures go to the listener's {@link DeliveryErrorHandler}
- * ({@link FailedDeliveries}), and the listener's {@link CrashIsolation} keeps suspects apart.
+ * the leases it holds; the handler threads take messages out and {@link #run} them, the listener's
+ * {@link CrashIsolation} keeping suspects apart, and its {@link MessageRunner} runs each and settles its outcome.
  */
 final class PartitionConsumer {
 
@@ -40,8 +34,6 @@ final class PartitionConsumer {
 
 	private final ListenerOptions options;
 
-	private final ListenerInvoker invoker;
-
 	private final HandlerThreads handlers;
 
 	private final CrashIsolation isolation;
@@ -54,17 +46,11 @@ final class PartitionConsumer {
 
 	private final ClaimLoop claims;
 
-	private final FailedDeliveries failures;
-
-	private final Prefetch prefetch;
+	private final MessageRunner runner;
 
 	private volatile boolean active;
 
 	private volatile @Nullable TopicTrigger trigger;
-
-	private volatile @Nullable Executor io;
-
-	private volatile @Nullable ScheduledExecutorService maintenance;
 
 	/**
 	 * Creates the consumer of one partition.
@@ -83,17 +69,16 @@ final class PartitionConsumer {
 		this.partition = partition;
 		this.store = context.store();
 		this.context = context;
-		this.invoker = invoker;
 		this.handlers = handlers;
 		this.isolation = isolation;
 		this.leases = new LeaseKeeper(partition, this.store, options.visibilityTimeout(), isolation);
 		this.batch = new LocalBatch(this.leases, waiting, onArrival);
 		this.acknowledger = new Acknowledger(partition, this.store, options);
-		this.prefetch = prefetch;
 		this.claims = new ClaimLoop(this.topic, partition, this.store, options, prefetch, partitions, isolation,
 				this.batch,
 				this.acknowledger, context.properties().getMonitor());
-		this.failures = new FailedDeliveries(partition, this.store, options, this.acknowledger);
+		this.runner = new MessageRunner(registration, partition, context, invoker, prefetch,
+				new PartitionParts(this.leases, this.batch, this.acknowledger, this.claims));
 	}
 
 	boolean isClaimFailing() {
@@ -119,8 +104,6 @@ final class PartitionConsumer {
 		if (this.active) {
 			return;
 		}
-		this.io = io;
-		this.maintenance = maintenance;
 		this.acknowledger.start(io, maintenance);
 		this.batch.start(maintenance);
 		TopicTrigger registered = null;
@@ -137,6 +120,7 @@ final class PartitionConsumer {
 		}
 		this.trigger = registered;
 		this.claims.start(io, registered);
+		this.runner.start(io, maintenance);
 		this.active = true;
 		this.claims.request();
 	}
@@ -150,6 +134,7 @@ final class PartitionConsumer {
 			return;
 		}
 		this.active = false;
+		this.runner.stop();
 		this.claims.stop();
 		TopicTrigger current = this.trigger;
 		if (current != null) {
@@ -257,7 +242,7 @@ final class PartitionConsumer {
 	 */
 	private void decorateAndHandle(Delivery delivery) {
 		try {
-			this.handlers.decorate(() -> handle(delivery)).run();
+			this.handlers.decorate(() -> this.runner.handle(delivery)).run();
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': message '{}' could not be handled (the task decorator, or reading it, failed "
@@ -275,127 +260,6 @@ final class PartitionConsumer {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			return false;
-		}
-	}
-
-	/** Handles one message and sends (or queues) its outcome. */
-	private void handle(Delivery delivery) {
-		Lease lease = delivery.message().lease();
-		if (this.leases.mayHaveRunOut(lease)) {
-			// this consumer stood still (a long pause) since the claim: another consumer may have the message
-			// already, so its handler does not start here (handed back if the lease is still ours after all)
-			if (this.active) {
-				logger.warn("Topic '{}': the lease of message '{}' may have run out before its handler started (this "
-						+ "consumer stood still longer than the visibility timeout); it is redelivered, not handled here",
-						this.topic, lease.id());
-			}
-			this.leases.handBack(List.of(lease));
-			return;
-		}
-		Expiry expiry = delivery.message().expiry();
-		if (expiry != null && expiry.isPassed(redisNow(delivery))) {
-			// its deadline passed while it waited here: never delivered after it; handed back, the next claim
-			// dead-letters or drops it as it says, and counts it
-			this.leases.handBack(List.of(lease));
-			return;
-		}
-		if (!this.leases.started(lease)) {
-			// handed back meanwhile (the consumer stops): another consumer may have the message already
-			return;
-		}
-		long start = System.nanoTime();
-		RunningHandler watch = RunningHandler.watch(this.options.handlerTimeout(), this.maintenance, this.io,
-				() -> timedOut(delivery, start));
-		ListenerInvoker.Result result = this.invoker.invoke(delivery);
-		long duration = System.nanoTime() - start;
-		this.prefetch.completed();
-		if (watch != null && watch.finish()) {
-			// ended as failed by the timeout already
-			return;
-		}
-		Throwable failure = result.failure();
-		if (failure == null) {
-			if (this.leases.take(lease)) {
-				acknowledge(lease, delivery.message().suspect());
-				report(DelayQueueMonitor.Outcome.SUCCESS, duration, null, result.observed());
-			}
-			return;
-		}
-		DeliveredMessage message = result.delivered();
-		FailureAction action = this.failures.decide(message, failure);
-		if (this.leases.take(lease)) {
-			report(this.failures.apply(message, lease, failure, action), duration, failure, result.observed());
-		}
-		if (failure instanceof Error error && !(failure instanceof AssertionError)) {
-			throw error;
-		}
-	}
-
-	/** The Redis clock now, as the consumer reckons it from the claim that leased the message. */
-	private static Instant redisNow(Delivery delivery) {
-		return delivery.claimServerTime().plusNanos(System.nanoTime() - delivery.claimedNanos());
-	}
-
-	/**
-	 * The handler of a delivery ran beyond the handler timeout: ends the delivery as failed (retry or dead letter,
-	 * the attempt counted) if its outcome is still open.
-	 * @return whether it did
-	 */
-	private boolean timedOut(Delivery delivery, long startNanos) {
-		Lease lease = delivery.message().lease();
-		if (!this.leases.take(lease)) {
-			return false;
-		}
-		Duration timeout = this.options.handlerTimeout();
-		HandlerTimeoutException failure = new HandlerTimeoutException(this.topic, lease.id(),
-				(timeout != null) ? timeout : Duration.ZERO);
-		logger.warn("{}; it is attempted again (or dead-lettered) and its thread interrupted", failure.getMessage());
-		DeliveredMessage message = this.invoker.deliveredMessage(delivery);
-		report(this.failures.apply(message, lease, failure, this.failures.decide(message, failure)),
-				System.nanoTime() - startNanos, failure, false);
-		try {
-			this.context.properties().getMonitor().handlerTimedOut(this.topic);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Topic '{}': the monitor failed", this.topic, ex);
-		}
-		return true;
-	}
-
-	/**
-	 * Acknowledges a delivered message: a batched one with the next claim (or on its own if none is coming), a
-	 * suspect at once, so that its outcome is in Redis before the next suspect may run.
-	 */
-	private void acknowledge(Lease lease, boolean suspect) {
-		if (suspect) {
-			try {
-				this.store.leases().ack(this.partition, List.of(lease));
-				return;
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Topic '{}': acknowledging suspect '{}' failed; kept for the background flush",
-						this.topic, lease.id(), ex);
-				this.acknowledger.acknowledgeLater(lease);
-				return;
-			}
-		}
-		this.acknowledger.add(lease);
-		if (!this.active) {
-			// stopping: no claim will carry it, and the timer may be gone before a linger ends
-			this.acknowledger.flush();
-		}
-		else if (!this.claims.isBusy()) {
-			this.acknowledger.flushSoon(this.batch.waiting() == 0);
-		}
-	}
-
-	private void report(DelayQueueMonitor.Outcome outcome, long durationNanos, @Nullable Throwable failure,
-			boolean observed) {
-		try {
-			this.context.properties().getMonitor().handled(this.topic, outcome, durationNanos, failure, observed);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Topic '{}': the monitor failed", this.topic, ex);
 		}
 	}
 
