@@ -27,14 +27,8 @@ final class ClaimLoop {
 
 	private static final Logger logger = LoggerFactory.getLogger(ClaimLoop.class);
 
-	/** The most round trip a claim's lead counts (a slow round trip, say after a pause, is no guide). */
-	private static final long MAX_ROUND_TRIP_MICROS = 5_000;
-
-	/**
-	 * How much earlier than a round trip before a due time a claim is sent: time for the timer's and threads' delays,
-	 * so that the claim runs before the due time and leases the message ahead.
-	 */
-	private static final long LEAD_MARGIN_MICROS = 1_000;
+	/** The most a claim is sent ahead of a due time (a slow round trip, say after a pause, is no guide). */
+	private static final long MAX_LEAD_MICROS = 5_000;
 
 	private final String topic;
 
@@ -71,9 +65,6 @@ final class ClaimLoop {
 	private volatile Executor io = Runnable::run;
 
 	private volatile @Nullable TopicTrigger trigger;
-
-	/** The last claim's round trip. */
-	private long roundTripNanos;
 
 	ClaimLoop(String topic, String partition, RedisMessageStore store, ListenerOptions options, Prefetch prefetch,
 			int partitions,
@@ -201,10 +192,9 @@ final class ClaimLoop {
 		Claim claim;
 		long sent = System.nanoTime();
 		try {
-			long ahead = aheadMicros(this.roundTripNanos);
 			claim = this.isolation.claim((mayLeaseSuspect) -> this.store.leases().claim(this.partition,
 					Acknowledger.leases(acks), limit, this.options.visibilityTimeout().toMillis(),
-					this.options.maxAttempts(), mayLeaseSuspect, ahead));
+					this.options.maxAttempts(), mayLeaseSuspect));
 		}
 		catch (RuntimeException ex) {
 			this.wanted = true;
@@ -215,7 +205,6 @@ final class ClaimLoop {
 			this.acknowledger.claimDone(acks);
 		}
 		long roundTrip = System.nanoTime() - sent;
-		this.roundTripNanos = roundTrip;
 		this.prefetch.claimed(roundTrip);
 		if (this.failing) {
 			this.failing = false;
@@ -248,32 +237,19 @@ final class ClaimLoop {
 	}
 
 	/**
-	 * When to claim next, for a due time or lease deadline {@code delayMicros} after Redis ran this claim: a round trip
-	 * and a margin early ({@link #leadMicros}). Redis ran the claim about half a round trip before its reply came, and
-	 * the next claim will run about half a round trip after it is sent, so a claim sent then runs before the message
-	 * falls due and leases it ahead ({@link #aheadMicros}); the consumer starts it at its due time. Never earlier than
-	 * half the delay, so a claim that finds nothing to lease yet is followed by fewer and fewer, never by a spin.
+	 * When to claim next, for a due time or lease deadline {@code delayMicros} after Redis ran this claim: a round
+	 * trip early. Redis ran the claim about half a round trip before its reply came, and the next claim will run
+	 * about half a round trip after it is sent, so a claim sent then runs when the message falls due rather than a
+	 * round trip after. Never earlier than half the delay, so a claim that finds nothing due yet (it leases nothing
+	 * early: Redis compares with its own clock) is followed by fewer and fewer, never by a spin.
 	 * @param delayMicros the delay the claim returned
-	 * @param roundTripNanos the claim's round trip (counted up to {@value #MAX_ROUND_TRIP_MICROS} µs)
+	 * @param roundTripNanos the claim's round trip (a lead of at most {@value #MAX_LEAD_MICROS} µs)
 	 * @return the delay to arm the trigger with, in microseconds
 	 */
 	static long wakeDelayMicros(long delayMicros, long roundTripNanos) {
-		return delayMicros - Math.min(leadMicros(roundTripNanos), delayMicros / 2);
-	}
-
-	/**
-	 * How far ahead of their due time a claim leases batched messages: twice the lead, so that a claim sent a lead
-	 * early still finds the message within reach when the timer, the threads or the network were slower than usual.
-	 * @param roundTripNanos the last claim's round trip
-	 * @return the reach, in microseconds
-	 */
-	static long aheadMicros(long roundTripNanos) {
-		return 2 * leadMicros(roundTripNanos);
-	}
-
-	private static long leadMicros(long roundTripNanos) {
-		return Math.min(MAX_ROUND_TRIP_MICROS, TimeUnit.NANOSECONDS.toMicros(Math.max(0, roundTripNanos)))
-				+ LEAD_MARGIN_MICROS;
+		long roundTripMicros = Math.min(MAX_LEAD_MICROS, TimeUnit.NANOSECONDS.toMicros(Math.max(0, roundTripNanos)));
+		long lead = Math.min(roundTripMicros, delayMicros / 2);
+		return delayMicros - lead;
 	}
 
 }

@@ -105,7 +105,6 @@ final class PartitionConsumer {
 			return;
 		}
 		this.acknowledger.start(io, maintenance);
-		this.batch.start(maintenance);
 		TopicTrigger registered = null;
 		try {
 			registered = this.context.scheduler().register(this.store.keys().wakeChannel(this.partition), this.claims::request);

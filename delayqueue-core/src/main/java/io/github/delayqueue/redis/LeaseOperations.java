@@ -104,36 +104,13 @@ public final class LeaseOperations {
 	 */
 	public Claim claim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts,
 			boolean mayLeaseSuspect) {
-		return claim(topic, acks, limit, leaseMillis, maxAttempts, mayLeaseSuspect, 0);
-	}
-
-	/**
-	 * What a consumer sends for more messages, as {@link #claim(String, List, int, long, int, boolean)}, leasing
-	 * batched messages that fall due within {@code aheadMicros} of the Redis clock as well (after those due now, within
-	 * the limit). Such a message is returned with its due time and the claim's server time: its consumer must not
-	 * start it before that due time has come by its own clock, counted from the reply (never before it on the Redis
-	 * clock, as the reply comes after the claim ran). Suspects are leased only once due, and a topic with controls (a
-	 * pause, rate limit or cap) leases due messages only.
-	 * @param topic the topic
-	 * @param acks the leases of delivered messages, at most {@value RedisMessageStore#CHUNK_SIZE}
-	 * @param limit how many messages to lease ({@code 0}: only the acknowledgements and the upkeep)
-	 * @param leaseMillis the lease, in milliseconds
-	 * @param maxAttempts the most attempts
-	 * @param mayLeaseSuspect whether one suspect may be among the leased messages
-	 * @param aheadMicros how far ahead of their due time batched messages may be leased, in microseconds (zero or
-	 * more)
-	 * @return the leased messages (the suspect marked), and the delay to the next due time or lease deadline
-	 */
-	public Claim claim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts,
-			boolean mayLeaseSuspect, long aheadMicros) {
 		Assert.isTrue(acks.size() <= RedisMessageStore.CHUNK_SIZE,
 				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " acks per call");
-		Assert.isTrue(aheadMicros >= 0, "aheadMicros must not be negative");
 		return this.deadlines.remember(topic,
 				claimOf(this.scripts.run(CLAIM, ReturnType.MULTI,
 						leaseArgs(this.keys.pending(topic), acks, bytes(limit), bytes(leaseMillis), bytes(maxAttempts),
 								this.deadMaxCount, this.deadMaxAge, flag(mayLeaseSuspect),
-								this.deadlines.forClaimSentNow(topic), bytes(aheadMicros)))));
+								this.deadlines.forClaimSentNow(topic)))));
 	}
 
 	private static Claim claimOf(List<?> reply) {

@@ -7,9 +7,6 @@
 -- ARGV[4] dead letter max count, ARGV[5] dead letter max age ms, ARGV[6] 1 if a suspect may be leased, else 0,
 -- ARGV[7] the Redis time (ms) after which the caller no longer waits for the reply (0: none): run later, the claim
 -- acknowledges and does its upkeep but leases nothing (no message waits for a consumer that gave up on it);
--- ARGV[8] how far ahead (microseconds) batched messages may be leased: those due by then are leased too and started at
--- their due time by the consumer (0: due messages only; a topic with controls leases due messages only, so that its
--- rate and cap count starts),
 -- then id, token, id, token, ... to acknowledge
 -- The topic's controls (pause, cap, rate: see admit) may lease fewer; the delay then says when a claim may lease
 -- again (the next token; none while paused or at the cap, whose consumers are woken when it changes).
@@ -19,7 +16,7 @@
 -- now for the delay.
 -- the controls, read before the acknowledgements, which wake consumers if the cap had cut a claim short
 readControls()
-acknowledge(9, #ARGV)
+acknowledge(8, #ARGV)
 local now, nowUs = clock()
 local nowScore = score(nowUs)
 local limit = tonumber(ARGV[1])
@@ -29,7 +26,6 @@ local deadMaxCount = tonumber(ARGV[4])
 local deadMaxAge = tonumber(ARGV[5])
 local suspects = tonumber(ARGV[6])
 local deadline = tonumber(ARGV[7])
-local ahead = tonumber(ARGV[8])
 if deadline > 0 and now > deadline then
   limit = 0
 end
@@ -83,9 +79,7 @@ if limit > 0 then
   limit, cut = admit(limit, now)
 end
 if limit > 0 then
-  local upTo = cut and nowScore or score(nowUs + ahead)
-  out[3], left = leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects,
-    out)
+  out[3], left = leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
 end
 
 local next = earliestBeyond(PENDING, left)

@@ -454,9 +454,7 @@ end
 
 -- @section claims -----------------------------------------------------------------------------------------------
 
--- Leases up to 'limit' due messages, earliest first, under one new token; batched messages also if they fall due by
--- the score 'upTo' (leased ahead: the consumer starts each at its due time by its own clock, from this claim's reply,
--- so never before it; its lease runs from now). A suspect only once it is due. Batched messages are leased without
+-- Leases up to 'limit' due messages, earliest first, under one new token. Batched messages are leased without
 -- counting an attempt (their lease record says attempt 0): a consumer holds them in memory and runs them as handlers
 -- come free; a failure is counted by the call that reports it (fail.lua), and a lease that runs out without an
 -- outcome makes the message a suspect, uncharged, since nobody knows whether its handler started. A suspect (see the
@@ -469,10 +467,9 @@ end
 -- Sets out[4] to the id of the suspect leased (or leaves it ''), out[5] to the token, appends id, due score, attempt,
 -- envelope and stored expiry ('' if none) per leased message to 'out'; returns how many it buried and the due time of the earliest due suspect
 -- it left (one it may not lease), or nil.
-local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects,
-    out)
+local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
   local suspectCount = redis.call('SCARD', SUSPECT)
-  local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
+  local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', nowScore, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
   if #due == 0 then
     return 0, nil
   end
@@ -490,9 +487,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   local suspectLeased = nil
   for k, id in ipairs(ids) do
     local suspect = flags[k] == 1
-    if suspect and tonumber(due[2 * k]) > nowScore then
-      -- not due yet (a suspect is never leased ahead): the claim's delay counts it
-    elseif #chosen < limit and (not suspect or (suspects == 1 and suspectLeased == nil)) then
+    if #chosen < limit and (not suspect or (suspects == 1 and suspectLeased == nil)) then
       chosen[#chosen + 1] = id
       dueOf[#chosen] = due[2 * k]
       if suspect then

@@ -13,23 +13,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClaimLoopTests {
 
 	@Test
-	void theNextClaimIsSentARoundTripAndAMillisecondBeforeTheDueTime() {
-		assertThat(ClaimLoop.wakeDelayMicros(1_000_000, TimeUnit.MICROSECONDS.toNanos(250))).isEqualTo(998_750);
+	void theNextClaimIsSentARoundTripBeforeTheDueTime() {
+		assertThat(ClaimLoop.wakeDelayMicros(1_000_000, TimeUnit.MICROSECONDS.toNanos(250))).isEqualTo(999_750);
 	}
 
 	@Test
-	void aClaimReachesTwiceItsLeadAhead() {
-		// sent a lead early, it still leases the message if it runs up to a lead before the aim
-		long roundTrip = TimeUnit.MICROSECONDS.toNanos(250);
-		long lead = 1_000_000 - ClaimLoop.wakeDelayMicros(1_000_000, roundTrip);
-		assertThat(ClaimLoop.aheadMicros(roundTrip)).isEqualTo(2 * lead);
-		assertThat(ClaimLoop.aheadMicros(0)).isEqualTo(2_000);
-	}
-
-	@Test
-	void aSlowRoundTripCountsFiveMillisecondsAtMost() {
-		assertThat(ClaimLoop.wakeDelayMicros(1_000_000, TimeUnit.MILLISECONDS.toNanos(800))).isEqualTo(994_000);
-		assertThat(ClaimLoop.aheadMicros(TimeUnit.MILLISECONDS.toNanos(800))).isEqualTo(12_000);
+	void aSlowRoundTripLeadsByFiveMillisecondsAtMost() {
+		assertThat(ClaimLoop.wakeDelayMicros(1_000_000, TimeUnit.MILLISECONDS.toNanos(800))).isEqualTo(995_000);
 	}
 
 	@Test

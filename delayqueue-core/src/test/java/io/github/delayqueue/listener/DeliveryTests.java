@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.DeadLetter;
@@ -84,27 +82,6 @@ class DeliveryTests {
 		assertThat(received.message().id()).isEqualTo(id);
 		assertThat(received.message().attempt()).isEqualTo(1);
 		assertThat(received.message().topic()).isEqualTo("prompt");
-	}
-
-	@Test
-	void messagesDueWithinMillisecondsOfEachOtherStartNoEarlierThanTheirDueTimes() {
-		// due a few milliseconds apart: most are leased ahead by a claim for an earlier one and wait in the consumer
-		Map<String, Instant> started = new ConcurrentHashMap<>();
-		Map<String, Instant> due = new ConcurrentHashMap<>();
-		this.container.register(ListenerRegistration.of("close", String.class, (payload, message) -> {
-			Instant now = Instant.now();
-			due.put(message.id(), message.dueAt());
-			started.put(message.id(), now);
-		}));
-		List<ScheduleRequest> requests = new ArrayList<>();
-		for (int i = 0; i < 200; i++) {
-			requests.add(ScheduleRequest.builder("close", "m").id("m-" + i).delay(Duration.ofMillis(100 + (i * 7L) % 400)).build());
-		}
-		this.queue.scheduleAll(requests);
-		await().atMost(WAIT).until(() -> started.size() == 200);
-		// the Redis clock and this JVM's share the machine's clock
-		started.forEach((id, start) -> assertThat(start).as(id).isAfterOrEqualTo(due.get(id)));
-		assertThat(this.queue.stats("close").pending()).isZero();
 	}
 
 	@Test

@@ -584,52 +584,6 @@ class RedisMessageStoreTests {
 		assertThat(claimed.attempt()).isEqualTo(1);
 	}
 
-	@Test
-	void aClaimLeasesAheadOnlyWhatFallsDueWithinItsReachAndSaysWhenEachIsDue() {
-		assertThat(this.store.messages()
-			.schedule(TOPIC, List.of(message("soon", DueTime.in(200_000), "a"), message("later", DueTime.in(5_000_000), "b"))))
-			.containsExactly(true, true);
-		String dueScore = redis.get().call("ZSCORE", key("pending"), "soon");
-		assertThat(this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 10, true, 0).messages())
-			.as("without reach, nothing that is not due").isEmpty();
-
-		Claim claim = this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 10, true, 1_000_000);
-
-		assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly("soon");
-		ClaimedMessage soon = claim.messages().get(0);
-		assertThat(soon.dueAt()).as("due after the claim ran: its consumer waits for it").isAfter(claim.serverTime());
-		assertThat(soon.suspect()).isFalse();
-		assertThat(soon.attempt()).isEqualTo(1);
-		assertThat(claim.nextWakeDelayMicros()).as("the next due time, beyond the reach").isGreaterThan(4_000_000);
-		// handed back, it waits for its own due time again: never due earlier for having been leased ahead
-		assertThat(this.store.leases().release(TOPIC, List.of(soon.lease()))).isEqualTo(1);
-		assertThat(redis.get().call("ZSCORE", key("pending"), "soon")).isEqualTo(dueScore);
-		Claim again = this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 10, true, 1_000_000);
-		assertThat(again.messages()).extracting(ClaimedMessage::dueAt).containsExactly(soon.dueAt());
-	}
-
-	@Test
-	void aSuspectIsNeverLeasedAhead() {
-		assertThat(this.store.messages().schedule(TOPIC, List.of(message("s", DueTime.in(300_000), "a"))))
-			.containsExactly(true);
-		redis.get().call("SADD", key("suspect"), "s");
-
-		Claim claim = this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 10, true, 1_000_000);
-
-		assertThat(claim.messages()).isEmpty();
-		assertThat(claim.nextWakeDelayMicros()).as("woken when it falls due").isBetween(1L, 300_000L);
-	}
-
-	@Test
-	void aTopicWithControlsLeasesOnlyWhatIsDue() {
-		this.store.controls().limit(TOPIC, 1000.0, 1000, null);
-		assertThat(this.store.messages().schedule(TOPIC, List.of(message("m", DueTime.in(300_000), "a"))))
-			.containsExactly(true);
-
-		assertThat(this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 10, true, 1_000_000).messages())
-			.as("its rate counts starts: nothing leased before it is due").isEmpty();
-	}
-
 	private void schedule(String id, String payload) {
 		assertThat(this.store.messages().schedule(TOPIC, List.of(message(id, DueTime.in(0), payload)))).containsExactly(true);
 	}
