@@ -476,7 +476,8 @@ public final class Benchmarks {
 				ms(theirs.lateness().p999()), null);
 		this.report.row(section, "lateness max", "ms", Better.LOWER, ms(ours.lateness().max()),
 				ms(theirs.lateness().max()), null);
-		// where ours comes from: the due time the script stored (its TIME plus the delay) against the intended one,
+		// where ours comes from: the due time the script stored (its TIME plus the delay, less the call's time before
+		// it was sent) against the intended one,
 		// then the handler start against the stored due time (Redisson's handlers are not told its due time)
 		if (ours.storedLate().count() > 0) {
 			this.report.row(section, "of which: stored due time − intended due time (the schedule call), p50", "ms",

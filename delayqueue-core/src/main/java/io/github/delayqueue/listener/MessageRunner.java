@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one message of a partition on a handler thread and settles its outcome: it starts only if its lease cannot
+ * Runs a partition's messages on the handler threads, each once, and settles its outcome: a message starts only if its lease cannot
  * have run out and its deadline has not passed; the listener's {@link ListenerInvoker} calls the handler, watched by
  * the handler timeout; a success is acknowledged (with the partition's next claim, a suspect's at once), a failure
  * goes to the listener's {@link DeliveryErrorHandler} ({@link FailedDeliveries}); the monitor hears of each.
@@ -91,7 +91,7 @@ final class MessageRunner {
 		this.active = true;
 	}
 
-	/** The partition stops: a message's outcome is sent at once from now on (no claim will carry it). */
+	/** The partition stops: a success is acknowledged at once from now on (no claim will carry it). */
 	void stop() {
 		this.active = false;
 	}

@@ -38,13 +38,8 @@ final class PartitionConsumer {
 
 	private final CrashIsolation isolation;
 
-	private final LeaseKeeper leases;
-
-	private final LocalBatch batch;
-
-	private final Acknowledger acknowledger;
-
-	private final ClaimLoop claims;
+	/** Its leases, the messages waiting in memory, the acknowledgements waiting for a claim, and the claim loop. */
+	private final PartitionParts parts;
 
 	private final MessageRunner runner;
 
@@ -71,28 +66,27 @@ final class PartitionConsumer {
 		this.context = context;
 		this.handlers = handlers;
 		this.isolation = isolation;
-		this.leases = new LeaseKeeper(partition, this.store, options.visibilityTimeout(), isolation);
-		this.batch = new LocalBatch(this.leases, waiting, onArrival);
-		this.acknowledger = new Acknowledger(partition, this.store, options);
-		this.claims = new ClaimLoop(this.topic, partition, this.store, options, prefetch, partitions, isolation,
-				this.batch,
-				this.acknowledger, context.properties().getMonitor());
-		this.runner = new MessageRunner(registration, partition, context, invoker, prefetch,
-				new PartitionParts(this.leases, this.batch, this.acknowledger, this.claims));
+		LeaseKeeper leases = new LeaseKeeper(partition, this.store, options.visibilityTimeout(), isolation);
+		LocalBatch batch = new LocalBatch(leases, waiting, onArrival);
+		Acknowledger acknowledger = new Acknowledger(partition, this.store, options);
+		ClaimLoop claims = new ClaimLoop(this.topic, partition, this.store, options, prefetch, partitions, isolation,
+				batch, acknowledger, context.properties().getMonitor());
+		this.parts = new PartitionParts(leases, batch, acknowledger, claims);
+		this.runner = new MessageRunner(registration, partition, context, invoker, prefetch, this.parts);
 	}
 
 	boolean isClaimFailing() {
-		return this.claims.isFailing();
+		return this.parts.claims().isFailing();
 	}
 
 	/** Messages leased and waiting here for a handler. */
 	int waiting() {
-		return this.batch.waiting();
+		return this.parts.batch().waiting();
 	}
 
 	/** Whether the suspect the listener holds waits here to start. */
 	boolean isSuspectWaiting() {
-		return this.batch.isSuspectWaiting();
+		return this.parts.batch().isSuspectWaiting();
 	}
 
 	/**
@@ -104,24 +98,24 @@ final class PartitionConsumer {
 		if (this.active) {
 			return;
 		}
-		this.acknowledger.start(io, maintenance);
+		this.parts.acknowledger().start(io, maintenance);
 		TopicTrigger registered = null;
 		try {
-			registered = this.context.scheduler().register(this.store.keys().wakeChannel(this.partition), this.claims::request);
-			this.leases.startExtending(maintenance, io);
+			registered = this.context.scheduler().register(this.store.keys().wakeChannel(this.partition), this.parts.claims()::request);
+			this.parts.leases().startExtending(maintenance, io);
 		}
 		catch (RuntimeException ex) {
 			if (registered != null) {
 				registered.close();
 			}
-			this.leases.stopExtending();
+			this.parts.leases().stopExtending();
 			throw ex;
 		}
 		this.trigger = registered;
-		this.claims.start(io, registered);
+		this.parts.claims().start(io, registered);
 		this.runner.start(io, maintenance);
 		this.active = true;
-		this.claims.request();
+		this.parts.claims().request();
 	}
 
 	/**
@@ -132,21 +126,22 @@ final class PartitionConsumer {
 		if (!this.active) {
 			return;
 		}
-		this.active = false;
+		// the runner first: from now on a handler that ends sends its outcome at once, as no claim may carry it
 		this.runner.stop();
-		this.claims.stop();
+		this.active = false;
+		this.parts.claims().stop();
 		TopicTrigger current = this.trigger;
 		if (current != null) {
 			current.close();
 			this.trigger = null;
 		}
-		this.batch.handBackWaiting();
+		this.parts.batch().handBackWaiting();
 	}
 
 	/** Stops extending leases and hands back those still held, uncharged (a start that failed part way). */
 	void handBack() {
-		this.leases.stopExtending();
-		this.leases.handBackAll();
+		this.parts.leases().stopExtending();
+		this.parts.leases().handBackAll();
 	}
 
 	/**
@@ -155,18 +150,18 @@ final class PartitionConsumer {
 	 * @param reason the error recorded for such a message
 	 */
 	void handBackRunning(String reason) {
-		this.leases.stopExtending();
-		this.leases.handBackAll(reason);
+		this.parts.leases().stopExtending();
+		this.parts.leases().handBackAll(reason);
 	}
 
 	/** Sends the acknowledgements still waiting. */
 	void flush() {
-		this.acknowledger.flush();
+		this.parts.acknowledger().flush();
 	}
 
 	/** Sends the acknowledgements still waiting and waits (a while at most) until none is on its way. */
 	void settleAcknowledgements() {
-		this.acknowledger.settle(this.options.visibilityTimeout());
+		this.parts.acknowledger().settle(this.options.visibilityTimeout());
 	}
 
 	/**
@@ -174,7 +169,7 @@ final class PartitionConsumer {
 	 * @return whether a claim started
 	 */
 	boolean requestClaim() {
-		return this.claims.request();
+		return this.parts.claims().request();
 	}
 
 	/**
@@ -183,7 +178,7 @@ final class PartitionConsumer {
 	 * @return the message, or {@code null}
 	 */
 	@Nullable Delivery poll(boolean batchedAllowed) {
-		return this.batch.poll(batchedAllowed);
+		return this.parts.batch().poll(batchedAllowed);
 	}
 
 	/**
@@ -197,7 +192,7 @@ final class PartitionConsumer {
 		}
 		finally {
 			// its lease has ended (or gone back): claim more if messages are due and half the share is free
-			this.claims.refill();
+			this.parts.claims().refill();
 		}
 	}
 
@@ -210,16 +205,16 @@ final class PartitionConsumer {
 					decorateAndHandle(delivery);
 				}
 				else {
-					this.leases.handBack(List.of(lease));
+					this.parts.leases().handBack(List.of(lease));
 				}
 			}
 			finally {
-				this.leases.ended(lease);
+				this.parts.leases().ended(lease);
 			}
 			return;
 		}
 		if (!this.isolation.tryStartBatched()) {
-			this.batch.putBack(delivery);
+			this.parts.batch().putBack(delivery);
 			return;
 		}
 		try {
@@ -227,7 +222,7 @@ final class PartitionConsumer {
 				decorateAndHandle(delivery);
 			}
 			else {
-				this.leases.handBack(List.of(lease));
+				this.parts.leases().handBack(List.of(lease));
 			}
 		}
 		finally {
@@ -248,7 +243,7 @@ final class PartitionConsumer {
 					+ "outside the handler); it goes back to the queue", this.topic, delivery.message().id(), ex);
 		}
 		finally {
-			this.leases.handBack(List.of(delivery.message().lease()));
+			this.parts.leases().handBack(List.of(delivery.message().lease()));
 		}
 	}
 

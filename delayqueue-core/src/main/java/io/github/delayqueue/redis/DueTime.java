@@ -1,41 +1,47 @@
 package io.github.delayqueue.redis;
 
 /**
- * A due time: a delay to the microsecond, counted from a moment on this JVM's monotonic clock (the start of the call
- * that scheduled the message), or an absolute Redis-clock time in milliseconds. A message is due once the Redis clock
- * has reached its due time: the script that stores it adds to its own clock the delay less the time that had passed
- * since that moment when the call was sent, so the delay counts from the call, never from a later moment, and a
- * skewed application clock changes nothing.
+ * A due time: a delay to the microsecond, or an absolute Redis-clock time in milliseconds. A message is due once the
+ * Redis clock has reached its due time: the script that stores it adds the delay to its own clock. A delay counts
+ * from when the script runs ({@link #in(long)}), or from a moment on this JVM's monotonic clock, the start of the call
+ * that schedules the message ({@link #in(long, long)}): then the script is sent the delay less the time that had
+ * passed since that moment, so the call's own time is not added to it; a skewed application clock changes nothing.
  *
  * @param relative whether {@code value} is a delay rather than an epoch time
  * @param value the delay in microseconds, or the epoch milliseconds
- * @param sinceNanos the {@link System#nanoTime()} the delay counts from (not used for an absolute time)
+ * @param sinceNanos the {@link System#nanoTime()} the delay counts from, or {@link #WHEN_SENT} to count it from when
+ * the script runs (and for an absolute time)
  * @since 0.1.0
  */
 public record DueTime(boolean relative, long value, long sinceNanos) {
 
+	/** {@link #sinceNanos()} of a delay that counts from when the script runs. */
+	public static final long WHEN_SENT = Long.MIN_VALUE;
+
 	/**
-	 * A due time whose delay counts from now.
+	 * A due time whose delay (if it is one) counts from when the script runs.
 	 * @param relative whether {@code value} is a delay rather than an epoch time
 	 * @param value the delay in microseconds, or the epoch milliseconds
 	 */
 	public DueTime(boolean relative, long value) {
-		this(relative, value, System.nanoTime());
+		this(relative, value, WHEN_SENT);
 	}
 
 	/**
-	 * A delay from now.
+	 * A delay from when the script runs.
 	 * @param micros the delay in microseconds, zero or more
 	 * @return the due time
 	 */
 	public static DueTime in(long micros) {
-		return new DueTime(true, micros, System.nanoTime());
+		return new DueTime(true, micros, WHEN_SENT);
 	}
 
 	/**
-	 * A delay from a moment that has passed (the start of the call that schedules the message).
+	 * A delay from a moment that has passed on this JVM's monotonic clock (the start of the call that schedules the
+	 * message): sent later, the script gets what is left of it, so a due time made long before it is used is due
+	 * at once.
 	 * @param micros the delay in microseconds, zero or more
-	 * @param sinceNanos the {@link System#nanoTime()} it counts from
+	 * @param sinceNanos the {@link System#nanoTime()} it counts from, read in this JVM
 	 * @return the due time
 	 */
 	public static DueTime in(long micros, long sinceNanos) {
@@ -48,12 +54,12 @@ public record DueTime(boolean relative, long value, long sinceNanos) {
 	 * @return the due time
 	 */
 	public static DueTime at(long epochMillis) {
-		return new DueTime(false, epochMillis, 0);
+		return new DueTime(false, epochMillis, WHEN_SENT);
 	}
 
 	/**
-	 * The same due time with its delay counted from now instead (for a write held back until a transaction commits:
-	 * its delay counts from the commit).
+	 * The same due time with its delay counted from when the script runs instead (for a write held back until a
+	 * transaction commits: its delay counts from the write that follows the commit).
 	 * @return the due time
 	 */
 	public DueTime countedFromNow() {
@@ -65,11 +71,11 @@ public record DueTime(boolean relative, long value, long sinceNanos) {
 	}
 
 	/**
-	 * What a script is sent: for a delay, what is left of it at {@code nowNanos} (never below zero; the time passed is
-	 * rounded down to the microsecond, so what is left is rounded up); for an absolute time, the epoch milliseconds.
+	 * What a script is sent: for a delay counted from a moment, what is left of it at {@code nowNanos} (never below
+	 * zero; the time passed is rounded down to the microsecond, so what is left is rounded up); else the value.
 	 */
 	long argument(long nowNanos) {
-		if (!this.relative) {
+		if (!this.relative || this.sinceNanos == WHEN_SENT) {
 			return this.value;
 		}
 		long passedMicros = Math.max(0, nowNanos - this.sinceNanos) / 1_000;

@@ -32,7 +32,8 @@ public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, 
 	}
 
 	/**
-	 * The same message with its delay counted from now (for a write held back until a transaction commits).
+	 * The same message with its delay counted from when its script runs (for a write held back until a transaction
+	 * commits).
 	 * @return the message
 	 */
 	public NewMessage countedFromNow() {

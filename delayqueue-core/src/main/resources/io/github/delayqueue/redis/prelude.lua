@@ -51,7 +51,7 @@ end
 
 -- A time in microseconds as a score in milliseconds, to the microsecond (a double: Redis keeps scores as doubles, so
 -- comparing scores compares the microseconds up to the 22nd century, and a message is never due before server time
--- at scheduling plus its delay).
+-- at scheduling plus the delay it was sent: its delay less the time its call had taken before it was sent).
 local function score(us)
   return us / 1000
 end

@@ -37,12 +37,21 @@ class DueTimeTests {
 	}
 
 	@Test
-	void countedFromNowKeepsTheDelayAndMovesItsStart() {
+	void countedFromNowKeepsTheDelayAndCountsItFromWhenTheScriptRuns() {
 		DueTime old = DueTime.in(1_000, System.nanoTime() - TimeUnit.SECONDS.toNanos(10));
 		assertThat(old.argument(System.nanoTime())).isZero();
 		DueTime restarted = old.countedFromNow();
-		assertThat(restarted.value()).isEqualTo(1_000);
-		assertThat(restarted.argument(restarted.sinceNanos())).isEqualTo(1_000);
+		assertThat(restarted).isEqualTo(DueTime.in(1_000));
+		assertThat(restarted.argument(System.nanoTime())).isEqualTo(1_000);
+	}
+
+	@Test
+	void aDelayWithoutAStartCountsFromWhenTheScriptRunsHoweverLongItIsKept() {
+		// as before 0.3: a due time kept in a constant is never due at once for having been made long ago
+		DueTime kept = DueTime.in(5_000_000);
+		assertThat(kept.argument(System.nanoTime() + TimeUnit.HOURS.toNanos(1))).isEqualTo(5_000_000);
+		assertThat(kept.argument(Long.MAX_VALUE)).isEqualTo(5_000_000);
+		assertThat(new DueTime(true, 7)).isEqualTo(DueTime.in(7));
 	}
 
 }
