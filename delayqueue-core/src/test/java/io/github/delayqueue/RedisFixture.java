@@ -1,5 +1,7 @@
 package io.github.delayqueue;
 
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +45,12 @@ public final class RedisFixture implements AutoCloseable {
 		String reply = redis.call("KEYS", PREFIX + ":{" + topic + "}:*");
 		return (reply == null || reply.isEmpty()) ? List.of()
 				: java.util.Arrays.stream(reply.split("\n")).filter((key) -> !key.endsWith("}:meta")).toList();
+	}
+
+	/** The Redis server's clock now ({@code TIME}), to the microsecond. */
+	public Instant redisTime() {
+		String[] time = this.redis.call("TIME").split("\n");
+		return Instant.ofEpochSecond(Long.parseLong(time[0])).plus(Long.parseLong(time[1]), ChronoUnit.MICROS);
 	}
 
 	public LettuceConnectionFactory connectionFactory() {

@@ -57,18 +57,6 @@ public final class MessageOperations {
 	 * @return per message, whether it was stored ({@code false}: its id existed, nothing changed)
 	 */
 	public List<Boolean> schedule(String topic, List<NewMessage> messages) {
-		return flags(this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArgs(topic, messages)));
-	}
-
-	private static List<Boolean> flags(List<?> reply) {
-		List<Boolean> stored = new ArrayList<>(reply.size());
-		for (Object flag : reply) {
-			stored.add(number(flag) == 1L);
-		}
-		return stored;
-	}
-
-	private byte[][] scheduleArgs(String topic, List<NewMessage> messages) {
 		Assert.isTrue(messages.size() <= RedisMessageStore.CHUNK_SIZE,
 				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " messages per call, but got " + messages.size());
 		byte[][] args = new byte[1 + messages.size() * 5][];
@@ -82,7 +70,12 @@ public final class MessageOperations {
 			args[i++] = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
 			args[i++] = expiryOf(message);
 		}
-		return args;
+		List<?> reply = this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, args);
+		List<Boolean> stored = new ArrayList<>(reply.size());
+		for (Object flag : reply) {
+			stored.add(number(flag) == 1L);
+		}
+		return stored;
 	}
 
 	private static byte[] expiryOf(NewMessage message) {

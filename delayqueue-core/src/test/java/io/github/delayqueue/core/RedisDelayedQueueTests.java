@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.InvalidTopicException;
@@ -42,6 +43,7 @@ import org.springframework.util.unit.DataSize;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 class RedisDelayedQueueTests {
 
@@ -78,17 +80,16 @@ class RedisDelayedQueueTests {
 
 	@Test
 	void aDelayCountsFromTheCallNotFromWhenItsScriptRan() {
-		// the call is slow before it reaches Redis (here its payload takes 400 ms to write)
+		// the call is slow before it reaches Redis: its payload is written only once the Redis clock is 400 ms past
+		// the call's start
 		JacksonPayloadConverter json = new JacksonPayloadConverter();
+		AtomicReference<Instant> called = new AtomicReference<>();
 		RedisDelayedQueue slow = new RedisDelayedQueue(this.store, new PayloadConverter() {
 			@Override
 			public byte[] write(Object payload) {
-				try {
-					Thread.sleep(400);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
+				await().atMost(Duration.ofSeconds(10))
+					.pollInterval(Duration.ofMillis(5))
+					.until(() -> RedisDelayedQueueTests.this.fixture.redisTime().isAfter(called.get().plusMillis(400)));
 				return json.write(payload);
 			}
 
@@ -97,13 +98,12 @@ class RedisDelayedQueueTests {
 				return json.read(bytes, type);
 			}
 		});
-		Instant called = Instant.now();
+		called.set(this.fixture.redisTime());
 		String id = slow.schedule("orders", "x", Duration.ofMillis(1_000));
-		Instant returned = Instant.now();
+		Instant returned = this.fixture.redisTime();
 
 		Instant dueAt = this.queue.lookup("orders", id).orElseThrow().dueAt();
-		// the Redis clock and this JVM's share the machine's clock
-		assertThat(dueAt).as("never before the call plus the delay").isAfterOrEqualTo(called.plusMillis(1_000));
+		assertThat(dueAt).as("never before the call plus the delay").isAfterOrEqualTo(called.get().plusMillis(1_000));
 		assertThat(dueAt).as("the 400 ms before the script ran are not added")
 			.isBefore(returned.plusMillis(1_000).minusMillis(300));
 	}

@@ -93,14 +93,12 @@ class TransactionTests {
 				.delay(Duration.ofMillis(500))
 				.build()));
 			this.jdbc.update("insert into orders values ('o-1')");
-			// the transaction's own work takes longer than the delay
-			try {
-				Thread.sleep(600);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-			committing.set(Instant.now());
+			// the transaction's own work takes longer than the delay: it commits once the Redis clock is 600 ms on
+			Instant scheduled = this.fixture.redisTime();
+			await().atMost(WAIT)
+				.pollInterval(Duration.ofMillis(5))
+				.until(() -> this.fixture.redisTime().isAfter(scheduled.plusMillis(600)));
+			committing.set(this.fixture.redisTime());
 		});
 
 		assertThat(result.get().outcome().toCompletableFuture().join()).isTrue();

@@ -584,6 +584,18 @@ class RedisMessageStoreTests {
 		assertThat(claimed.attempt()).isEqualTo(1);
 	}
 
+	@Test
+	void aDelayCountedFromAMomentThatHasPassedIsSentWhatIsLeftOfIt() {
+		Instant before = redisTime();
+		DueTime due = DueTime.in(1_000_000, System.nanoTime() - Duration.ofMillis(400).toNanos());
+		assertThat(this.store.messages().schedule(TOPIC, List.of(message("m", due, "p")))).containsExactly(true);
+		Instant after = redisTime();
+
+		double score = Double.parseDouble(redis.get().call("ZSCORE", key("pending"), "m"));
+		Instant dueAt = Instant.EPOCH.plus(Math.round(score * 1000), ChronoUnit.MICROS);
+		assertThat(dueAt).isAfterOrEqualTo(before.plusMillis(600)).isBeforeOrEqualTo(after.plusMillis(600));
+	}
+
 	private void schedule(String id, String payload) {
 		assertThat(this.store.messages().schedule(TOPIC, List.of(message(id, DueTime.in(0), payload)))).containsExactly(true);
 	}
