@@ -1,10 +1,12 @@
 package io.github.delayqueue.listener;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -18,10 +20,13 @@ import org.slf4j.LoggerFactory;
  * One partition's claims, on the I/O executor, one at a time: when asked (by the trigger, or by a handler thread that
  * found the batch half used while more messages are due), a claim carries the acknowledgements waiting in the
  * {@link Acknowledger}, leases due messages for the room left in the partition's share of the batch size, and hands
- * them to the {@link LocalBatch}; it arms the trigger for the next due time or lease deadline. While more are due it
- * claims again at once as long as at least half the batch is free; otherwise the handler threads ask again as they
- * use the batch up. A claim also does the topic's upkeep (expired leases, dead letter trimming), so it runs when asked
- * even with no room.
+ * them to the {@link LocalBatch}. The next due time or lease deadline it returns is waited for on the claiming thread
+ * itself when it is near ({@link #MAX_OWN_WAIT}), and left to the trigger otherwise: the trigger's timer thread would
+ * only hand the claim back to an I/O thread, one thread hand-off more between a due time and its claim. A request
+ * while the thread waits (the wake channel, the poll, a handler thread) or a stop ends the wait at once. While more
+ * are due it claims again at once as long as at least half the batch is free; otherwise the handler threads ask again
+ * as they use the batch up. A claim also does the topic's upkeep (expired leases, dead letter trimming), so it runs
+ * when asked even with no room.
  */
 final class ClaimLoop {
 
@@ -29,6 +34,12 @@ final class ClaimLoop {
 
 	/** The most a claim is sent ahead of a due time (a slow round trip, say after a pause, is no guide). */
 	private static final long MAX_LEAD_MICROS = 5_000;
+
+	/**
+	 * The longest wait for a next claim that the claiming thread does itself. A topic whose messages fall due this
+	 * close together keeps one I/O thread waiting for the next; a quieter one keeps none (its trigger is armed).
+	 */
+	static final Duration MAX_OWN_WAIT = Duration.ofMillis(10);
 
 	private final String topic;
 
@@ -51,7 +62,12 @@ final class ClaimLoop {
 
 	private final DelayQueueMonitor monitor;
 
+	private final long maxOwnWaitMicros;
+
 	private final AtomicBoolean running = new AtomicBoolean();
+
+	/** The claiming thread while it waits for the next due time itself (a request or a stop wakes it). */
+	private volatile @Nullable Thread waiter;
 
 	private volatile boolean wanted;
 
@@ -69,6 +85,16 @@ final class ClaimLoop {
 	ClaimLoop(String topic, String partition, RedisMessageStore store, ListenerOptions options, Prefetch prefetch,
 			int partitions,
 			CrashIsolation isolation, LocalBatch batch, Acknowledger acknowledger, DelayQueueMonitor monitor) {
+		this(topic, partition, store, options, prefetch, partitions, isolation, batch, acknowledger, monitor,
+				MAX_OWN_WAIT);
+	}
+
+	/** A claim loop whose claiming thread waits itself for next claims up to {@code maxOwnWait} away (tests). */
+
+	ClaimLoop(String topic, String partition, RedisMessageStore store, ListenerOptions options, Prefetch prefetch,
+			int partitions, CrashIsolation isolation, LocalBatch batch, Acknowledger acknowledger,
+			DelayQueueMonitor monitor, Duration maxOwnWait) {
+		this.maxOwnWaitMicros = TimeUnit.NANOSECONDS.toMicros(maxOwnWait.toNanos());
 		this.topic = topic;
 		this.partition = partition;
 		this.store = store;
@@ -92,11 +118,12 @@ final class ClaimLoop {
 		this.active = true;
 	}
 
-	/** Stops claiming: a claim running now hands what it leased back. */
+	/** Stops claiming: a claim running now hands what it leased back; a wait for the next due time ends. */
 	void stop() {
 		this.active = false;
 		this.wanted = false;
 		this.trigger = null;
+		wakeWaiter();
 	}
 
 	boolean isFailing() {
@@ -105,10 +132,11 @@ final class ClaimLoop {
 
 	/**
 	 * Whether a claim runs or is asked for and will run: acknowledgements waiting now will ride on it. Not while the
-	 * loop is stopped or failing (the next claim may be a poll away).
+	 * loop is stopped or failing (the next claim may be a poll away), nor while the claiming thread waits for the next
+	 * claim (up to {@link #MAX_OWN_WAIT}): they go on their own then, as while the trigger is armed.
 	 */
 	boolean isBusy() {
-		return this.running.get() || (this.wanted && this.active && !this.failing);
+		return (this.running.get() && this.waiter == null) || (this.wanted && this.active && !this.failing);
 	}
 
 	/** Whether messages are due that this partition has had no room for. */
@@ -141,6 +169,8 @@ final class ClaimLoop {
 		if (!this.active) {
 			return false;
 		}
+		// a claiming thread waiting for the next due time claims at once (it checks 'wanted' after it says it waits)
+		wakeWaiter();
 		if (this.running.compareAndSet(false, true)) {
 			try {
 				this.io.execute(this::run);
@@ -158,9 +188,13 @@ final class ClaimLoop {
 		try {
 			while (this.active && this.wanted) {
 				this.wanted = false;
-				claim();
+				long wait = claim();
 				if (this.moreDue && hasRoomForHalf()) {
 					this.wanted = true;
+				}
+				else if (wait > 0 && !awaitOrArm(wait)) {
+					// interrupted (the container's threads are shut down): no claim on this thread
+					break;
 				}
 			}
 		}
@@ -186,7 +220,64 @@ final class ClaimLoop {
 		}
 	}
 
-	private void claim() {
+	/**
+	 * Waits on this thread for the next claim if it is near, and asks for it when its time comes, unless asked for one
+	 * sooner or stopped; else arms the trigger for it.
+	 * @param waitMicros the delay to the next claim
+	 * @return {@code false} if the thread was interrupted (the trigger is armed for the rest of the wait)
+	 */
+	private boolean awaitOrArm(long waitMicros) {
+		if (waitMicros > this.maxOwnWaitMicros) {
+			arm(waitMicros);
+			return true;
+		}
+		long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(waitMicros);
+		this.waiter = Thread.currentThread();
+		try {
+			while (this.active && !this.wanted) {
+				long left = deadline - System.nanoTime();
+				if (left <= 0) {
+					this.wanted = true;
+					break;
+				}
+				if (Thread.currentThread().isInterrupted()) {
+					arm(TimeUnit.NANOSECONDS.toMicros(left));
+					return false;
+				}
+				LockSupport.parkNanos(this, left);
+			}
+			return true;
+		}
+		finally {
+			this.waiter = null;
+		}
+	}
+
+	private void arm(long waitMicros) {
+		TopicTrigger current = this.trigger;
+		if (current != null) {
+			current.armIn(waitMicros, TimeUnit.MICROSECONDS);
+		}
+	}
+
+	/** Whether the claiming thread waits for the next claim now (tests). */
+	boolean isWaiting() {
+		return this.waiter != null;
+	}
+
+	private void wakeWaiter() {
+		Thread current = this.waiter;
+		if (current != null) {
+			LockSupport.unpark(current);
+		}
+	}
+
+	/**
+	 * Claims once.
+	 * @return the delay to the next claim in microseconds ({@link #wakeDelayMicros}); 0 if messages are due now or
+	 * nothing is waiting or leased, or the loop was stopped meanwhile
+	 */
+	private long claim() {
 		int limit = this.active ? Math.max(0, this.prefetch.share(this.partitions) - this.batch.held()) : 0;
 		List<Acknowledger.PendingAck> acks = this.acknowledger.takeForClaim();
 		Claim claim;
@@ -230,10 +321,7 @@ final class ClaimLoop {
 		}
 		long next = claim.nextWakeDelayMicros();
 		this.moreDue = (next == 0);
-		TopicTrigger current = this.trigger;
-		if (next > 0 && current != null) {
-			current.armIn(wakeDelayMicros(next, roundTrip), TimeUnit.MICROSECONDS);
-		}
+		return (next > 0 && this.active) ? wakeDelayMicros(next, roundTrip) : 0;
 	}
 
 	/**
@@ -244,7 +332,7 @@ final class ClaimLoop {
 	 * early: Redis compares with its own clock) is followed by fewer and fewer, never by a spin.
 	 * @param delayMicros the delay the claim returned
 	 * @param roundTripNanos the claim's round trip (a lead of at most {@value #MAX_LEAD_MICROS} µs)
-	 * @return the delay to arm the trigger with, in microseconds
+	 * @return the delay to the next claim, in microseconds
 	 */
 	static long wakeDelayMicros(long delayMicros, long roundTripNanos) {
 		long roundTripMicros = Math.min(MAX_LEAD_MICROS, TimeUnit.NANOSECONDS.toMicros(Math.max(0, roundTripNanos)));

@@ -1,16 +1,153 @@
 package io.github.delayqueue.listener;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.build.redis.TestRedisExtension;
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.scheduling.TopicTrigger;
+import io.github.delayqueue.support.DelayQueueMonitor;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The claim loop arms its next claim a round trip before the due time a claim returned, so that the next claim runs in
  * Redis when the message falls due; never so early that claims that find nothing due yet follow each other at once.
+ * A next due time within its own-wait window is waited for on the claiming thread itself, which a request or a stop
+ * ends at once; a later one arms the trigger.
  */
 class ClaimLoopTests {
+
+	private static final String TOPIC = "claims";
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private final RedisFixture fixture = new RedisFixture(redis.get());
+
+	private final RedisMessageStore store = this.fixture.store(this.fixture.connectionFactory());
+
+	private final RedisDelayedQueue queue = this.fixture.queue(this.store);
+
+	private final LocalBatch batch = new LocalBatch(
+			new LeaseKeeper(TOPIC, this.store, Duration.ofSeconds(30), new CrashIsolation()), new AtomicInteger(),
+			() -> {
+			});
+
+	private final RecordingTrigger trigger = new RecordingTrigger();
+
+	/** The thread that ran the loop's last claim run. */
+	private final AtomicReference<Thread> claimThread = new AtomicReference<>();
+
+	private final List<ClaimLoop> loops = new CopyOnWriteArrayList<>();
+
+	@AfterEach
+	void tearDown() {
+		this.loops.forEach(ClaimLoop::stop);
+		this.fixture.close();
+	}
+
+	@Test
+	void aNearDueTimeIsWaitedForOnTheClaimingThreadNotByTheTrigger() {
+		ClaimLoop loop = start(Duration.ofSeconds(60));
+		this.queue.schedule(TOPIC, "soon", "x", Duration.ofSeconds(1));
+		loop.request();
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.batch.waiting() == 1);
+		Delivery delivery = this.batch.poll(true);
+		assertThat(delivery.message().id()).isEqualTo("soon");
+		assertThat(delivery.claimServerTime()).as("never claimed before its due time")
+			.isAfterOrEqualTo(delivery.message().dueAt());
+		assertThat(this.trigger.armed).as("the trigger was never armed").isEmpty();
+	}
+
+	@Test
+	void aRequestEndsTheWaitAtOnce() {
+		ClaimLoop loop = start(Duration.ofSeconds(60));
+		this.queue.schedule(TOPIC, "far", "x", Duration.ofSeconds(40));
+		loop.request();
+		await().atMost(Duration.ofSeconds(10)).until(loop::isWaiting);
+		assertThat(loop.isBusy()).as("acknowledgements go on their own while it waits").isFalse();
+
+		this.queue.schedule(TOPIC, "now", "x", Duration.ZERO);
+		loop.request();
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.batch.waiting() == 1);
+		assertThat(this.batch.poll(true).message().id()).isEqualTo("now");
+		assertThat(this.trigger.armed).isEmpty();
+	}
+
+	@Test
+	void aStopEndsTheWaitAtOnce() throws InterruptedException {
+		ClaimLoop loop = start(Duration.ofSeconds(60));
+		this.queue.schedule(TOPIC, "far", "x", Duration.ofSeconds(40));
+		loop.request();
+		await().atMost(Duration.ofSeconds(10)).until(loop::isWaiting);
+
+		loop.stop();
+
+		this.claimThread.get().join(10_000);
+		assertThat(this.claimThread.get().isAlive()).as("the waiting claim thread ended").isFalse();
+		assertThat(this.batch.waiting()).isZero();
+	}
+
+	@Test
+	void aDueTimeBeyondTheWindowArmsTheTrigger() throws InterruptedException {
+		ClaimLoop loop = start(ClaimLoop.MAX_OWN_WAIT);
+		this.queue.schedule(TOPIC, "later", "x", Duration.ofSeconds(5));
+		loop.request();
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.trigger.armed.isEmpty());
+		assertThat(this.trigger.armed.get(0)).isBetween(TimeUnit.SECONDS.toMicros(4), TimeUnit.SECONDS.toMicros(5));
+		this.claimThread.get().join(10_000);
+		assertThat(this.claimThread.get().isAlive()).as("no thread waits").isFalse();
+	}
+
+	/** A loop whose claims each run on a new thread, kept for the test to watch. */
+	private ClaimLoop start(Duration maxOwnWait) {
+		ListenerOptions options = ListenerOptions.builder().build();
+		ClaimLoop loop = new ClaimLoop(TOPIC, TOPIC, this.store, options, new Prefetch(options), 1, new CrashIsolation(),
+				this.batch, new Acknowledger(TOPIC, this.store, options), DelayQueueMonitor.NONE, maxOwnWait);
+		this.loops.add(loop);
+		loop.start((task) -> {
+			Thread thread = new Thread(task, "claims");
+			thread.setDaemon(true);
+			this.claimThread.set(thread);
+			thread.start();
+		}, this.trigger);
+		return loop;
+	}
+
+	/** Records what the loop armed the trigger for, in microseconds. */
+	private static final class RecordingTrigger implements TopicTrigger {
+
+		final List<Long> armed = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void armIn(long delay, TimeUnit unit) {
+			this.armed.add(unit.toMicros(delay));
+		}
+
+		@Override
+		public void fire() {
+		}
+
+		@Override
+		public void close() {
+		}
+
+	}
 
 	@Test
 	void theNextClaimIsSentARoundTripBeforeTheDueTime() {
