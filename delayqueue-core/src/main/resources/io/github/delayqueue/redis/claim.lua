@@ -1,8 +1,9 @@
 -- uses: controls, buckets, leases, dead, claims, v1, format1
 -- What a consumer sends for more messages: acknowledges what its handlers delivered (each only if its lease is the
 -- current one), returns expired leases to the pending set at their original due time (each a suspect now, its
--- attempt counted if it was a suspect's), adopts some format-1 messages, trims dead letters past their age and
--- resizes the buckets; then leases up to ARGV[1] due messages under one token (see leaseDue).
+-- attempt counted if it was a suspect's), adopts some format-1 messages; then leases up to ARGV[1] due messages under
+-- one token (see leaseDue); then trims dead letters past their age and merges buckets, if it leased none, or else at
+-- most once a second.
 -- ARGV[1] messages to lease (0: only the acknowledgements and the upkeep), ARGV[2] lease ms, ARGV[3] max attempts,
 -- ARGV[4] dead letter max count, ARGV[5] dead letter max age ms, ARGV[6] 1 if a suspect may be leased, else 0,
 -- ARGV[7] the Redis time (ms) after which the caller no longer waits for the reply (0: none): run later, the claim
@@ -16,7 +17,7 @@
 -- now for the delay.
 -- the controls, read before the acknowledgements, which wake consumers if the cap had cut a claim short
 readControls()
-acknowledge(8, #ARGV)
+acknowledge(8, #ARGV, true)
 local now, nowUs = clock()
 local nowScore = score(nowUs)
 local limit = tonumber(ARGV[1])
@@ -64,13 +65,6 @@ if #expired > 0 then
   each('ZREM', LEASED, expired)
   each('HDEL', LEASE, expired)
 end
--- (also where a 0.2 consumer, running beside this version during an upgrade, ended the last lease and left the anchor)
-leasesEnded()
-trimDead(now, deadMaxCount, deadMaxAge)
-if bucketCount > 1 then
-  resizing().shrink()
-end
-
 local out = {int(nowUs), -1, 0, '', '', 0}
 local left = nil
 local cut = nil
@@ -92,9 +86,25 @@ if cut then
     next = token
   end
 end
-local lease = earliest(LEASED)
-if lease and (next == nil or lease < next) then
-  next = lease
+-- the earliest lease deadline; the anchor sorts after every lease, so first means alone: no lease is left (the
+-- acknowledgements above ended the last ones, or a 0.2 consumer beside this version did), and it goes
+local first = redis.call('ZRANGE', LEASED, 0, 0, 'WITHSCORES')
+if first[1] == ANCHOR then
+  redis.call('ZREM', LEASED, ANCHOR)
+  redis.call('HDEL', LEASE, ANCHOR)
+elseif first[1] and (next == nil or tonumber(first[2]) < next) then
+  next = tonumber(first[2])
+end
+-- the upkeep (dead letters past their age, fewer buckets for a topic that shrank) on a claim that leased nothing, and
+-- at most once a second on those that did, so that the claims that carry messages to their handlers stay short
+if #out == 6 or lastUpkeep == nil or now - lastUpkeep >= 1000 or lastUpkeep > now then
+  if #out > 6 then
+    redis.call('HSET', META, 'upkeep', now)
+  end
+  trimDead(now, deadMaxCount, deadMaxAge)
+  if bucketCount > 1 then
+    resizing().shrink()
+  end
 end
 if next ~= nil then
   out[2] = delayUs(next, nowUs)

@@ -359,8 +359,10 @@ local function forget(id)
 end
 
 -- Deletes delivered messages whose lease presented is their current one: ids and tokens in ARGV[from..to] (id,
--- token, ...). A few commands for the whole batch, one per message (its envelope's bucket). Returns how many.
-local function acknowledge(from, to)
+-- token, ...). A few commands for the whole batch, one per message (its envelope's bucket). Returns how many. With
+-- 'anchorLater' the caller drops a lone anchor itself once it is done (a claim may lease again at once, and would put
+-- it back).
+local function acknowledge(from, to, anchorLater)
   local ids = {}
   for i = from, to, 2 do
     ids[#ids + 1] = ARGV[i]
@@ -390,7 +392,9 @@ local function acknowledge(from, to)
   ids = done
   each('ZREM', LEASED, ids)
   each('HDEL', LEASE, ids)
-  leasesEnded()
+  if not anchorLater then
+    leasesEnded()
+  end
   -- only a message that failed or was a suspect has a count, an error or a mark stored: none if the keys are absent
   if redis.call('EXISTS', TRIES, ERROR, SUSPECT, EXPIRY) > 0 then
     each('HDEL', TRIES, ids)
@@ -467,6 +471,10 @@ end
 -- Sets out[4] to the id of the suspect leased (or leaves it ''), out[5] to the token, appends id, due score, attempt,
 -- envelope and stored expiry ('' if none) per leased message to 'out'; returns how many it buried and the due time of the earliest due suspect
 -- it left (one it may not lease), or nil.
+-- When a claim that leased messages last did the topic's upkeep (Redis ms; 0: never), as leaseDue read it with the
+-- token (one command for both); nil if it did not run.
+local lastUpkeep = nil
+
 local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
   local suspectCount = redis.call('SCARD', SUSPECT)
   local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', nowScore, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
@@ -502,7 +510,9 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
   if redis.call('EXISTS', EXPIRY) == 1 then
     expiries = hmget(EXPIRY, chosen)
   end
-  local token = count(redis.call('HGET', META, 'token'))
+  local meta = redis.call('HMGET', META, 'token', 'upkeep')
+  lastUpkeep = tonumber(meta[2]) or 0
+  local token = count(meta[1])
   if token == false then
     -- unreadable: continue above any token a counter could have handed out
     token = now * 1000

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Map;
 
 import io.github.delayqueue.RedisFixture;
@@ -394,6 +395,25 @@ class RedisMessageStoreTests {
 		Claim next = this.store.leases().claim(TOPIC, 1, 5_000, 10);
 		assertThat(next.messages()).isEmpty();
 		assertThat(next.nextWakeDelayMicros()).isBetween(1L, 5_000_000L);
+	}
+
+	@Test
+	void deadLettersPastTheirAgeAreTrimmedOnABusyTopicWhoseClaimsAllLease() {
+		// the upkeep runs on claims that lease nothing, and at most once a second on the others: a topic whose every
+		// claim leases a message still trims
+		RedisMessageStore shortLived = new RedisMessageStore(this.fixture.connectionFactory(), RedisFixture.PREFIX,
+				new DeadLetterPolicy(100, Duration.ofMillis(50)));
+		schedule("dead", "p");
+		assertThat(shortLived.leases().bury(TOPIC, claimOne(LEASE).lease(), "boom")).isTrue();
+		AtomicInteger claims = new AtomicInteger();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			String id = "busy-" + claims.incrementAndGet();
+			schedule(id, "p");
+			Claim claim = shortLived.leases().claim(TOPIC, 1, LEASE, 10);
+			assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly(id);
+			shortLived.leases().ack(TOPIC, List.of(claim.messages().get(0).lease()));
+			assertThat(shortLived.messages().stats(TOPIC).dead()).isZero();
+		});
 	}
 
 	@Test
