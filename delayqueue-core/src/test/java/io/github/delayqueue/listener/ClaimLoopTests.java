@@ -24,8 +24,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The claim loop arms its next claim a round trip before the due time a claim returned, so that the next claim runs in
  * Redis when the message falls due; never so early that claims that find nothing due yet follow each other at once.
- * A next due time within its own-wait window is waited for on the claiming thread itself, which a request or a stop
- * ends at once; a later one arms the trigger.
+ * A next claim within {@link ClaimLoop#MAX_OWN_WAIT} (here: within the window a test gives) is waited for on the
+ * claiming thread itself, which a request or a stop ends at once; a later one arms the trigger.
  */
 class ClaimLoopTests {
 
