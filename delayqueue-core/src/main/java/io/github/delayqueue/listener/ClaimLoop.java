@@ -90,7 +90,6 @@ final class ClaimLoop {
 	}
 
 	/** A claim loop whose claiming thread waits itself for next claims up to {@code maxOwnWait} away (tests). */
-
 	ClaimLoop(String topic, String partition, RedisMessageStore store, ListenerOptions options, Prefetch prefetch,
 			int partitions, CrashIsolation isolation, LocalBatch batch, Acknowledger acknowledger,
 			DelayQueueMonitor monitor, Duration maxOwnWait) {

@@ -86,14 +86,11 @@ if cut then
     next = token
   end
 end
--- the earliest lease deadline; the anchor sorts after every lease, so first means alone: no lease is left (the
--- acknowledgements above ended the last ones, or a 0.2 consumer beside this version did), and it goes
-local first = redis.call('ZRANGE', LEASED, 0, 0, 'WITHSCORES')
-if first[1] == ANCHOR then
-  redis.call('ZREM', LEASED, ANCHOR)
-  redis.call('HDEL', LEASE, ANCHOR)
-elseif first[1] and (next == nil or tonumber(first[2]) < next) then
-  next = tonumber(first[2])
+-- the earliest lease deadline; a lone anchor goes here (the acknowledgements above ended the last leases, or a 0.2
+-- consumer beside this version did)
+local lease = earliestLeaseEnd()
+if lease and (next == nil or lease < next) then
+  next = lease
 end
 -- the upkeep (dead letters past their age, fewer buckets for a topic that shrank) on a claim that leased nothing, and
 -- at most once a second on those that did, so that the claims that carry messages to their handlers stay short

@@ -294,6 +294,18 @@ local function leasesEnded()
   end
 end
 
+-- The earliest lease deadline (ms), or nil if no lease is held; drops the anchor if it is left alone (it sorts after
+-- every lease, so first means alone). One command, where leasesEnded and a read of the deadline would take two.
+local function earliestLeaseEnd()
+  local first = redis.call('ZRANGE', LEASED, 0, 0, 'WITHSCORES')
+  if first[1] == ANCHOR then
+    redis.call('ZREM', LEASED, ANCHOR)
+    redis.call('HDEL', LEASE, ANCHOR)
+    return nil
+  end
+  return tonumber(first[2])
+end
+
 -- A lease record read from Redis: token, due score (text) and attempt (0: not started); nil if none or unreadable.
 local function parseLease(raw)
   if not raw then
@@ -458,6 +470,10 @@ end
 
 -- @section claims -----------------------------------------------------------------------------------------------
 
+-- When a claim that leased messages last did the topic's upkeep (Redis ms; 0: never), as leaseDue read it with the
+-- token (one command for both); nil if it did not run.
+local lastUpkeep = nil
+
 -- Leases up to 'limit' due messages, earliest first, under one new token. Batched messages are leased without
 -- counting an attempt (their lease record says attempt 0): a consumer holds them in memory and runs them as handlers
 -- come free; a failure is counted by the call that reports it (fail.lua), and a lease that runs out without an
@@ -471,10 +487,6 @@ end
 -- Sets out[4] to the id of the suspect leased (or leaves it ''), out[5] to the token, appends id, due score, attempt,
 -- envelope and stored expiry ('' if none) per leased message to 'out'; returns how many it buried and the due time of the earliest due suspect
 -- it left (one it may not lease), or nil.
--- When a claim that leased messages last did the topic's upkeep (Redis ms; 0: never), as leaseDue read it with the
--- token (one command for both); nil if it did not run.
-local lastUpkeep = nil
-
 local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
   local suspectCount = redis.call('SCARD', SUSPECT)
   local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', nowScore, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
