@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.ToLongFunction;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.util.Assert;
@@ -15,7 +17,6 @@ import static io.github.delayqueue.redis.Replies.flag;
 import static io.github.delayqueue.redis.Replies.instantOf;
 import static io.github.delayqueue.redis.Replies.instantOfMicros;
 import static io.github.delayqueue.redis.Replies.nullableBytes;
-import static io.github.delayqueue.redis.Replies.nullableText;
 import static io.github.delayqueue.redis.Replies.number;
 import static io.github.delayqueue.redis.Replies.text;
 
@@ -122,11 +123,16 @@ public final class LeaseOperations {
 				Lease lease = new Lease(text(reply.get(i)), token);
 				messages.add(new ClaimedMessage(lease, instantOf(reply.get(i + 1)), (int) number(reply.get(i + 2)),
 						StoredMessage.decode(nullableBytes(reply.get(i + 3))), lease.id().equals(suspect),
-						Expiry.decode(nullableText(reply.get(i + 4)))));
+						expiryOf(nullableBytes(reply.get(i + 4)))));
 			}
 		}
 		return new Claim(instantOfMicros(number(reply.get(0))), messages, number(reply.get(1)),
 				(int) number(reply.get(2)), (int) number(reply.get(5)));
+	}
+
+	/** A message's expiry as a claim returns it: most have none (an empty text). */
+	private static @Nullable Expiry expiryOf(byte @Nullable [] stored) {
+		return (stored != null && stored.length > 0) ? Expiry.decode(text(stored)) : null;
 	}
 
 	/**
@@ -241,9 +247,16 @@ public final class LeaseOperations {
 		for (byte[] arg : first) {
 			args[i++] = arg;
 		}
+		// the leases of one claim share a token: its text is written once
+		long token = 0;
+		byte[] tokenBytes = null;
 		for (Lease lease : leases) {
 			args[i++] = bytes(lease.id());
-			args[i++] = bytes(lease.token());
+			if (tokenBytes == null || lease.token() != token) {
+				token = lease.token();
+				tokenBytes = bytes(token);
+			}
+			args[i++] = tokenBytes;
 		}
 		return args;
 	}

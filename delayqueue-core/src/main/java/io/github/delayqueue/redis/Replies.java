@@ -60,8 +60,62 @@ final class Replies {
 
 	/** A due time as Redis keeps it (milliseconds, perhaps with a fraction), to the microsecond. */
 	static Instant instantOf(Object score) {
-		long micros = new BigDecimal(text(score)).movePointRight(3).setScale(0, RoundingMode.HALF_UP).longValueExact();
-		return Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
+		return Instant.EPOCH.plus(microsOf((byte[]) score), ChronoUnit.MICROS);
+	}
+
+	/**
+	 * A score as Redis writes it (milliseconds, perhaps with a fraction of up to 17 significant digits), in
+	 * microseconds, rounded half up. A claim reads one per message, so the plain form of a due time (digits, a point,
+	 * digits) is read from the bytes; any other form (a sign, an exponent, more than 15 integer digits) goes through
+	 * {@link BigDecimal}, which gives the same result.
+	 * @param score the score's text
+	 * @return the score in microseconds
+	 */
+	static long microsOf(byte[] score) {
+		long millis = 0;
+		int i = 0;
+		int length = score.length;
+		while (i < length && isDigit(score[i])) {
+			millis = millis * 10 + (score[i++] - '0');
+		}
+		if (i == 0 || i > 15) {
+			return exactMicrosOf(score);
+		}
+		long fraction = 0;
+		if (i < length) {
+			if (score[i++] != '.' || i == length) {
+				return exactMicrosOf(score);
+			}
+			int digits = 0;
+			boolean roundUp = false;
+			for (; i < length; i++, digits++) {
+				byte b = score[i];
+				if (!isDigit(b)) {
+					return exactMicrosOf(score);
+				}
+				if (digits < 3) {
+					fraction = fraction * 10 + (b - '0');
+				}
+				else if (digits == 3) {
+					roundUp = b >= '5';
+				}
+			}
+			for (; digits < 3; digits++) {
+				fraction *= 10;
+			}
+			if (roundUp) {
+				fraction++;
+			}
+		}
+		return millis * 1_000 + fraction;
+	}
+
+	private static boolean isDigit(byte b) {
+		return b >= '0' && b <= '9';
+	}
+
+	private static long exactMicrosOf(byte[] score) {
+		return new BigDecimal(text(score)).movePointRight(3).setScale(0, RoundingMode.HALF_UP).longValueExact();
 	}
 
 	/** A time in microseconds since the epoch. */
