@@ -32,6 +32,7 @@ import java.util.regex.Pattern;
 import io.github.delayqueue.benchmarks.QueueUnderTest.Message;
 import io.github.delayqueue.benchmarks.Report.Better;
 import io.github.delayqueue.embedded.RedisServerProcess;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -84,9 +85,13 @@ public final class Benchmarks {
 	private final List<BiFunction<String, Integer, QueueUnderTest>> systems = List.of(DelayQueueSystem::new,
 			RedissonSystem::new);
 
+	/** Which {@code redis-server} binary runs: the embedded one or the one given. */
+	private final String redisBinary;
+
 	private Double ceiling;
 
-	private Benchmarks(Settings settings, String host, int port, Report report) {
+	private Benchmarks(Settings settings, String host, int port, Report report, String redisBinary) {
+		this.redisBinary = redisBinary;
 		this.settings = settings;
 		this.host = host;
 		this.port = port;
@@ -97,12 +102,14 @@ public final class Benchmarks {
 
 	/**
 	 * Runs the benchmark from the command line.
-	 * @param args {@code --mode=}, {@code --out=}, {@code --huge}, {@code --only=}
+	 * @param args {@code --mode=}, {@code --out=}, {@code --huge}, {@code --only=}, {@code --redis-server=} (a
+	 * {@code redis-server} binary to run instead of the embedded one)
 	 */
 	public static void main(String[] args) {
 		String mode = "quick";
 		Path out = Path.of("target", "benchmarks");
 		boolean huge = false;
+		Path redisServer = null;
 		Set<String> only = new LinkedHashSet<>(SCENARIOS);
 		for (String arg : args) {
 			if (arg == null || arg.isBlank()) {
@@ -117,6 +124,12 @@ public final class Benchmarks {
 			else if (arg.equals("--huge")) {
 				huge = true;
 			}
+			else if (arg.startsWith("--redis-server=")) {
+				redisServer = Path.of(arg.substring("--redis-server=".length()));
+				if (!Files.isExecutable(redisServer)) {
+					throw new IllegalArgumentException("--redis-server: " + redisServer + " is not an executable file");
+				}
+			}
 			else if (arg.startsWith("--only=")) {
 				only = new LinkedHashSet<>(List.of(arg.substring("--only=".length()).split(",")));
 				if (!SCENARIOS.containsAll(only)) {
@@ -125,10 +138,10 @@ public final class Benchmarks {
 			}
 			else {
 				throw new IllegalArgumentException("Unknown argument '" + arg + "'; use --mode=smoke|quick|full, "
-						+ "--out=DIR, --huge, --only=" + String.join(",", SCENARIOS));
+						+ "--out=DIR, --huge, --redis-server=PATH, --only=" + String.join(",", SCENARIOS));
 			}
 		}
-		Report report = run(Settings.of(mode, huge), out, only);
+		Report report = run(Settings.of(mode, huge), out, only, redisServer);
 		System.out.println();
 		System.out.println(report.markdown());
 		System.out.println("Written to " + out.toAbsolutePath().resolve("results-" + mode + ".{md,json}"));
@@ -140,13 +153,19 @@ public final class Benchmarks {
 	 * @param settings the sizes
 	 * @param out the folder for {@code results-<mode>.md} and {@code .json}
 	 * @param scenarios the scenarios to run
+	 * @param redisServer the {@code redis-server} binary to run; {@code null}: the embedded one
 	 * @return the report
 	 */
-	static Report run(Settings settings, Path out, Set<String> scenarios) {
+	static Report run(Settings settings, Path out, Set<String> scenarios, @Nullable Path redisServer) {
 		Report report = new Report();
 		long started = System.nanoTime();
-		try (RedisServerProcess redis = RedisServerProcess.onFreePort().start()) {
-			Benchmarks benchmarks = new Benchmarks(settings, "127.0.0.1", redis.port(), report);
+		RedisServerProcess.Builder server = RedisServerProcess.onFreePort();
+		if (redisServer != null) {
+			server.binary(redisServer);
+		}
+		try (RedisServerProcess redis = server.start()) {
+			Benchmarks benchmarks = new Benchmarks(settings, "127.0.0.1", redis.port(), report,
+					(redisServer != null) ? redisServer.toString() : "the embedded binary");
 			try {
 				benchmarks.describeEnvironment();
 				benchmarks.warmUp();
@@ -191,8 +210,11 @@ public final class Benchmarks {
 		this.report.environment("machine", Runtime.getRuntime().availableProcessors() + " cores, "
 				+ System.getProperty("os.name") + " " + System.getProperty("os.arch"));
 		this.report.environment("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-		this.report.environment("redis", "redis-server " + server.getProperty("redis_version")
-				+ " on loopback (a free port), no persistence, started by the harness");
+		// the allocator matters: a build with libc's malloc (the embedded binary) spends more per script call than
+		// one with jemalloc (Redis's default, and the distributions' builds)
+		this.report.environment("redis", "redis-server " + server.getProperty("redis_version") + " ("
+				+ this.redisBinary + ", " + info("memory").getProperty("mem_allocator", "allocator unknown").trim()
+				+ ") on loopback (a free port), no persistence, started by the harness");
 		this.report.environment("redisson", Redisson.VERSION);
 		String load = loadAverage();
 		this.report.environment("load average at start", load);
@@ -256,9 +278,10 @@ public final class Benchmarks {
 	}
 
 	/**
-	 * Runs each system's hot paths untimed first (single and bulk schedules, a short drain), so that neither
-	 * is measured while its code is still being compiled by the JIT; meanwhile learns which commands its clients
-	 * send ({@link Costs#learn}).
+	 * Runs each system's hot paths untimed first (single and bulk schedules, a drain the size of the measured one),
+	 * so that neither is measured while its code is still being compiled by the JIT; meanwhile learns which commands
+	 * its clients send ({@link Costs#learn}). A drain of 10,000 was not enough: the first measured drain then cost
+	 * twice the client CPU per message of the one after it.
 	 */
 	private void warmUp() {
 		int n = Math.min(this.settings.scheduleCount(), 10_000);
@@ -270,7 +293,8 @@ public final class Benchmarks {
 					scheduleSingly(queue, n, 8, "warm-a-");
 					queue.scheduleMany(farFuture("warm-b-", 0, n));
 					flush();
-					drain(queue, n, false, () -> 0, drainLead(n));
+					int drained = this.settings.drainCount();
+					drain(queue, drained, false, () -> 0, drainLead(drained));
 				});
 				log(String.format(Locale.ROOT, "%s warmed up in %.1f s", queue.name(), seconds(start)));
 			}
