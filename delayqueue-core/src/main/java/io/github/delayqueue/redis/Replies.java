@@ -64,7 +64,7 @@ final class Replies {
 	}
 
 	/**
-	 * A score as Redis writes it (milliseconds, perhaps with a fraction of up to 17 significant digits), in
+	 * A score as Redis writes it (milliseconds, perhaps with a fraction; up to 17 significant digits in all), in
 	 * microseconds, rounded half up. A claim reads one per message, so the plain form of a due time (digits, a point,
 	 * digits) is read from the bytes; any other form (a sign, an exponent, more than 15 integer digits) goes through
 	 * {@link BigDecimal}, which gives the same result.
