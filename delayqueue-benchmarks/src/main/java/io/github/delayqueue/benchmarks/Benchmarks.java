@@ -10,7 +10,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -51,7 +50,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * mvn ... -Dbenchmark.mode=full -Dbenchmark.args=--huge                                          # adds 10 M waiting
  * </pre>
  * Options: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge}, {@code --only=SCENARIO,...}
- * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit).
+ * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit), {@code --redis-server=PATH}
+ * ({@link BenchmarkOptions}).
  */
 public final class Benchmarks {
 
@@ -102,46 +102,13 @@ public final class Benchmarks {
 
 	/**
 	 * Runs the benchmark from the command line.
-	 * @param args {@code --mode=}, {@code --out=}, {@code --huge}, {@code --only=}, {@code --redis-server=} (a
-	 * {@code redis-server} binary to run instead of the embedded one)
+	 * @param args see {@link BenchmarkOptions}
 	 */
 	public static void main(String[] args) {
-		String mode = "quick";
-		Path out = Path.of("target", "benchmarks");
-		boolean huge = false;
-		Path redisServer = null;
-		Set<String> only = new LinkedHashSet<>(SCENARIOS);
-		for (String arg : args) {
-			if (arg == null || arg.isBlank()) {
-				continue;
-			}
-			if (arg.startsWith("--mode=")) {
-				mode = arg.substring("--mode=".length());
-			}
-			else if (arg.startsWith("--out=")) {
-				out = Path.of(arg.substring("--out=".length()));
-			}
-			else if (arg.equals("--huge")) {
-				huge = true;
-			}
-			else if (arg.startsWith("--redis-server=")) {
-				redisServer = Path.of(arg.substring("--redis-server=".length()));
-				if (!Files.isExecutable(redisServer)) {
-					throw new IllegalArgumentException("--redis-server: " + redisServer + " is not an executable file");
-				}
-			}
-			else if (arg.startsWith("--only=")) {
-				only = new LinkedHashSet<>(List.of(arg.substring("--only=".length()).split(",")));
-				if (!SCENARIOS.containsAll(only)) {
-					throw new IllegalArgumentException("--only takes some of " + SCENARIOS + ", not " + only);
-				}
-			}
-			else {
-				throw new IllegalArgumentException("Unknown argument '" + arg + "'; use --mode=smoke|quick|full, "
-						+ "--out=DIR, --huge, --redis-server=PATH, --only=" + String.join(",", SCENARIOS));
-			}
-		}
-		Report report = run(Settings.of(mode, huge), out, only, redisServer);
+		BenchmarkOptions options = BenchmarkOptions.parse(args);
+		String mode = options.mode();
+		Path out = options.out();
+		Report report = run(Settings.of(mode, options.huge()), out, options.scenarios(), options.redisServer());
 		System.out.println();
 		System.out.println(report.markdown());
 		System.out.println("Written to " + out.toAbsolutePath().resolve("results-" + mode + ".{md,json}"));

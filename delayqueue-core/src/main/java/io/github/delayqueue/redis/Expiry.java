@@ -1,5 +1,6 @@
 package io.github.delayqueue.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
 import org.jspecify.annotations.Nullable;
@@ -28,11 +29,15 @@ public record Expiry(Instant deadline, boolean discard) {
 		return Math.max(0, this.deadline.toEpochMilli()) + (this.discard ? ":x" : ":d");
 	}
 
-	/** Reads the stored form; {@code null} if absent or unreadable. */
-	static @Nullable Expiry decode(@Nullable String stored) {
-		if (stored == null || stored.isEmpty()) {
+	/**
+	 * Reads the stored form as a script returns it; {@code null} if absent (no reply, or an empty one: most messages
+	 * have no expiry, and read so they cost no {@code String}) or unreadable.
+	 */
+	static @Nullable Expiry decode(byte @Nullable [] reply) {
+		if (reply == null || reply.length == 0) {
 			return null;
 		}
+		String stored = new String(reply, StandardCharsets.UTF_8);
 		int colon = stored.indexOf(':');
 		try {
 			long millis = Long.parseLong(stored.substring(0, (colon > 0) ? colon : stored.length()));

@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.ToLongFunction;
 
-import org.jspecify.annotations.Nullable;
-
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.util.Assert;
@@ -123,16 +121,11 @@ public final class LeaseOperations {
 				Lease lease = new Lease(text(reply.get(i)), token);
 				messages.add(new ClaimedMessage(lease, instantOf(reply.get(i + 1)), (int) number(reply.get(i + 2)),
 						StoredMessage.decode(nullableBytes(reply.get(i + 3))), lease.id().equals(suspect),
-						expiryOf(nullableBytes(reply.get(i + 4)))));
+						Expiry.decode(nullableBytes(reply.get(i + 4)))));
 			}
 		}
 		return new Claim(instantOfMicros(number(reply.get(0))), messages, number(reply.get(1)),
 				(int) number(reply.get(2)), (int) number(reply.get(5)));
-	}
-
-	/** A message's expiry as a claim returns it: most have none (an empty text). */
-	private static @Nullable Expiry expiryOf(byte @Nullable [] stored) {
-		return (stored != null && stored.length > 0) ? Expiry.decode(text(stored)) : null;
 	}
 
 	/**

@@ -119,7 +119,7 @@ public final class MessageOperations {
 				: instantOf(reply.get(1));
 		return new StoredEntry(id, entryState, at, attemptsOf(nullableBytes(reply.get(2))),
 				nullableText(reply.get(3)), StoredMessage.decode(nullableBytes(reply.get(4))),
-				Expiry.decode(nullableText(reply.get(5))), number(reply.get(6)) == 1L);
+				Expiry.decode(nullableBytes(reply.get(5))), number(reply.get(6)) == 1L);
 	}
 
 	/**
@@ -146,7 +146,7 @@ public final class MessageOperations {
 			String id = text(reply.get(i));
 			entries.add(new StoredEntry(id, StoredEntry.State.WAITING, instantOf(reply.get(i + 1)),
 					attemptsOf(nullableBytes(reply.get(i + 2))), null,
-					StoredMessage.decode(nullableBytes(reply.get(i + 3))), Expiry.decode(nullableText(reply.get(i + 4))),
+					StoredMessage.decode(nullableBytes(reply.get(i + 3))), Expiry.decode(nullableBytes(reply.get(i + 4))),
 					false, text(reply.get(i + 1))));
 		}
 		return entries;

@@ -1,0 +1,70 @@
+package io.github.delayqueue.benchmarks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The benchmark's command line: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge},
+ * {@code --only=scenario,...} and {@code --redis-server=PATH} (a {@code redis-server} binary to run instead of the
+ * embedded one).
+ *
+ * @param mode the sizes' name
+ * @param out the folder the report is written to
+ * @param huge whether the cost-against-size run adds 10 M waiting messages
+ * @param scenarios the scenarios to run, some of {@link Benchmarks#SCENARIOS}
+ * @param redisServer the {@code redis-server} binary to run, or {@code null} for the embedded one
+ */
+record BenchmarkOptions(String mode, Path out, boolean huge, Set<String> scenarios, @Nullable Path redisServer) {
+
+	/**
+	 * Reads the command line.
+	 * @param args the arguments (blank ones are skipped)
+	 * @return the options, with defaults for what is not given
+	 * @throws IllegalArgumentException for an unknown argument or scenario, or a server binary that cannot run
+	 */
+	static BenchmarkOptions parse(String... args) {
+		String mode = "quick";
+		Path out = Path.of("target", "benchmarks");
+		boolean huge = false;
+		Path redisServer = null;
+		Set<String> scenarios = new LinkedHashSet<>(Benchmarks.SCENARIOS);
+		for (String arg : args) {
+			if (arg == null || arg.isBlank()) {
+				continue;
+			}
+			if (arg.startsWith("--mode=")) {
+				mode = arg.substring("--mode=".length());
+			}
+			else if (arg.startsWith("--out=")) {
+				out = Path.of(arg.substring("--out=".length()));
+			}
+			else if (arg.equals("--huge")) {
+				huge = true;
+			}
+			else if (arg.startsWith("--redis-server=")) {
+				redisServer = Path.of(arg.substring("--redis-server=".length()));
+				if (!Files.isExecutable(redisServer)) {
+					throw new IllegalArgumentException("--redis-server: " + redisServer + " is not an executable file");
+				}
+			}
+			else if (arg.startsWith("--only=")) {
+				scenarios = new LinkedHashSet<>(List.of(arg.substring("--only=".length()).split(",")));
+				if (!Benchmarks.SCENARIOS.containsAll(scenarios)) {
+					throw new IllegalArgumentException(
+							"--only takes some of " + Benchmarks.SCENARIOS + ", not " + scenarios);
+				}
+			}
+			else {
+				throw new IllegalArgumentException("Unknown argument '" + arg + "'; use --mode=smoke|quick|full, "
+						+ "--out=DIR, --huge, --redis-server=PATH, --only=" + String.join(",", Benchmarks.SCENARIOS));
+			}
+		}
+		return new BenchmarkOptions(mode, out, huge, scenarios, redisServer);
+	}
+
+}
