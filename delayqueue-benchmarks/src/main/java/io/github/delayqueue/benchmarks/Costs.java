@@ -24,13 +24,12 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
-import io.github.delayqueue.benchmarks.Report.Better;
 
 /**
  * What a measured interval cost per message, for the system that ran in it: this JVM's CPU, Redis's CPU, the
- * commands Redis ran (those run inside Lua scripts included) and the commands the clients sent. Both systems run
- * in this JVM one at a time, so the process's CPU over an interval is the running system's plus the harness's own
- * (the same for both).
+ * commands Redis ran (those run inside Lua scripts included) and the commands the clients sent. Each system runs in
+ * a JVM of its own ({@link SystemRun}), so the process's CPU over an interval is the system's plus the harness's
+ * own load (the same for both).
  * <p>
  * Redis counts a command a script runs in {@code INFO commandstats} (and in {@code total_commands_processed}) just
  * like one a client sends, so which commands come from clients is learnt once per system: {@link #learn} watches
@@ -40,48 +39,37 @@ import io.github.delayqueue.benchmarks.Report.Better;
 final class Costs {
 
 	/** How the figures are defined, for the report's notes. */
-	static final String DEFINITIONS = "Cost per message: client CPU = this JVM's process CPU time over the interval "
-			+ "(both systems run in it one at a time; the harness's own share, such as the handlers' counting, is the "
-			+ "same for both; the slow-network proxy's threads are left out; HotSpot on Linux reads it in 10 ms "
-			+ "ticks) / messages. Redis CPU = the delta of "
-			+ "used_cpu_sys + used_cpu_user (INFO cpu) / messages. Redis commands = the delta of all calls in INFO "
-			+ "commandstats, which counts the commands run inside Lua scripts too, / messages. Client calls = the "
-			+ "commands clients sent: the same delta over every command except those that MONITOR, watched during "
-			+ "each system's untimed warm-up, showed being run only by scripts ([0 lua]); a command seen both ways "
-			+ "is split in the proportion seen then, and one never seen counts as sent by a client (so the figure "
-			+ "errs high). Each command counts once, pipelined or not: for a pipeline this is more than its network "
-			+ "round trips. The harness's own INFO calls are left out of both. Schedules: the interval is the "
-			+ "timed run; drains: from 0.1 s before the first due time to 0.5 s after the last message was handled "
+	static final String DEFINITIONS = "Cost per message: client CPU = the process CPU time of the system's JVM "
+			+ "over the interval (each system runs in a JVM of its own; the harness's own share in it, such as the "
+			+ "handlers' counting, is the same for both; the slow-network proxy's threads are left out; HotSpot on "
+			+ "Linux reads it in 10 ms ticks) / messages. Redis CPU = the delta of used_cpu_sys + used_cpu_user "
+			+ "(INFO cpu) / messages. Redis commands = the delta of all calls in INFO commandstats, which counts the "
+			+ "commands run inside Lua scripts too, / messages. Client calls = the commands clients sent: the same "
+			+ "delta over every command except those that MONITOR, watched during each system's untimed warm-up, "
+			+ "showed being run only by scripts ([0 lua]); a command seen both ways is split in the proportion seen "
+			+ "then, and one never seen counts as sent by a client (so the figure errs high). Each command counts "
+			+ "once, pipelined or not: for a pipeline this is more than its network round trips. The harness's own "
+			+ "INFO calls are left out of both. Schedules: the interval is the timed run (after an untimed one of the "
+			+ "same shape); drains: from 0.1 s before the first due time to 0.5 s after the last message was handled "
 			+ "(so late acknowledgements count), per delivered message.";
 
 	private static final OperatingSystemMXBean OS = ManagementFactory.getOperatingSystemMXBean();
-
-	private static final int TOP = 5;
 
 	private final int port;
 
 	private final Function<String, Properties> info;
 
-	private final Report report;
-
 	/** Per system, per command (base name): {sent by clients, run by scripts}, as seen during the warm-up. */
 	private final Map<String, Map<String, long[]>> origins = new ConcurrentHashMap<>();
-
-	private final Map<String, Object> details = new LinkedHashMap<>();
-
-	private boolean defined;
 
 	/**
 	 * Creates the meter for one Redis server.
 	 * @param port the server's port on loopback (for {@code MONITOR})
 	 * @param info reads a section of {@code INFO}
-	 * @param report where {@link #rows} go; the per-command figures go to its details under {@code costs}
 	 */
-	Costs(int port, Function<String, Properties> info, Report report) {
+	Costs(int port, Function<String, Properties> info) {
 		this.port = port;
 		this.info = info;
-		this.report = report;
-		report.detail("costs", this.details);
 	}
 
 	/**
@@ -176,49 +164,6 @@ final class Costs {
 			return "script";
 		}
 		return String.format(Locale.ROOT, "both (%.0f%% from clients)", share * 100);
-	}
-
-	/**
-	 * Adds four rows (client CPU, Redis CPU, Redis commands, client calls per message) for one interval of each
-	 * system, in the section's cost table, and keeps the per-command figures in the details.
-	 * @param section the scenario's section
-	 * @param scenario the scenario's name, such as {@code drain-slow}, for the details
-	 * @param label what was measured, such as "drain"
-	 * @param ours delayqueue's cost
-	 * @param theirs Redisson's cost
-	 */
-	void rows(String section, String scenario, String label, Cost ours, Cost theirs) {
-		if (!this.defined) {
-			this.defined = true;
-			this.report.note(DEFINITIONS);
-		}
-		String costs = section + " — cost per message";
-		this.report.row(costs, label + ": client CPU", "µs/msg", Better.LOWER, ours.clientCpuMicros(),
-				theirs.clientCpuMicros(), null);
-		this.report.row(costs, label + ": Redis CPU", "µs/msg", Better.LOWER, ours.redisCpuMicros(),
-				theirs.redisCpuMicros(), null);
-		this.report.row(costs, label + ": Redis commands, those run inside scripts included", "calls/msg",
-				Better.LOWER, ours.commands(), theirs.commands(), "most run inside scripts: " + top(ours, theirs, false));
-		this.report.row(costs, label + ": client calls (commands sent by clients)", "calls/msg", Better.LOWER,
-				ours.clientCalls(), theirs.clientCalls(), top(ours, theirs, true));
-		Map<String, Cost> both = new LinkedHashMap<>();
-		both.put("delayqueue", ours);
-		both.put("Redisson", theirs);
-		this.details.put(scenario + ": " + label, both);
-	}
-
-	private static String top(Cost ours, Cost theirs, boolean clients) {
-		return "delayqueue " + top(ours, clients) + "; Redisson " + top(theirs, clients);
-	}
-
-	private static String top(Cost cost, boolean clients) {
-		String listed = cost.perCommand()
-			.stream()
-			.filter((command) -> clients ? !command.origin().equals("script") : !command.origin().equals("client"))
-			.limit(TOP)
-			.map((command) -> command.command() + " " + Report.format(command.perMessage()))
-			.collect(Collectors.joining(", "));
-		return listed.isEmpty() ? "none" : listed;
 	}
 
 	/**

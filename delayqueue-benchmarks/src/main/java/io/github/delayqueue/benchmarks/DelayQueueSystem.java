@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -92,7 +93,22 @@ final class DelayQueueSystem implements QueueUnderTest {
 				this.queue.scheduleAll(requests);
 			}));
 		}
-		Benchmarks.awaitAll(calls);
+		awaitAll(calls);
+	}
+
+	private static void awaitAll(List<Future<?>> futures) {
+		for (Future<?> future : futures) {
+			try {
+				future.get();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted", ex);
+			}
+			catch (ExecutionException ex) {
+				throw new IllegalStateException("A batch failed", ex.getCause());
+			}
+		}
 	}
 
 	@Override

@@ -40,8 +40,19 @@ final class Report {
 		this.notes.add(note);
 	}
 
+	/** Adds notes already logged (by a system's JVM). */
+	void addNotes(List<String> notes) {
+		this.notes.addAll(notes);
+	}
+
 	void detail(String key, Object value) {
 		this.details.put(key, value);
+	}
+
+	/** The details kept under a key as a map of their own, created on first use. */
+	@SuppressWarnings("unchecked")
+	Map<String, Object> details(String key) {
+		return (Map<String, Object>) this.details.computeIfAbsent(key, (name) -> new LinkedHashMap<String, Object>());
 	}
 
 	List<Row> rows() {

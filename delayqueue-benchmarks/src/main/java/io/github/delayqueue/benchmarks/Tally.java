@@ -33,7 +33,7 @@ final class Tally {
 	final Samples afterStored = new Samples();
 
 	void handle(String payload, long storedDueMicros) {
-		long now = Benchmarks.nowMicros();
+		long now = Workloads.nowMicros();
 		long intended = Message.dueMicrosOf(payload);
 		long late = now - intended;
 		this.lateness.add(late);

@@ -17,7 +17,8 @@ class BenchmarksSmokeTests {
 
 	@Test
 	void everyScenarioRunsAndReportsBothSystems(@TempDir Path out) throws Exception {
-		Report report = Benchmarks.run(Settings.smoke(), out, new LinkedHashSet<>(Benchmarks.SCENARIOS), null);
+		Report report = Benchmarks.run(
+				new BenchmarkOptions("smoke", out, false, new LinkedHashSet<>(Benchmarks.SCENARIOS), null));
 
 		assertThat(report.rows()).extracting(Report.Row::section)
 			.anyMatch((section) -> section.startsWith("1."))

@@ -1,0 +1,63 @@
+package io.github.delayqueue.benchmarks;
+
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * The harness's own connection to the Redis server under test: reads {@code INFO} and empties the server between
+ * runs. Neither system uses it.
+ */
+final class AdminConnection implements AutoCloseable {
+
+	/** More commands than this in half a second of a quiet check mean that another load runs. */
+	static final long QUIET_COMMANDS = 50;
+
+	private final LettuceConnectionFactory factory;
+
+	AdminConnection(String host, int port) {
+		this.factory = DelayQueueSystem.connectionFactory(host, port);
+	}
+
+	/** Reads a section of {@code INFO}; empty where Redis returned nothing. */
+	Properties info(String section) {
+		try (RedisConnection connection = this.factory.getConnection()) {
+			Properties properties = connection.serverCommands().info(section);
+			return (properties != null) ? properties : new Properties();
+		}
+	}
+
+	long commandsProcessed() {
+		return Long.parseLong(info("stats").getProperty("total_commands_processed", "0").trim());
+	}
+
+	/**
+	 * The commands Redis processed in half a second while the harness waited (its own {@code INFO} left out):
+	 * above {@link #QUIET_COMMANDS}, something else sends commands.
+	 */
+	long commandsWhileIdle() {
+		long before = commandsProcessed();
+		LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+		return commandsProcessed() - before - 1;
+	}
+
+	long usedMemory() {
+		return Long.parseLong(info("memory").getProperty("used_memory", "0").trim());
+	}
+
+	/** Empties the server ({@code FLUSHALL}). */
+	void flush() {
+		try (RedisConnection connection = this.factory.getConnection()) {
+			connection.serverCommands().flushAll();
+		}
+	}
+
+	@Override
+	public void close() {
+		this.factory.destroy();
+	}
+
+}
