@@ -112,7 +112,7 @@ final class Comparison {
 		costRows(section, "schedule", "single-message API, 8 threads", ours.eightThreadsCost(),
 				theirs.eightThreadsCost());
 		costRows(section, "schedule", "bulk", ours.bulkCost(), theirs.bulkCost());
-		this.report.detail("schedule", both(ours, theirs));
+		this.report.detail("schedule", bySystem(ours, theirs));
 	}
 
 	private void lateness() {
@@ -129,7 +129,7 @@ final class Comparison {
 			latenessRows(section, ours, theirs);
 			this.report.row(section, "send rate achieved", "msgs/s", Better.HIGHER, ours.sendRate(), theirs.sendRate(),
 					"the harness's 8 senders, single-message API");
-			this.report.detail("lateness-" + rate, both(ours, theirs));
+			this.report.detail("lateness-" + rate, bySystem(ours, theirs));
 		}
 	}
 
@@ -181,9 +181,9 @@ final class Comparison {
 		this.report.row(section, "time to store them (bulk form, as in 1.)", "s", Better.LOWER, ours.fillSeconds(),
 				theirs.fillSeconds(), storeNote);
 		costRows(section, key, "drain", ours.cost(), theirs.cost());
-		this.report.detail(key, both(ours, theirs));
+		this.report.detail(key, bySystem(ours, theirs));
 		if (network != null) {
-			this.report.detail(key + "-network", both(network, theirs.network()));
+			this.report.detail(key + "-network", bySystem(network, theirs.network()));
 		}
 	}
 
@@ -208,7 +208,7 @@ final class Comparison {
 				this.report.row(section, name + ", p99", "ms", Better.LOWER, (o != null) ? ms(o.p99()) : null,
 						(t != null) ? ms(t.p99()) : null, null);
 			}
-			this.report.detail("size-" + size, both(ours, theirs));
+			this.report.detail("size-" + size, bySystem(ours, theirs));
 		}
 	}
 
@@ -230,7 +230,7 @@ final class Comparison {
 			this.report.row(section, r + "max |actual − intended delay|", "ms", Better.LOWER, ms(o.maxErrorMicros()),
 					ms(t.maxErrorMicros()), null);
 		}
-		this.report.detail("loss", both(ours, theirs));
+		this.report.detail("loss", bySystem(ours, theirs));
 	}
 
 	/**
@@ -257,7 +257,7 @@ final class Comparison {
 				Better.LOWER, ours.commands(), theirs.commands(), "most run inside scripts: " + top(ours, theirs, false));
 		this.report.row(costs, label + ": client calls (commands sent by clients)", "calls/msg", Better.LOWER,
 				ours.clientCalls(), theirs.clientCalls(), top(ours, theirs, true));
-		this.report.details("costs").put(scenario + ": " + label, both(ours, theirs));
+		this.report.details("costs").put(scenario + ": " + label, bySystem(ours, theirs));
 	}
 
 	private String top(Costs.Cost ours, Costs.Cost theirs, boolean clients) {
@@ -274,7 +274,8 @@ final class Comparison {
 		return listed.isEmpty() ? "none" : listed;
 	}
 
-	private Map<String, Object> both(Object ours, Object theirs) {
+	/** Two systems' figures by the systems' names, for the report's details. */
+	private Map<String, Object> bySystem(Object ours, Object theirs) {
 		Map<String, Object> both = new LinkedHashMap<>();
 		both.put(this.ours.system(), ours);
 		both.put(this.theirs.system(), theirs);
