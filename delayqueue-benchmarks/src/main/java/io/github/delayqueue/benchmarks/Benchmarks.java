@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * markdown table and writes it, with JSON, to the output folder.
  *
  * <pre>
- * mvn -B -q -Pbenchmark -DskipTests -pl delayqueue-benchmarks -am verify                        # quick, under 3 minutes
+ * mvn -B -q -Pbenchmark -DskipTests -pl delayqueue-benchmarks -am verify                        # quick, a few minutes
  * mvn -B -q -Pbenchmark -DskipTests -pl delayqueue-benchmarks -am verify -Dbenchmark.mode=full  # the documented table
  * mvn ... -Dbenchmark.mode=full -Dbenchmark.args=--huge                                          # adds 10 M waiting
  * </pre>

@@ -30,7 +30,7 @@ record Settings(String mode, int scheduleCount, int lowRate, int lowSeconds, int
 		return new Settings("smoke", 500, 100, 1, 500, 1, 100, 400, 500, List.of(1_000), 20, 3, 1, 30, 0);
 	}
 
-	/** Every scenario in under three minutes. */
+	/** Every scenario in a few minutes. */
 	static Settings quick() {
 		return new Settings("quick", 20_000, 1_000, 5, 10_000, 2, 1_000, 4_000, 20_000, List.of(10_000, 100_000),
 				200, 10, 3, 200, 100_000);
