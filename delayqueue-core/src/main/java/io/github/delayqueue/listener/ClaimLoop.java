@@ -6,7 +6,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -23,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * them to the {@link LocalBatch}. The next due time or lease deadline it returns is waited for on the claiming thread
  * itself when it is near ({@link #MAX_OWN_WAIT}), and left to the trigger otherwise: the trigger's timer thread would
  * only hand the claim back to an I/O thread, one thread hand-off more between a due time and its claim. A request
- * while the thread waits (the wake channel, the poll, a handler thread) or a stop ends the wait at once. While more
+ * while the thread waits (the wake channel, the poll, a handler thread) or a stop ends the wait at once
+ * ({@link NextClaim}). While more
  * are due it claims again at once as long as at least half the batch is free; otherwise the handler threads ask again
  * as they use the batch up. A claim also does the topic's upkeep (expired leases, dead letter trimming), so it runs
  * when asked even with no room.
@@ -31,9 +31,6 @@ import org.slf4j.LoggerFactory;
 final class ClaimLoop {
 
 	private static final Logger logger = LoggerFactory.getLogger(ClaimLoop.class);
-
-	/** The most a claim is sent ahead of a due time (a slow round trip, say after a pause, is no guide). */
-	private static final long MAX_LEAD_MICROS = 5_000;
 
 	/**
 	 * The longest wait for a next claim that the claiming thread does itself. A topic whose messages fall due this
@@ -66,15 +63,10 @@ final class ClaimLoop {
 
 	private final AtomicBoolean running = new AtomicBoolean();
 
-	/** The claiming thread while it waits for the next due time itself (a request or a stop wakes it). */
-	private volatile @Nullable Thread waiter;
-
-	private volatile boolean wanted;
+	private final NextClaim next = new NextClaim();
 
 	/** Whether the last claim left messages due now (it had no room for them). */
 	private volatile boolean moreDue;
-
-	private volatile boolean active;
 
 	private volatile boolean failing;
 
@@ -114,15 +106,13 @@ final class ClaimLoop {
 	void start(Executor io, TopicTrigger trigger) {
 		this.io = io;
 		this.trigger = trigger;
-		this.active = true;
+		this.next.open();
 	}
 
 	/** Stops claiming: a claim running now hands what it leased back; a wait for the next due time ends. */
 	void stop() {
-		this.active = false;
-		this.wanted = false;
 		this.trigger = null;
-		wakeWaiter();
+		this.next.close();
 	}
 
 	boolean isFailing() {
@@ -135,7 +125,7 @@ final class ClaimLoop {
 	 * claim (up to {@link #MAX_OWN_WAIT}): they go on their own then, as while the trigger is armed.
 	 */
 	boolean isBusy() {
-		return (this.running.get() && this.waiter == null) || (this.wanted && this.active && !this.failing);
+		return (this.running.get() && !this.next.isWaiting()) || (this.next.isRequested() && !this.failing);
 	}
 
 	/** Whether messages are due that this partition has had no room for. */
@@ -164,12 +154,9 @@ final class ClaimLoop {
 	 * inactive)
 	 */
 	boolean request() {
-		this.wanted = true;
-		if (!this.active) {
+		if (!this.next.request()) {
 			return false;
 		}
-		// a claiming thread waiting for the next due time claims at once (it checks 'wanted' after it says it waits)
-		wakeWaiter();
 		if (this.running.compareAndSet(false, true)) {
 			try {
 				this.io.execute(this::run);
@@ -185,11 +172,10 @@ final class ClaimLoop {
 
 	private void run() {
 		try {
-			while (this.active && this.wanted) {
-				this.wanted = false;
+			while (this.next.take()) {
 				long wait = claim();
 				if (this.moreDue && hasRoomForHalf()) {
-					this.wanted = true;
+					this.next.requestAgain();
 				}
 				else if (wait > 0 && !awaitOrArm(wait)) {
 					// interrupted (the container's threads are shut down): no claim on this thread
@@ -209,7 +195,7 @@ final class ClaimLoop {
 		finally {
 			this.running.set(false);
 		}
-		if (this.wanted && this.active && !this.failing) {
+		if (this.next.isRequested() && !this.failing) {
 			// asked again as it ended (its request found it running)
 			request();
 		}
@@ -231,25 +217,11 @@ final class ClaimLoop {
 			return true;
 		}
 		long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(waitMicros);
-		this.waiter = Thread.currentThread();
-		try {
-			while (this.active && !this.wanted) {
-				long left = deadline - System.nanoTime();
-				if (left <= 0) {
-					this.wanted = true;
-					break;
-				}
-				if (Thread.currentThread().isInterrupted()) {
-					arm(TimeUnit.NANOSECONDS.toMicros(left));
-					return false;
-				}
-				LockSupport.parkNanos(this, left);
-			}
+		if (this.next.awaitUntil(deadline)) {
 			return true;
 		}
-		finally {
-			this.waiter = null;
-		}
+		arm(TimeUnit.NANOSECONDS.toMicros(Math.max(0, deadline - System.nanoTime())));
+		return false;
 	}
 
 	private void arm(long waitMicros) {
@@ -261,23 +233,16 @@ final class ClaimLoop {
 
 	/** Whether the claiming thread waits for the next claim now (tests). */
 	boolean isWaiting() {
-		return this.waiter != null;
-	}
-
-	private void wakeWaiter() {
-		Thread current = this.waiter;
-		if (current != null) {
-			LockSupport.unpark(current);
-		}
+		return this.next.isWaiting();
 	}
 
 	/**
 	 * Claims once.
-	 * @return the delay to the next claim in microseconds ({@link #wakeDelayMicros}); 0 if messages are due now or
+	 * @return the delay to the next claim in microseconds ({@link NextClaim#delayMicros}); 0 if messages are due now or
 	 * nothing is waiting or leased, or the loop was stopped meanwhile
 	 */
 	private long claim() {
-		int limit = this.active ? Math.max(0, this.prefetch.share(this.partitions) - this.batch.held()) : 0;
+		int limit = this.next.isOpen() ? Math.max(0, this.prefetch.share(this.partitions) - this.batch.held()) : 0;
 		List<Acknowledger.PendingAck> acks = this.acknowledger.takeForClaim();
 		Claim claim;
 		long sent = System.nanoTime();
@@ -287,7 +252,7 @@ final class ClaimLoop {
 					this.options.maxAttempts(), mayLeaseSuspect));
 		}
 		catch (RuntimeException ex) {
-			this.wanted = true;
+			this.next.requestAgain();
 			this.acknowledger.claimFailed(acks, ex);
 			throw ex;
 		}
@@ -301,7 +266,7 @@ final class ClaimLoop {
 			logger.info("Topic '{}': claiming works again", this.partition);
 		}
 		this.batch.accept(claim, sent);
-		if (!this.active) {
+		if (!this.next.isOpen()) {
 			// stopped meanwhile: handed back at once, unstarted
 			this.batch.handBackWaiting();
 		}
@@ -318,25 +283,9 @@ final class ClaimLoop {
 				logger.warn("Topic '{}': the monitor failed", this.topic, ex);
 			}
 		}
-		long next = claim.nextWakeDelayMicros();
-		this.moreDue = (next == 0);
-		return (next > 0 && this.active) ? wakeDelayMicros(next, roundTrip) : 0;
-	}
-
-	/**
-	 * When to claim next, for a due time or lease deadline {@code delayMicros} after Redis ran this claim: a round
-	 * trip early. Redis ran the claim about half a round trip before its reply came, and the next claim will run
-	 * about half a round trip after it is sent, so a claim sent then runs when the message falls due rather than a
-	 * round trip after. Never earlier than half the delay, so a claim that finds nothing due yet (it leases nothing
-	 * early: Redis compares with its own clock) is followed by fewer and fewer, never by a spin.
-	 * @param delayMicros the delay the claim returned
-	 * @param roundTripNanos the claim's round trip (a lead of at most {@value #MAX_LEAD_MICROS} µs)
-	 * @return the delay to the next claim, in microseconds
-	 */
-	static long wakeDelayMicros(long delayMicros, long roundTripNanos) {
-		long roundTripMicros = Math.min(MAX_LEAD_MICROS, TimeUnit.NANOSECONDS.toMicros(Math.max(0, roundTripNanos)));
-		long lead = Math.min(roundTripMicros, delayMicros / 2);
-		return delayMicros - lead;
+		long delay = claim.nextWakeDelayMicros();
+		this.moreDue = (delay == 0);
+		return (delay > 0 && this.next.isOpen()) ? NextClaim.delayMicros(delay, roundTrip) : 0;
 	}
 
 }

@@ -151,18 +151,18 @@ class ClaimLoopTests {
 
 	@Test
 	void theNextClaimIsSentARoundTripBeforeTheDueTime() {
-		assertThat(ClaimLoop.wakeDelayMicros(1_000_000, TimeUnit.MICROSECONDS.toNanos(250))).isEqualTo(999_750);
+		assertThat(NextClaim.delayMicros(1_000_000, TimeUnit.MICROSECONDS.toNanos(250))).isEqualTo(999_750);
 	}
 
 	@Test
 	void aSlowRoundTripLeadsByFiveMillisecondsAtMost() {
-		assertThat(ClaimLoop.wakeDelayMicros(1_000_000, TimeUnit.MILLISECONDS.toNanos(800))).isEqualTo(995_000);
+		assertThat(NextClaim.delayMicros(1_000_000, TimeUnit.MILLISECONDS.toNanos(800))).isEqualTo(995_000);
 	}
 
 	@Test
 	void aDueTimeCloserThanTheRoundTripIsAimedAtHalfway() {
-		assertThat(ClaimLoop.wakeDelayMicros(300, TimeUnit.MICROSECONDS.toNanos(2_000))).isEqualTo(150);
-		assertThat(ClaimLoop.wakeDelayMicros(1, TimeUnit.MICROSECONDS.toNanos(2_000))).isEqualTo(1);
+		assertThat(NextClaim.delayMicros(300, TimeUnit.MICROSECONDS.toNanos(2_000))).isEqualTo(150);
+		assertThat(NextClaim.delayMicros(1, TimeUnit.MICROSECONDS.toNanos(2_000))).isEqualTo(1);
 	}
 
 	@Test
@@ -171,7 +171,7 @@ class ClaimLoopTests {
 		long left = 400;
 		int claims = 0;
 		while (left > 0 && claims < 100) {
-			long wait = ClaimLoop.wakeDelayMicros(left, TimeUnit.MICROSECONDS.toNanos(1_000));
+			long wait = NextClaim.delayMicros(left, TimeUnit.MICROSECONDS.toNanos(1_000));
 			assertThat(wait).isPositive();
 			left -= wait;
 			claims++;
