@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One partition's claims, on the I/O executor, one at a time: when asked (by the trigger, or by a handler thread that
  * found the batch half used while more messages are due), a claim carries the acknowledgements waiting in the
- * {@link Acknowledger}, leases due messages for the room left in the partition's share of the batch size, and hands
+ * {@link Acknowledger}, leases due messages for the room left in the partition's share of the batch size (and those
+ * due within its lookahead, which the handler threads start at their due time: {@link NextClaim#lookaheadMicros}), and hands
  * them to the {@link LocalBatch}. The next due time or lease deadline it returns is waited for on the claiming thread
  * itself when it is near ({@link #MAX_OWN_WAIT}), and left to the trigger otherwise: the trigger's timer thread would
  * only hand the claim back to an I/O thread, one thread hand-off more between a due time and its claim. A request
@@ -64,6 +65,9 @@ final class ClaimLoop {
 	private final AtomicBoolean running = new AtomicBoolean();
 
 	private final NextClaim next = new NextClaim();
+
+	/** The last claim's round trip, in nanoseconds (0: none yet). */
+	private volatile long roundTripNanos;
 
 	/** Whether the last claim left messages due now (it had no room for them). */
 	private volatile boolean moreDue;
@@ -244,12 +248,13 @@ final class ClaimLoop {
 	private long claim() {
 		int limit = this.next.isOpen() ? Math.max(0, this.prefetch.share(this.partitions) - this.batch.held()) : 0;
 		List<Acknowledger.PendingAck> acks = this.acknowledger.takeForClaim();
+		long lookahead = NextClaim.lookaheadMicros(this.roundTripNanos);
 		Claim claim;
 		long sent = System.nanoTime();
 		try {
 			claim = this.isolation.claim((mayLeaseSuspect) -> this.store.leases().claim(this.partition,
 					Acknowledger.leases(acks), limit, this.options.visibilityTimeout().toMillis(),
-					this.options.maxAttempts(), mayLeaseSuspect));
+					this.options.maxAttempts(), mayLeaseSuspect, lookahead));
 		}
 		catch (RuntimeException ex) {
 			this.next.requestAgain();
@@ -260,6 +265,7 @@ final class ClaimLoop {
 			this.acknowledger.claimDone(acks);
 		}
 		long roundTrip = System.nanoTime() - sent;
+		this.roundTripNanos = roundTrip;
 		this.prefetch.claimed(roundTrip);
 		if (this.failing) {
 			this.failing = false;
@@ -285,7 +291,8 @@ final class ClaimLoop {
 		}
 		long delay = claim.nextWakeDelayMicros();
 		this.moreDue = (delay == 0);
-		return (delay > 0 && this.next.isOpen()) ? NextClaim.delayMicros(delay, roundTrip) : 0;
+		return (delay > 0 && this.next.isOpen())
+				? NextClaim.delayMicros(delay, NextClaim.lookaheadMicros(roundTrip)) : 0;
 	}
 
 }

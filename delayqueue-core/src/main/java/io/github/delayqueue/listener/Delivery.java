@@ -1,16 +1,29 @@
 package io.github.delayqueue.listener;
 
+import java.time.Duration;
 import java.time.Instant;
 
 import io.github.delayqueue.redis.ClaimedMessage;
 
 /**
  * A leased message on its way to a handler, with the Redis and local time of its claim (for the lateness at handler
- * start).
+ * start, and for the due time of a message leased ahead of it).
  *
  * @param message the leased message
  * @param claimServerTime the Redis clock when it was claimed
  * @param claimedNanos {@link System#nanoTime()} when the claim's reply came back
  */
 record Delivery(ClaimedMessage message, Instant claimServerTime, long claimedNanos) {
+
+	/**
+	 * When the message falls due on the {@link System#nanoTime()} clock: as long after the claim's reply came back as
+	 * its due time lies after the claim's Redis time. The reply came after Redis ran the claim, so this is never
+	 * before the due time on the Redis clock.
+	 * @return the due time, on the {@link System#nanoTime()} clock
+	 */
+	long dueNanos() {
+		Duration ahead = Duration.between(this.claimServerTime, this.message.dueAt());
+		return this.claimedNanos + (ahead.isNegative() ? 0 : ahead.toNanos());
+	}
+
 }

@@ -12,8 +12,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class NextClaim {
 
-	/** The most a claim is sent ahead of a due time (a slow round trip, say after a pause, is no guide). */
-	private static final long MAX_LEAD_MICROS = 5_000;
+	/** The least lookahead of a claim, in microseconds. */
+	private static final long MIN_LOOKAHEAD_MICROS = 1_000;
+
+	/** The most lookahead of a claim, in microseconds (a slow round trip, say after a pause, is no guide). */
+	private static final long MAX_LOOKAHEAD_MICROS = 5_000;
 
 	private volatile boolean wanted;
 
@@ -114,19 +117,29 @@ final class NextClaim {
 	}
 
 	/**
-	 * When to claim next, for a due time or lease deadline {@code delayMicros} after Redis ran this claim: a round
-	 * trip early. Redis ran the claim about half a round trip before its reply came, and the next claim will run
-	 * about half a round trip after it is sent, so a claim sent then runs when the message falls due rather than a
-	 * round trip after. Never earlier than half the delay, so a claim that finds nothing due yet (it leases nothing
-	 * early: Redis compares with its own clock) is followed by fewer and fewer, never by a spin.
+	 * How soon a message may fall due and be leased by a claim now: two round trips, between
+	 * {@value #MIN_LOOKAHEAD_MICROS} and {@value #MAX_LOOKAHEAD_MICROS} µs. A claim sent that long before a due time
+	 * runs in Redis about a round trip after it is sent, so its lookahead still covers the due time, and its reply
+	 * comes back before it: the handler thread starts the message at its due time rather than a round trip after.
+	 * @param roundTripNanos the last claim's round trip
+	 * @return the lookahead, in microseconds
+	 */
+	static long lookaheadMicros(long roundTripNanos) {
+		long twoRoundTrips = 2 * TimeUnit.NANOSECONDS.toMicros(Math.max(0, roundTripNanos));
+		return Math.max(MIN_LOOKAHEAD_MICROS, Math.min(MAX_LOOKAHEAD_MICROS, twoRoundTrips));
+	}
+
+	/**
+	 * When to claim next, for a due time or lease deadline {@code delayMicros} after Redis ran this claim: the
+	 * lookahead early, so that the claim leases the message ahead of its due time ({@link #lookaheadMicros}). Never
+	 * earlier than half the delay, so claims that find nothing to lease yet (Redis compares with its own clock) are
+	 * followed by fewer and fewer, never by a spin.
 	 * @param delayMicros the delay the claim returned
-	 * @param roundTripNanos the claim's round trip (a lead of at most {@value #MAX_LEAD_MICROS} µs)
+	 * @param lookaheadMicros the lookahead of the next claim
 	 * @return the delay to the next claim, in microseconds
 	 */
-	static long delayMicros(long delayMicros, long roundTripNanos) {
-		long roundTripMicros = Math.min(MAX_LEAD_MICROS, TimeUnit.NANOSECONDS.toMicros(Math.max(0, roundTripNanos)));
-		long lead = Math.min(roundTripMicros, delayMicros / 2);
-		return delayMicros - lead;
+	static long delayMicros(long delayMicros, long lookaheadMicros) {
+		return delayMicros - Math.min(lookaheadMicros, delayMicros / 2);
 	}
 
 }

@@ -103,13 +103,35 @@ public final class LeaseOperations {
 	 */
 	public Claim claim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts,
 			boolean mayLeaseSuspect) {
+		return claim(topic, acks, limit, leaseMillis, maxAttempts, mayLeaseSuspect, 0);
+	}
+
+	/**
+	 * A claim ({@link #claim(String, List, int, long, int, boolean)}) that also leases the messages due within
+	 * {@code lookaheadMicros} of the Redis clock, so that they are in the consumer's hands before they fall due. Each
+	 * {@link ClaimedMessage#dueAt()} may then lie after {@link Claim#serverTime()}: the consumer must start none before
+	 * its due time, reckoned from the claim's Redis time (a local clock started when the reply came runs behind the
+	 * Redis clock, never ahead of it, so a handler started by it is never early).
+	 * @param topic the topic
+	 * @param acks the leases of delivered messages, at most {@value RedisMessageStore#CHUNK_SIZE}
+	 * @param limit how many messages to lease ({@code 0}: only the acknowledgements and the upkeep)
+	 * @param leaseMillis the lease, in milliseconds
+	 * @param maxAttempts the most attempts
+	 * @param mayLeaseSuspect whether one suspect may be among the leased messages
+	 * @param lookaheadMicros how soon a message may fall due and be leased now, in microseconds ({@code 0}: only
+	 * messages due now)
+	 * @return the leased messages, and the delay to the next due time or lease deadline
+	 */
+	public Claim claim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts,
+			boolean mayLeaseSuspect, long lookaheadMicros) {
+		Assert.isTrue(lookaheadMicros >= 0, "The lookahead must not be negative");
 		Assert.isTrue(acks.size() <= RedisMessageStore.CHUNK_SIZE,
 				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " acks per call");
 		return this.deadlines.remember(topic,
 				claimOf(this.scripts.run(CLAIM, ReturnType.MULTI,
 						leaseArgs(this.keys.pending(topic), acks, bytes(limit), bytes(leaseMillis), bytes(maxAttempts),
 								this.deadMaxCount, this.deadMaxAge, flag(mayLeaseSuspect),
-								this.deadlines.forClaimSentNow(topic)))));
+								this.deadlines.forClaimSentNow(topic), bytes(lookaheadMicros)))));
 	}
 
 	private static Claim claimOf(List<?> reply) {

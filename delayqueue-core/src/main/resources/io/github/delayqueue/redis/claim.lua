@@ -8,16 +8,17 @@
 -- ARGV[4] dead letter max count, ARGV[5] dead letter max age ms, ARGV[6] 1 if a suspect may be leased, else 0,
 -- ARGV[7] the Redis time (ms) after which the caller no longer waits for the reply (0: none): run later, the claim
 -- acknowledges and does its upkeep but leases nothing (no message waits for a consumer that gave up on it);
--- then id, token, id, token, ... to acknowledge
+-- ARGV[8] the lookahead in microseconds: messages due that soon are leased too (0: only those due now; the consumer
+-- starts none before its due time, reckoned from this call's Redis time); then id, token, id, token, ... to acknowledge
 -- The topic's controls (pause, cap, rate: see admit) may lease fewer; the delay then says when a claim may lease
 -- again (the next token; none while paused or at the cap, whose consumers are woken when it changes).
--- Returns {now (microseconds), delay in microseconds to the next due time or lease deadline (-1: none), buried count,
+-- Returns {the Redis time (microseconds) as the script ends, delay in microseconds to the next due time or lease deadline (-1: none), buried count,
 -- the id of the suspect leased ('' if none), the token of the leases ('' if none), expired count, then per message: id,
 -- due score (ms, to the microsecond), attempt, envelope, expiry ('<deadline ms>:<d|x>'; '' if none)}. A suspect left because it could not be leased does not count as due
 -- now for the delay.
 -- the controls, read before the acknowledgements, which wake consumers if the cap had cut a claim short
 readControls()
-acknowledge(8, #ARGV, true)
+acknowledge(9, #ARGV, true)
 local now, nowUs = clock()
 local nowScore = score(nowUs)
 local limit = tonumber(ARGV[1])
@@ -27,6 +28,7 @@ local deadMaxCount = tonumber(ARGV[4])
 local deadMaxAge = tonumber(ARGV[5])
 local suspects = tonumber(ARGV[6])
 local deadline = tonumber(ARGV[7])
+local lookahead = tonumber(ARGV[8])
 if deadline > 0 and now > deadline then
   limit = 0
 end
@@ -73,7 +75,7 @@ if limit > 0 then
   limit, cut = admit(limit, now)
 end
 if limit > 0 then
-  out[3], left = leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
+  out[3], left = leaseDue(limit, now, nowScore + lookahead / 1000, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
 end
 
 local next = earliestBeyond(PENDING, left)
@@ -105,5 +107,11 @@ if #out == 6 or lastUpkeep == nil or now - lastUpkeep >= 1000 or lastUpkeep > no
 end
 if next ~= nil then
   out[2] = delayUs(next, nowUs)
+end
+if #out > 6 then
+  -- the time the reply leaves (not the start's): a consumer that reckons due times from it is closer to them, and
+  -- never ahead of Redis, since its reply comes later still
+  local _, endUs = clock()
+  out[1] = int(endUs)
 end
 return out

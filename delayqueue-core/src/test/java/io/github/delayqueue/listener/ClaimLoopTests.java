@@ -67,8 +67,8 @@ class ClaimLoopTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.batch.waiting() == 1);
 		Delivery delivery = this.batch.poll(true);
 		assertThat(delivery.message().id()).isEqualTo("soon");
-		assertThat(delivery.claimServerTime()).as("never claimed before its due time")
-			.isAfterOrEqualTo(delivery.message().dueAt());
+		assertThat(delivery.claimServerTime()).as("claimed no earlier than the most lookahead before its due time")
+			.isAfterOrEqualTo(delivery.message().dueAt().minusMillis(5));
 		assertThat(this.trigger.armed).as("the trigger was never armed").isEmpty();
 	}
 
@@ -150,28 +150,31 @@ class ClaimLoopTests {
 	}
 
 	@Test
-	void theNextClaimIsSentARoundTripBeforeTheDueTime() {
-		assertThat(NextClaim.delayMicros(1_000_000, TimeUnit.MICROSECONDS.toNanos(250))).isEqualTo(999_750);
+	void theLookaheadIsTwoRoundTripsBetweenOneAndFiveMilliseconds() {
+		assertThat(NextClaim.lookaheadMicros(TimeUnit.MICROSECONDS.toNanos(250))).isEqualTo(1_000);
+		assertThat(NextClaim.lookaheadMicros(TimeUnit.MICROSECONDS.toNanos(1_500))).isEqualTo(3_000);
+		assertThat(NextClaim.lookaheadMicros(TimeUnit.MILLISECONDS.toNanos(800))).isEqualTo(5_000);
+		assertThat(NextClaim.lookaheadMicros(0)).isEqualTo(1_000);
 	}
 
 	@Test
-	void aSlowRoundTripLeadsByFiveMillisecondsAtMost() {
-		assertThat(NextClaim.delayMicros(1_000_000, TimeUnit.MILLISECONDS.toNanos(800))).isEqualTo(995_000);
+	void theNextClaimIsSentTheLookaheadBeforeTheDueTime() {
+		assertThat(NextClaim.delayMicros(1_000_000, 2_000)).isEqualTo(998_000);
 	}
 
 	@Test
-	void aDueTimeCloserThanTheRoundTripIsAimedAtHalfway() {
-		assertThat(NextClaim.delayMicros(300, TimeUnit.MICROSECONDS.toNanos(2_000))).isEqualTo(150);
-		assertThat(NextClaim.delayMicros(1, TimeUnit.MICROSECONDS.toNanos(2_000))).isEqualTo(1);
+	void aDueTimeCloserThanTheLookaheadIsAimedAtHalfway() {
+		assertThat(NextClaim.delayMicros(300, 2_000)).isEqualTo(150);
+		assertThat(NextClaim.delayMicros(1, 2_000)).isEqualTo(1);
 	}
 
 	@Test
 	void successiveEarlyClaimsConvergeOnTheDueTimeWithoutSpinning() {
-		// each claim runs before the due time and returns what is left: the waits shrink, they never reach zero
+		// each claim that leases nothing yet returns what is left: the waits shrink, they never reach zero
 		long left = 400;
 		int claims = 0;
 		while (left > 0 && claims < 100) {
-			long wait = NextClaim.delayMicros(left, TimeUnit.MICROSECONDS.toNanos(1_000));
+			long wait = NextClaim.delayMicros(left, 1_000);
 			assertThat(wait).isPositive();
 			left -= wait;
 			claims++;

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.DeadLetter;
@@ -82,6 +84,27 @@ class DeliveryTests {
 		assertThat(received.message().id()).isEqualTo(id);
 		assertThat(received.message().attempt()).isEqualTo(1);
 		assertThat(received.message().topic()).isEqualTo("prompt");
+	}
+
+	@Test
+	void messagesDueAMillisecondApartStartNoEarlierThanTheirDueTimes() {
+		// due so close together that claims lease them ahead and the handler threads wait for each due time
+		Map<String, Instant> started = new ConcurrentHashMap<>();
+		Map<String, Instant> due = new ConcurrentHashMap<>();
+		this.container.register(ListenerRegistration.of("close", String.class, (payload, message) -> {
+			started.put(message.id(), Instant.now());
+			due.put(message.id(), message.dueAt());
+		}, ListenerOptions.builder().concurrency(4).build()));
+		Instant first = Instant.now().plusMillis(500);
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 200; i++) {
+			requests.add(ScheduleRequest.builder("close", "x").id("c-" + i).dueAt(first.plusMillis(i)).build());
+		}
+		this.queue.scheduleAll(requests);
+
+		await().atMost(WAIT).until(() -> started.size() == 200);
+		assertThat(started).allSatisfy((id, start) -> assertThat(start).as(id + " never starts early")
+			.isAfterOrEqualTo(due.get(id)));
 	}
 
 	@Test

@@ -1,0 +1,69 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A handler thread holding a message leased ahead of its due time waits for it, and a stop ends the wait at once with
+ * the message not to be started.
+ */
+class DueTimeWaitTests {
+
+	private final DueTimeWait wait = new DueTimeWait();
+
+	@Test
+	void aMessageDueAlreadyMayStartAtOnce() {
+		assertThat(this.wait.await(System.nanoTime() - 1)).isTrue();
+		this.wait.end();
+		assertThat(this.wait.await(System.nanoTime() - 1)).as("even after a stop: it is due").isTrue();
+	}
+
+	@Test
+	void aMessageDueSoonStartsNoEarlierThanItsDueTime() {
+		long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(30);
+
+		assertThat(this.wait.await(due)).isTrue();
+
+		assertThat(System.nanoTime()).isGreaterThanOrEqualTo(due);
+	}
+
+	@Test
+	void aStopEndsAWaitAtOnceAndTheMessageIsNotStarted() {
+		CompletableFuture<Boolean> waited = CompletableFuture
+			.supplyAsync(() -> this.wait.await(System.nanoTime() + TimeUnit.HOURS.toNanos(1)));
+		await().atMost(Duration.ofSeconds(10)).until(this.wait::isWaiting);
+
+		this.wait.end();
+
+		assertThat(waited).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(false);
+		assertThat(this.wait.isWaiting()).isFalse();
+		assertThat(this.wait.await(System.nanoTime() + TimeUnit.HOURS.toNanos(1)))
+			.as("after the stop, a message not due yet does not wait").isFalse();
+	}
+
+	@Test
+	void aRestartWaitsForDueTimesAgain() {
+		this.wait.end();
+		this.wait.reopen();
+
+		assertThat(this.wait.await(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5))).isTrue();
+	}
+
+	@Test
+	void anInterruptedThreadDoesNotStartTheMessage() {
+		Thread.currentThread().interrupt();
+		try {
+			assertThat(this.wait.await(System.nanoTime() + TimeUnit.HOURS.toNanos(1))).isFalse();
+		}
+		finally {
+			assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+		}
+	}
+
+}
