@@ -5,48 +5,50 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The handler threads' wait for the due time of a message leased ahead of it (at most a claim's lookahead, a few
- * milliseconds), which a stop ends at once: the message is then handed back unstarted.
+ * A partition's handler threads' waits for the due time of messages leased ahead of it (at most a claim's
+ * lookahead, a few milliseconds). Only the partition's stop ends a wait early, and for good: the message is then
+ * handed back unstarted. An interrupt does not end it (a handler may have left its thread's flag set); the flag is
+ * kept for what runs next.
  */
 final class DueTimeWait {
 
 	private final Set<Thread> waiting = ConcurrentHashMap.newKeySet();
 
-	private volatile boolean open = true;
+	private volatile boolean ended;
 
 	/**
-	 * Waits on this thread until the due time, unless the waits are ended or the thread is interrupted first.
+	 * Waits on this thread until the due time, unless the waits end first.
 	 * @param dueNanos the due time on the {@link System#nanoTime()} clock
-	 * @return whether the message may start now: its due time came (or had come), the waits were not ended and the
-	 * thread was not interrupted
+	 * @return whether the message may start now: its due time came (or had come before the call)
 	 */
 	boolean await(long dueNanos) {
 		if (dueNanos - System.nanoTime() <= 0) {
 			return true;
 		}
 		Thread current = Thread.currentThread();
+		boolean interrupted = false;
 		this.waiting.add(current);
 		try {
 			long left;
-			while (this.open && !current.isInterrupted() && (left = dueNanos - System.nanoTime()) > 0) {
+			while (!this.ended && (left = dueNanos - System.nanoTime()) > 0) {
 				LockSupport.parkNanos(this, left);
+				// cleared, so that the next park waits: set again below
+				interrupted |= Thread.interrupted();
 			}
-			return this.open && !current.isInterrupted();
+			return !this.ended;
 		}
 		finally {
 			this.waiting.remove(current);
+			if (interrupted) {
+				current.interrupt();
+			}
 		}
 	}
 
 	/** Ends every wait now and to come: a message not due yet is not started. */
 	void end() {
-		this.open = false;
+		this.ended = true;
 		this.waiting.forEach(LockSupport::unpark);
-	}
-
-	/** Lets waits run to their due time again (a restart). */
-	void reopen() {
-		this.open = true;
 	}
 
 	/** Whether a handler thread waits for a due time now (tests). */

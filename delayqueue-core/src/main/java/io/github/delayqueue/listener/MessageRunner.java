@@ -16,9 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a partition's messages on the handler threads, each once, and settles its outcome: a message leased ahead of
- * its due time waits for it on the handler thread; a message starts only if its lease cannot have run out and its
- * deadline has not passed; the listener's {@link ListenerInvoker} calls the handler, watched by
+ * Runs a partition's messages on the handler threads, each once, and settles its outcome: a message starts only if
+ * its lease cannot have run out and its deadline has not passed; the listener's {@link ListenerInvoker} calls the handler, watched by
  * the handler timeout; a success is acknowledged (with the partition's next claim, a suspect's at once), a failure
  * goes to the listener's {@link DeliveryErrorHandler} ({@link FailedDeliveries}); the monitor hears of each.
  */
@@ -51,8 +50,6 @@ final class MessageRunner {
 	private final FailedDeliveries failures;
 
 	private volatile boolean active;
-
-	private final DueTimeWait dueTime = new DueTimeWait();
 
 	private volatile @Nullable Executor io;
 
@@ -91,17 +88,12 @@ final class MessageRunner {
 	void start(Executor io, ScheduledExecutorService maintenance) {
 		this.io = io;
 		this.maintenance = maintenance;
-		this.dueTime.reopen();
 		this.active = true;
 	}
 
-	/**
-	 * The partition stops: a success is acknowledged at once from now on (no claim will carry it), and a message
-	 * whose handler thread waits for its due time is handed back at once, unstarted.
-	 */
+	/** The partition stops: a success is acknowledged at once from now on (no claim will carry it). */
 	void stop() {
 		this.active = false;
-		this.dueTime.end();
 	}
 
 	/**
@@ -110,11 +102,6 @@ final class MessageRunner {
 	 */
 	void handle(Delivery delivery) {
 		Lease lease = delivery.message().lease();
-		if (!this.dueTime.await(delivery.dueNanos())) {
-			// stopped (or interrupted) while it waited for its due time: handed back at once, unstarted
-			this.leases.handBack(List.of(lease));
-			return;
-		}
 		if (this.leases.mayHaveRunOut(lease)) {
 			// this consumer stood still (a long pause) since the claim: another consumer may have the message
 			// already, so its handler does not start here (handed back if the lease is still ours after all)

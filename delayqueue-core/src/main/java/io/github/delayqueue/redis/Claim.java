@@ -7,7 +7,8 @@ import java.util.List;
  * The result of one claim.
  *
  * @param serverTime the Redis clock when the claim ran (as it ended, where it leased messages), to the microsecond:
- * a consumer's clock started when the reply came runs behind it, never ahead
+ * a consumer's clock started when the reply came runs behind it, never ahead; the delay to the next claim counts
+ * from it
  * @param messages the leased messages, in due order
  * @param nextWakeDelayMicros how long, in microseconds, after the claim the earliest waiting message is due or (for
  * {@link LeaseOperations#claim}) the earliest lease ends, whichever is first; {@code 0} if a message is due now,

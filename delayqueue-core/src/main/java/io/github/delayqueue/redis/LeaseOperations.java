@@ -107,11 +107,13 @@ public final class LeaseOperations {
 	}
 
 	/**
-	 * A claim ({@link #claim(String, List, int, long, int, boolean)}) that also leases the messages due within
-	 * {@code lookaheadMicros} of the Redis clock, so that they are in the consumer's hands before they fall due. Each
-	 * {@link ClaimedMessage#dueAt()} may then lie after {@link Claim#serverTime()}: the consumer must start none before
-	 * its due time, reckoned from the claim's Redis time (a local clock started when the reply came runs behind the
-	 * Redis clock, never ahead of it, so a handler started by it is never early).
+	 * A claim ({@link #claim(String, List, int, long, int, boolean)}) that also leases the batched messages due within
+	 * {@code lookaheadMicros} of the Redis clock, so that they are in the consumer's hands before they fall due (not
+	 * in a topic with controls, whose rate counts starts and whose pause or cap stops what is not due yet; and never a
+	 * suspect, whose attempt is counted as it is leased). Each {@link ClaimedMessage#dueAt()} may then lie after
+	 * {@link Claim#serverTime()}: the consumer must start none before its due time, reckoned from the claim's Redis
+	 * time (a local clock started when the reply came runs behind the Redis clock, never ahead of it, so a handler
+	 * started by it is never early). A message leased ahead can no longer be cancelled, rescheduled or replaced.
 	 * @param topic the topic
 	 * @param acks the leases of delivered messages, at most {@value RedisMessageStore#CHUNK_SIZE}
 	 * @param limit how many messages to lease ({@code 0}: only the acknowledgements and the upkeep)
@@ -119,12 +121,13 @@ public final class LeaseOperations {
 	 * @param maxAttempts the most attempts
 	 * @param mayLeaseSuspect whether one suspect may be among the leased messages
 	 * @param lookaheadMicros how soon a message may fall due and be leased now, in microseconds ({@code 0}: only
-	 * messages due now)
+	 * messages due now), at most half the lease
 	 * @return the leased messages, and the delay to the next due time or lease deadline
 	 */
 	public Claim claim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts,
 			boolean mayLeaseSuspect, long lookaheadMicros) {
-		Assert.isTrue(lookaheadMicros >= 0, "The lookahead must not be negative");
+		Assert.isTrue(lookaheadMicros >= 0 && lookaheadMicros <= leaseMillis * 500,
+				() -> "The lookahead must be between 0 and half the lease, but was " + lookaheadMicros + " µs");
 		Assert.isTrue(acks.size() <= RedisMessageStore.CHUNK_SIZE,
 				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " acks per call");
 		return this.deadlines.remember(topic,

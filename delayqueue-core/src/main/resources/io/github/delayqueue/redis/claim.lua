@@ -75,7 +75,9 @@ if limit > 0 then
   limit, cut = admit(limit, now)
 end
 if limit > 0 then
-  out[3], left = leaseDue(limit, now, nowScore + lookahead / 1000, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
+  -- no lookahead for a topic with controls: its rate counts starts, and a pause or its cap stops what is not due yet
+  local upTo = (cut == nil) and (nowScore + lookahead / 1000) or nowScore
+  out[3], left = leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
 end
 
 local next = earliestBeyond(PENDING, left)
@@ -105,13 +107,14 @@ if #out == 6 or lastUpkeep == nil or now - lastUpkeep >= 1000 or lastUpkeep > no
     resizing().shrink()
   end
 end
-if next ~= nil then
-  out[2] = delayUs(next, nowUs)
-end
 if #out > 6 then
   -- the time the reply leaves (not the start's): a consumer that reckons due times from it is closer to them, and
-  -- never ahead of Redis, since its reply comes later still
+  -- never ahead of Redis, since its reply comes later still; the delay below counts from it too
   local _, endUs = clock()
-  out[1] = int(endUs)
+  nowUs = endUs
+  out[1] = int(nowUs)
+end
+if next ~= nil then
+  out[2] = delayUs(next, nowUs)
 end
 return out

@@ -484,12 +484,14 @@ local lastUpkeep = nil
 -- letters instead. Per message one command (its envelope's bucket); the rest once for the whole claim.
 -- A message past its expiry deadline is not leased: it goes to the dead letters or is dropped, as it says, and counts
 -- in out[6].
+-- Batched messages are leased up to the score 'upTo' (the claim's lookahead past 'nowScore': the consumer holds them
+-- until their due time), a suspect only once due ('nowScore'), since its attempt is counted as it is leased.
 -- Sets out[4] to the id of the suspect leased (or leaves it ''), out[5] to the token, appends id, due score, attempt,
 -- envelope and stored expiry ('' if none) per leased message to 'out'; returns how many it buried and the due time of the earliest due suspect
 -- it left (one it may not lease), or nil.
-local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
+local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
   local suspectCount = redis.call('SCARD', SUSPECT)
-  local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', nowScore, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
+  local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
   if #due == 0 then
     return 0, nil
   end
@@ -507,7 +509,9 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
   local suspectLeased = nil
   for k, id in ipairs(ids) do
     local suspect = flags[k] == 1
-    if #chosen < limit and (not suspect or (suspects == 1 and suspectLeased == nil)) then
+    if suspect and tonumber(due[2 * k]) > tonumber(nowScore) then
+      -- not due yet: a suspect is leased only once due
+    elseif #chosen < limit and (not suspect or (suspects == 1 and suspectLeased == nil)) then
       chosen[#chosen + 1] = id
       dueOf[#chosen] = due[2 * k]
       if suspect then
@@ -543,7 +547,7 @@ local function leaseDue(limit, now, nowScore, leaseMillis, maxAttempts, deadMaxC
       deadline, onExpiry = string.match(expiries[k], '^(%d+):([dx])$')
       deadline = tonumber(deadline)
     end
-    if envelope and deadline and deadline <= now then
+    if envelope and deadline and deadline <= math.max(now, tonumber(dueOf[k])) then
       -- past its deadline: never delivered
       expired = true
       out[6] = out[6] + 1

@@ -86,11 +86,38 @@ class LookaheadTests {
 	}
 
 	@Test
-	void aNegativeLookaheadIsRefusedAndChangesNothing() {
+	void aSuspectIsNeverLeasedAhead() {
+		this.queue.schedule(TOPIC, "suspect", "x", Duration.ofSeconds(2));
+		this.queue.schedule(TOPIC, "batched", "x", Duration.ofSeconds(2));
+		redis.get().call("SADD", RedisFixture.PREFIX + ":{" + TOPIC + "}:suspect", "suspect");
+
+		Claim claim = this.store.leases()
+			.claim(TOPIC, List.of(), 10, LEASE, 3, true, TimeUnit.SECONDS.toMicros(10));
+
+		assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly("batched");
+		assertThat(claim.messages()).noneMatch(ClaimedMessage::suspect);
+	}
+
+	@Test
+	void aTopicWithControlsLeasesNothingAhead() {
+		this.store.controls().limit(TOPIC, 1000.0, 1000, null);
+		this.queue.schedule(TOPIC, "soon", "x", Duration.ofSeconds(2));
+		this.queue.schedule(TOPIC, "now", "x", Duration.ZERO);
+
+		Claim claim = this.store.leases()
+			.claim(TOPIC, List.of(), 10, LEASE, 3, true, TimeUnit.SECONDS.toMicros(10));
+
+		assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly("now");
+	}
+
+	@Test
+	void aLookaheadOutsideZeroToHalfTheLeaseIsRefusedAndChangesNothing() {
 		this.queue.schedule(TOPIC, "now", "x", Duration.ZERO);
 
 		assertThatIllegalArgumentException().isThrownBy(() -> this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 3, true, -1))
 			.withMessageContaining("lookahead");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 3, true, LEASE * 1000));
 		assertThat(this.queue.stats(TOPIC).ready()).isEqualTo(1);
 	}
 
