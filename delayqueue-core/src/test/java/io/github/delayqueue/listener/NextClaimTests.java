@@ -11,7 +11,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The signal between the requests for a partition's next claim and the claiming thread: a request or a close ends a
- * wait at once, a deadline makes a claim wanted, and nothing is taken while closed.
+ * wait at once, a deadline makes a claim wanted, and nothing is taken while closed. And the timing of the next claim:
+ * a lookahead of two round trips (1 to 5 ms) before the next due time, never earlier than half the delay.
  */
 class NextClaimTests {
 
@@ -83,6 +84,39 @@ class NextClaimTests {
 		}
 		assertThat(this.next.isWaiting()).isFalse();
 		assertThat(this.next.take()).isFalse();
+	}
+
+	@Test
+	void theLookaheadIsTwoRoundTripsBetweenOneAndFiveMilliseconds() {
+		assertThat(NextClaim.lookaheadMicros(TimeUnit.MICROSECONDS.toNanos(250))).isEqualTo(1_000);
+		assertThat(NextClaim.lookaheadMicros(TimeUnit.MICROSECONDS.toNanos(1_500))).isEqualTo(3_000);
+		assertThat(NextClaim.lookaheadMicros(TimeUnit.MILLISECONDS.toNanos(800))).isEqualTo(5_000);
+		assertThat(NextClaim.lookaheadMicros(0)).isEqualTo(1_000);
+	}
+
+	@Test
+	void theNextClaimIsSentTheLookaheadBeforeTheDueTime() {
+		assertThat(NextClaim.delayMicros(1_000_000, 2_000)).isEqualTo(998_000);
+	}
+
+	@Test
+	void aDueTimeCloserThanTheLookaheadIsAimedAtHalfway() {
+		assertThat(NextClaim.delayMicros(300, 2_000)).isEqualTo(150);
+		assertThat(NextClaim.delayMicros(1, 2_000)).isEqualTo(1);
+	}
+
+	@Test
+	void successiveEarlyClaimsConvergeOnTheDueTimeWithoutSpinning() {
+		// each claim that leases nothing yet returns what is left: the waits shrink, they never reach zero
+		long left = 400;
+		int claims = 0;
+		while (left > 0 && claims < 100) {
+			long wait = NextClaim.delayMicros(left, 1_000);
+			assertThat(wait).isPositive();
+			left -= wait;
+			claims++;
+		}
+		assertThat(claims).isLessThan(12);
 	}
 
 }
