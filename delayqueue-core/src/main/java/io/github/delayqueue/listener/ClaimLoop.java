@@ -19,14 +19,13 @@ import org.slf4j.LoggerFactory;
  * One partition's claims, on the I/O executor, one at a time: when asked (by the trigger, or by a handler thread that
  * found the batch half used while more messages are due), a claim carries the acknowledgements waiting in the
  * {@link Acknowledger}, leases due messages for the room left in the partition's share of the batch size (and those
- * due within its lookahead, which the handler threads start at their due time: {@link NextClaim#lookaheadMicros}), and hands
- * them to the {@link LocalBatch}. The next due time or lease deadline it returns is waited for on the claiming thread
- * itself when it is near ({@link #MAX_OWN_WAIT}), and left to the trigger otherwise: the trigger's timer thread would
- * only hand the claim back to an I/O thread, one thread hand-off more between a due time and its claim. A request
- * while the thread waits (the wake channel, the poll, a handler thread) or a stop ends the wait at once
- * ({@link NextClaim}). While more
- * are due it claims again at once as long as at least half the batch is free; otherwise the handler threads ask again
- * as they use the batch up. A claim also does the topic's upkeep (expired leases, dead letter trimming), so it runs
+ * due within its lookahead, which the handler threads start at their due time: {@link NextClaim#lookaheadMicros}),
+ * and hands them to the {@link LocalBatch}. The next due time or lease deadline it returns is waited for on the
+ * claiming thread itself when it is near ({@link #MAX_OWN_WAIT}), and left to the trigger otherwise: the trigger's
+ * timer thread would only hand the claim back to an I/O thread, one thread hand-off more between a due time and its
+ * claim. A request while the thread waits (the wake channel, the poll, a handler thread) or a stop ends the wait at
+ * once ({@link NextClaim}). While more are due it claims again at once as long as at least half the batch is free;
+ * otherwise the handler threads ask again as they use the batch up. A claim also does the topic's upkeep (expired leases, dead letter trimming), so it runs
  * when asked even with no room.
  */
 final class ClaimLoop {
@@ -66,8 +65,8 @@ final class ClaimLoop {
 
 	private final NextClaim next = new NextClaim();
 
-	/** The last claim's round trip, in nanoseconds (0: none yet). */
-	private volatile long roundTripNanos;
+	/** The lookahead of the next claim, from the last one's round trip ({@link NextClaim#lookaheadMicros}). */
+	private volatile long lookaheadMicros = NextClaim.lookaheadMicros(0);
 
 	/** Whether the last claim left messages due now (it had no room for them). */
 	private volatile boolean moreDue;
@@ -248,7 +247,7 @@ final class ClaimLoop {
 	private long claim() {
 		int limit = this.next.isOpen() ? Math.max(0, this.prefetch.share(this.partitions) - this.batch.held()) : 0;
 		List<Acknowledger.PendingAck> acks = this.acknowledger.takeForClaim();
-		long lookahead = NextClaim.lookaheadMicros(this.roundTripNanos);
+		long lookahead = this.lookaheadMicros;
 		Claim claim;
 		long sent = System.nanoTime();
 		try {
@@ -265,7 +264,7 @@ final class ClaimLoop {
 			this.acknowledger.claimDone(acks);
 		}
 		long roundTrip = System.nanoTime() - sent;
-		this.roundTripNanos = roundTrip;
+		this.lookaheadMicros = NextClaim.lookaheadMicros(roundTrip);
 		this.prefetch.claimed(roundTrip);
 		if (this.failing) {
 			this.failing = false;
@@ -291,8 +290,7 @@ final class ClaimLoop {
 		}
 		long delay = claim.nextWakeDelayMicros();
 		this.moreDue = (delay == 0);
-		return (delay > 0 && this.next.isOpen())
-				? NextClaim.delayMicros(delay, NextClaim.lookaheadMicros(roundTrip)) : 0;
+		return (delay > 0 && this.next.isOpen()) ? NextClaim.delayMicros(delay, this.lookaheadMicros) : 0;
 	}
 
 }

@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a partition's messages on the handler threads, each once, and settles its outcome: a message starts only if
- * its lease cannot have run out and its deadline has not passed; the listener's {@link ListenerInvoker} calls the handler, watched by
- * the handler timeout; a success is acknowledged (with the partition's next claim, a suspect's at once), a failure
- * goes to the listener's {@link DeliveryErrorHandler} ({@link FailedDeliveries}); the monitor hears of each.
+ * its lease cannot have run out and its deadline has not passed; the listener's {@link ListenerInvoker} calls the
+ * handler, watched by the handler timeout; a success is acknowledged (with the partition's next claim, a suspect's at
+ * once), a failure goes to the listener's {@link DeliveryErrorHandler} ({@link FailedDeliveries}); the monitor hears
+ * of each.
  */
 final class MessageRunner {
 
