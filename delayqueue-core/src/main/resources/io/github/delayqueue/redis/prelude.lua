@@ -171,7 +171,8 @@ local function bodyOf(id)
   -- a claim or an acknowledgement looks up a bucket per message: each key name is built once per call
   local key = bodyKeys[index]
   if not key then
-    key = BASE .. 'body:' .. index
+    -- '%d': Lua's own number to text goes through the floating-point printer
+    key = string.format('%sbody:%d', BASE, index)
     bodyKeys[index] = key
   end
   return key, h
@@ -181,6 +182,11 @@ end
 -- text, and defining functions costs time).
 local function resizing()
   local resize = {}
+
+  -- as bodyOf names them
+  local function bucketKey(index)
+    return string.format('%sbody:%d', BASE, index)
+  end
 
   local function setCount(n)
     bucketCount = n
@@ -204,7 +210,7 @@ local function resizing()
   local function split()
     local low = bucketLow
     local from = bucketCount - low
-    local source = BASE .. 'body:' .. from
+    local source = bucketKey(from)
     local entries = redis.call('HGETALL', source)
     local keep, move, gone = {}, {}, {}
     for i = 1, #entries, 2 do
@@ -219,7 +225,7 @@ local function resizing()
     end
     if #move > 0 then
       -- the target should not exist; if it does, its entries stay
-      each('HSET', BASE .. 'body:' .. (from + low), move)
+      each('HSET', bucketKey(from + low), move)
       if #entries > 256 then
         -- grown past listpack size: written anew, compact again
         redis.call('DEL', source)
@@ -234,11 +240,11 @@ local function resizing()
   -- Moves the entries of the last bucket back into the bucket it was split from.
   local function merge()
     local n = bucketCount
-    local source = BASE .. 'body:' .. (n - 1)
+    local source = bucketKey(n - 1)
     local entries = redis.call('HGETALL', source)
     setCount(n - 1)
     if #entries > 0 then
-      each('HSET', BASE .. 'body:' .. (n - 1 - bucketLow), entries)
+      each('HSET', bucketKey(n - 1 - bucketLow), entries)
       redis.call('DEL', source)
     end
   end
@@ -297,7 +303,7 @@ end
 -- The earliest lease deadline (ms), or nil if no lease is held; drops the anchor if it is left alone (it sorts after
 -- every lease, so first means alone). One command, where leasesEnded and a read of the deadline would take two.
 local function earliestLeaseEnd()
-  local first = redis.call('ZRANGE', LEASED, 0, 0, 'WITHSCORES')
+  local first = redis.call('ZRANGE', LEASED, '0', '0', 'WITHSCORES')
   if first[1] == ANCHOR then
     redis.call('ZREM', LEASED, ANCHOR)
     redis.call('HDEL', LEASE, ANCHOR)
@@ -462,7 +468,7 @@ end
 
 -- Wakes consumers if the message with this id is now the earliest of the topic.
 local function wakeIfHead(id, due, nowUs)
-  local head = redis.call('ZRANGE', PENDING, 0, 0)
+  local head = redis.call('ZRANGE', PENDING, '0', '0')
   if head[1] == id then
     redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
   end
@@ -626,7 +632,7 @@ end
 
 -- The earliest score in a sorted set (a due time, a lease deadline), or nil if it is empty.
 local function earliest(key)
-  local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  local first = redis.call('ZRANGE', key, '0', '0', 'WITHSCORES')
   if first[1] == ANCHOR then
     return nil
   end

@@ -5,8 +5,6 @@
 -- ('<deadline ms>:<d|x>', '' for none; see the prelude's expiry key)
 -- Returns per message 1 (stored) or 0 (the id exists, or came earlier in the same call: nothing changed).
 local _, nowUs = clock()
-local head = redis.call('ZRANGE', PENDING, 0, 0, 'WITHSCORES')
-local headDue = tonumber(head[2])
 local batch = #ARGV / 5
 -- format 1's envelopes (see the prelude's v1 section): an id stored there exists too
 local V1_MSGS = BASE .. 'msgs'
@@ -14,6 +12,8 @@ local format1 = redis.call('EXISTS', V1_MSGS) == 1
 local out = {}
 local scores = {}
 local earliest = nil
+-- the ids stored by this call, to tell whether one of them is the new head
+local mine = {}
 local check = false
 
 local EXPIRY = BASE .. 'expiry'
@@ -27,6 +27,7 @@ local function stored(i, due)
   end
   scores[#scores + 1] = due
   scores[#scores + 1] = ARGV[i]
+  mine[ARGV[i]] = true
   if earliest == nil or due < earliest then
     earliest = due
   end
@@ -107,7 +108,9 @@ end
 if check then
   resizing().grow()
 end
-if earliest ~= nil and (headDue == nil or earliest < headDue) then
+-- one of ours at the head after the ZADD is the topic's new earliest (or ties with the old one): the head is read
+-- after writing, without its score (a score is formatted as text on every read, and parsed back here)
+if earliest ~= nil and mine[redis.call('ZRANGE', PENDING, '0', '0')[1]] then
   redis.call('PUBLISH', WAKE, delayTo(earliest, nowUs))
 end
 return out

@@ -21,12 +21,12 @@ if redis.call('HSETNX', body, id, ARGV[4]) == 0 then
   return 0
 end
 local _, nowUs = clock()
-local head = redis.call('ZRANGE', PENDING, 0, 0, 'WITHSCORES')
-redis.call('ZADD', PENDING, tick, id)
+redis.call('ZADD', PENDING, ARGV[2], id)
 if h % 16 == 0 then
   resizing().grow()
 end
-if head[2] == nil or tick < tonumber(head[2]) then
+-- the new head (read after writing, without its score: see schedule.lua)
+if redis.call('ZRANGE', PENDING, '0', '0')[1] == id then
   redis.call('PUBLISH', WAKE, delayTo(tick, nowUs))
 end
 return 1

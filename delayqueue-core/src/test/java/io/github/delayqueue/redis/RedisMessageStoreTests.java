@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Map;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -385,6 +387,43 @@ class RedisMessageStoreTests {
 		assertThat(second.dueAt()).isEqualTo(first.dueAt());
 		assertThat(second.suspect()).as("its lease ran out without an outcome").isTrue();
 		assertThat(second.attempt()).as("its batched run is not counted").isEqualTo(1);
+	}
+
+	@Test
+	void schedulingWakesConsumersOnlyWhenItStoresANewEarliestMessage() {
+		List<String> wakes = new CopyOnWriteArrayList<>();
+		RedisConnection subscriber = this.fixture.connectionFactory().getConnection();
+		try {
+			subscriber.subscribe((message, pattern) -> wakes.add(new String(message.getBody(), StandardCharsets.UTF_8)),
+					bytes(key("wake")));
+			this.store.messages().schedule(TOPIC, List.of(message("first", DueTime.in(60_000_000), "p")));
+			await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() == 1);
+			// later than the head, alone and in a batch: no wake-up; then an earlier one, alone and in a batch
+			this.store.messages().schedule(TOPIC, List.of(message("later", DueTime.in(120_000_000), "p")));
+			List<NewMessage> laterBatch = new ArrayList<>();
+			List<NewMessage> earlierBatch = new ArrayList<>();
+			for (int i = 0; i < 20; i++) {
+				laterBatch.add(message("later-" + i, DueTime.in(90_000_000 + i), "p"));
+				earlierBatch.add(message("earlier-" + i, DueTime.in(i == 7 ? 10_000_000 : 100_000_000), "p"));
+			}
+			this.store.messages().schedule(TOPIC, laterBatch);
+			this.store.messages().schedule(TOPIC, List.of(message("earlier", DueTime.in(30_000_000), "p")));
+			// an id that exists already stores nothing, so it wakes nobody, however early it was asked for
+			this.store.messages().schedule(TOPIC, List.of(message("later", DueTime.in(0), "p")));
+			this.store.messages().schedule(TOPIC, earlierBatch);
+			// one channel's messages arrive in order: a wake-up for any of the later ones would come before these
+			await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() >= 3);
+			assertThat(wakes).hasSize(3);
+			assertThat(wakes).extracting(Long::parseLong)
+				.satisfies((delays) -> {
+					assertThat(delays.get(0)).isBetween(59_000L, 60_000L);
+					assertThat(delays.get(1)).isBetween(29_000L, 30_000L);
+					assertThat(delays.get(2)).isBetween(9_000L, 10_000L);
+				});
+		}
+		finally {
+			subscriber.close();
+		}
 	}
 
 	@Test
