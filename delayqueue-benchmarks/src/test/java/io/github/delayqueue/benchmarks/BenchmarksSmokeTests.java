@@ -4,15 +4,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs every scenario on tiny sizes, so that the harness cannot rot between benchmark runs. Asserts what the
- * harness must produce and what our queue promises (nothing lost, nothing early), never a timing.
+ * Runs every scenario on tiny sizes, so that the harness cannot rot between benchmark runs (tagged {@code harness}:
+ * the build's {@code harness-smoke} profile runs it, and CI with it). Asserts what the harness must produce and what
+ * our queue promises (nothing lost, nothing early), never a timing.
  */
+@Tag("harness")
 class BenchmarksSmokeTests {
 
 	@Test

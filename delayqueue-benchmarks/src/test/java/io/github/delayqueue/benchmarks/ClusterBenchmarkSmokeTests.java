@@ -3,15 +3,18 @@ package io.github.delayqueue.benchmarks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the cluster benchmark on tiny sizes, so that it cannot rot between runs. Asserts what it must report and
+ * Runs the cluster benchmark on tiny sizes, so that it cannot rot between runs (tagged {@code harness}: the build's
+ * {@code harness-smoke} profile runs it, and CI with it). Asserts what it must report and
  * what partitions promise (nothing lost, nothing early or twice), never a timing.
  */
+@Tag("harness")
 class ClusterBenchmarkSmokeTests {
 
 	@Test

@@ -2,16 +2,19 @@ package io.github.delayqueue.faults;
 
 import java.nio.file.Path;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The fault suite's smoke variant, in every build so that it cannot rot: a consumer JVM killed, one stopped past
+ * The fault suite's smoke variant, in every CI run so that it cannot rot (tagged {@code harness}: the build's
+ * {@code harness-smoke} profile runs it, see the README's test commands): a consumer JVM killed, one stopped past
  * its lease with ids reused, Redis killed and restarted from its AOF, and poison messages (one of which halts its
  * JVM), each under a small steady load, and nothing lost, early or duplicated beyond what a crash explains.
  */
+@Tag("harness")
 class FaultSuiteSmokeTests {
 
 	@TempDir
