@@ -441,6 +441,14 @@ public class DelayQueueProperties {
 		private @Nullable Duration handlerTimeout;
 
 		/**
+		 * Whether claims lease a message shortly before it falls due (1 to 5 ms: two claim round trips), so that
+		 * it starts on time; a cancel, reschedule or replace in that window then answers "in flight". False keeps
+		 * every message waiting, and cancellable, until its due time, at the price of starting it a claim's round
+		 * trip or more after it.
+		 */
+		private boolean leaseAhead = true;
+
+		/**
 		 * Time running handlers get to finish on shutdown before their messages are handed back, that attempt
 		 * counted.
 		 */
@@ -490,6 +498,14 @@ public class DelayQueueProperties {
 
 		public void setHandlerTimeout(@Nullable Duration handlerTimeout) {
 			this.handlerTimeout = handlerTimeout;
+		}
+
+		public boolean isLeaseAhead() {
+			return this.leaseAhead;
+		}
+
+		public void setLeaseAhead(boolean leaseAhead) {
+			this.leaseAhead = leaseAhead;
 		}
 
 		public void setMaxAttempts(int maxAttempts) {

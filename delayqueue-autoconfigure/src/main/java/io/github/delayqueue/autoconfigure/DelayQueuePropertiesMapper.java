@@ -159,6 +159,7 @@ final class DelayQueuePropertiesMapper {
 		if (handlerTimeout != null) {
 			check(LISTENER + "handler-timeout", handlerTimeout, options::handlerTimeout);
 		}
+		options.leaseAhead(listener.isLeaseAhead());
 		options.backOff(backOff(listener.getBackoff()));
 		return options.build();
 	}

@@ -453,6 +453,13 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void listenersLeaseAheadUnlessThePropertyTurnsItOff() {
+		this.runner.run((context) -> assertThat(factory(context).getDefaultOptions().leaseAhead()).isTrue());
+		this.runner.withPropertyValues("delayqueue.listener.lease-ahead=false")
+			.run((context) -> assertThat(factory(context).getDefaultOptions().leaseAhead()).isFalse());
+	}
+
+	@Test
 	void customizersTuneTheQueueAndTheFactoryInOrderAfterTheProperties() {
 		java.util.List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
 		this.runner.withPropertyValues("delayqueue.listener.shutdown-timeout=3s", "delayqueue.transaction-aware=true")
@@ -571,7 +578,8 @@ class DelayQueueAutoConfigurationTests {
 
 	@Test
 	void annotatedListenersAreRegisteredWithDefaultsAndOverrides() {
-		this.runner.withPropertyValues("delayqueue.listener.concurrency=3", "app.topic=from-placeholder")
+		this.runner
+			.withPropertyValues("delayqueue.listener.concurrency=3", "app.topic=from-placeholder", "app.lease-ahead=false")
 			.withUserConfiguration(GoodListeners.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
@@ -579,12 +587,14 @@ class DelayQueueAutoConfigurationTests {
 				assertThat(registry.getListenerContainerIds()).containsExactlyInAnyOrder("plain", "from-placeholder");
 				ListenerRegistration<?> plain = registry.getListenerContainer("plain").getRegistration();
 				assertThat(plain.options().concurrency()).isEqualTo(3);
+				assertThat(plain.options().leaseAhead()).isTrue();
 				assertThat(plain.payloadType()).isEqualTo(Named.class);
 				ListenerRegistration<?> overridden = registry.getListenerContainerForTopic("from-placeholder")
 					.getRegistration();
 				assertThat(overridden.options().concurrency()).isEqualTo(8);
 				assertThat(overridden.options().maxAttempts()).isEqualTo(2);
 				assertThat(overridden.options().visibilityTimeout()).isEqualTo(Duration.ofMinutes(2));
+				assertThat(overridden.options().leaseAhead()).isFalse();
 				Type listOfNamed = GoodListeners.class.getMethod("onList", List.class, DeliveredMessage.class)
 					.getGenericParameterTypes()[0];
 				assertThat(overridden.payloadType()).isEqualTo(listOfNamed);
@@ -724,7 +734,8 @@ class DelayQueueAutoConfigurationTests {
 		public void onNamed(Named named) {
 		}
 
-		@DelayedListener(topic = "${app.topic}", concurrency = "#{4 * 2}", maxAttempts = "2", visibilityTimeout = "2m")
+		@DelayedListener(topic = "${app.topic}", concurrency = "#{4 * 2}", maxAttempts = "2", visibilityTimeout = "2m",
+				leaseAhead = "${app.lease-ahead}")
 		public void onList(List<Named> names, DeliveredMessage message) {
 		}
 

@@ -92,6 +92,15 @@ public @interface DelayedListener {
 	String batchSize() default "";
 
 	/**
+	 * Whether claims lease a message shortly before it falls due, so that it starts on time ({@code true}), or leave
+	 * it waiting, and cancellable, until its due time ({@code false}); default
+	 * {@code delayqueue.listener.lease-ahead} (see {@link io.github.delayqueue.listener.ListenerOptions#leaseAhead()}).
+	 * @return {@code true} or {@code false}, as text
+	 * @since 0.3.0
+	 */
+	String leaseAhead() default "";
+
+	/**
 	 * Exception types, matched along the cause chain, that send a message to the dead letters without retrying.
 	 * @return the exception types
 	 */

@@ -156,6 +156,8 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		apply(description, "handlerTimeout", annotation.handlerTimeout(), DurationFormatterUtils::detectAndParse,
 				endpoint::setHandlerTimeout);
 		apply(description, "batchSize", annotation.batchSize(), Integer::parseInt, endpoint::setBatchSize);
+		apply(description, "leaseAhead", annotation.leaseAhead(), DelayedListenerAnnotationBeanPostProcessor::bool,
+				endpoint::setLeaseAhead);
 		endpoint.setNotRetryable(Arrays.asList(annotation.notRetryable()));
 		if (this.beanFactory != null) {
 			BeanFactory factory = this.beanFactory;

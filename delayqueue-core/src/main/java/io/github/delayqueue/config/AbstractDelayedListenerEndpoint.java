@@ -40,6 +40,8 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 
 	private @Nullable Integer batchSize;
 
+	private @Nullable Boolean leaseAhead;
+
 	private @Nullable BackOff backOff;
 
 	private final List<Class<? extends Throwable>> notRetryable = new ArrayList<>();
@@ -139,6 +141,16 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	}
 
 	/**
+	 * Sets whether claims lease a message shortly before it falls due (see {@link ListenerOptions#leaseAhead()}).
+	 * @param leaseAhead {@code false} to keep each message cancellable until its due time
+	 * @since 0.3.0
+	 */
+	public void setLeaseAhead(boolean leaseAhead) {
+		checkOptionsSettable();
+		this.leaseAhead = leaseAhead;
+	}
+
+	/**
 	 * Sets the delays between attempts.
 	 * @param backOff the backoff
 	 */
@@ -185,6 +197,9 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 		}
 		if (this.handlerTimeout != null) {
 			options.handlerTimeout(this.handlerTimeout);
+		}
+		if (this.leaseAhead != null) {
+			options.leaseAhead(this.leaseAhead);
 		}
 		if (this.backOff != null) {
 			options.backOff(this.backOff);

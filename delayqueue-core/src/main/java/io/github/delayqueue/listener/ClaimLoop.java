@@ -65,8 +65,11 @@ final class ClaimLoop {
 
 	private final NextClaim next = new NextClaim();
 
-	/** The lookahead of the next claim, from the last one's round trip ({@link NextClaim#lookaheadMicros}). */
-	private volatile long lookaheadMicros = NextClaim.lookaheadMicros(0);
+	/**
+	 * The lookahead of the next claim, from the last one's round trip ({@link NextClaim#lookaheadMicros}); always 0
+	 * for a listener that does not lease ahead ({@link ListenerOptions#leaseAhead()}).
+	 */
+	private volatile long lookaheadMicros;
 
 	/** Whether the last claim left messages due now (it had no room for them). */
 	private volatile boolean moreDue;
@@ -93,6 +96,7 @@ final class ClaimLoop {
 		this.partition = partition;
 		this.store = store;
 		this.options = options;
+		this.lookaheadMicros = lookahead(0);
 		this.prefetch = prefetch;
 		this.partitions = partitions;
 		this.isolation = isolation;
@@ -239,6 +243,10 @@ final class ClaimLoop {
 		return this.next.isWaiting();
 	}
 
+	private long lookahead(long roundTripNanos) {
+		return this.options.leaseAhead() ? NextClaim.lookaheadMicros(roundTripNanos) : 0;
+	}
+
 	/**
 	 * Claims once.
 	 * @return the delay to the next claim in microseconds ({@link NextClaim#delayMicros}); 0 if messages are due now or
@@ -264,7 +272,7 @@ final class ClaimLoop {
 			this.acknowledger.claimDone(acks);
 		}
 		long roundTrip = System.nanoTime() - sent;
-		this.lookaheadMicros = NextClaim.lookaheadMicros(roundTrip);
+		this.lookaheadMicros = lookahead(roundTrip);
 		this.prefetch.claimed(roundTrip);
 		if (this.failing) {
 			this.failing = false;

@@ -51,6 +51,8 @@ public final class ListenerOptions {
 
 	private final @Nullable Duration handlerTimeout;
 
+	private final boolean leaseAhead;
+
 	private ListenerOptions(Builder builder) {
 		this.concurrency = builder.concurrency;
 		this.visibilityTimeout = builder.visibilityTimeout;
@@ -60,6 +62,7 @@ public final class ListenerOptions {
 		this.notRetryable = List.copyOf(builder.notRetryable);
 		this.errorHandler = builder.errorHandler;
 		this.handlerTimeout = builder.handlerTimeout;
+		this.leaseAhead = builder.leaseAhead;
 	}
 
 	/**
@@ -189,6 +192,19 @@ public final class ListenerOptions {
 	}
 
 	/**
+	 * Whether claims lease a message shortly before it falls due (their lookahead: two claim round trips, 1 to 5 ms),
+	 * so that its handler thread holds it and starts it at its due time. Then a cancel, reschedule or replace in that
+	 * last window answers "in flight" and the message is delivered. Without it, a message stays waiting, and can be
+	 * cancelled, until its due time, and starts a claim's round trip or more after it. Topics with controls (pause,
+	 * rate limit, cap) lease nothing ahead either way.
+	 * @return whether claims lease ahead; {@code true} unless set
+	 * @since 0.3.0
+	 */
+	public boolean leaseAhead() {
+		return this.leaseAhead;
+	}
+
+	/**
 	 * A builder starting from these options.
 	 * @return a builder
 	 */
@@ -202,6 +218,7 @@ public final class ListenerOptions {
 		builder.notRetryable.addAll(this.notRetryable);
 		builder.errorHandler = this.errorHandler;
 		builder.handlerTimeout = this.handlerTimeout;
+		builder.leaseAhead = this.leaseAhead;
 		return builder;
 	}
 
@@ -209,7 +226,8 @@ public final class ListenerOptions {
 	public String toString() {
 		return "ListenerOptions[concurrency=" + this.concurrency + ", visibilityTimeout=" + this.visibilityTimeout
 				+ ", maxAttempts=" + this.maxAttempts + ", backOff=" + this.backOff + ", batchSize=" + this.batchSize
-				+ ", handlerTimeout=" + this.handlerTimeout + ", errorHandler=" + this.errorHandler + "]";
+				+ ", handlerTimeout=" + this.handlerTimeout + ", leaseAhead=" + this.leaseAhead + ", errorHandler="
+				+ this.errorHandler + "]";
 	}
 
 	/** Builds {@link ListenerOptions}; each setter validates its value. */
@@ -231,7 +249,20 @@ public final class ListenerOptions {
 
 		private @Nullable Duration handlerTimeout;
 
+		private boolean leaseAhead = true;
+
 		private Builder() {
+		}
+
+		/**
+		 * Sets whether claims lease a message shortly before it falls due (see {@link ListenerOptions#leaseAhead()}).
+		 * @param leaseAhead {@code false} to keep each message cancellable until its due time
+		 * @return this builder
+		 * @since 0.3.0
+		 */
+		public Builder leaseAhead(boolean leaseAhead) {
+			this.leaseAhead = leaseAhead;
+			return this;
 		}
 
 		/**

@@ -244,6 +244,31 @@ class DeliveryTests {
 	}
 
 	@Test
+	void aListenerThatDoesNotLeaseAheadLeasesNothingBeforeItsDueTime() {
+		// due so close together that a listener leasing ahead would lease most of them a millisecond or more early;
+		// the lease deadline Redis stored, less the lease, is the Redis time (ms) of the claim that leased each
+		Duration lease = Duration.ofSeconds(60);
+		Map<String, Long> leasedAt = new ConcurrentHashMap<>();
+		Map<String, Instant> due = new ConcurrentHashMap<>();
+		this.container.register(ListenerRegistration.of("strict", String.class, (payload, message) -> {
+			String deadline = redis.get().call("ZSCORE", RedisFixture.PREFIX + ":{strict}:leased", message.id());
+			leasedAt.put(message.id(), Long.parseLong(deadline) - lease.toMillis());
+			due.put(message.id(), message.dueAt());
+		}, ListenerOptions.builder().concurrency(4).visibilityTimeout(lease).leaseAhead(false).build()));
+		Instant first = Instant.now().plusMillis(500);
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 200; i++) {
+			requests.add(ScheduleRequest.builder("strict", "x").id("s-" + i).dueAt(first.plusMillis(i)).build());
+		}
+		this.queue.scheduleAll(requests);
+
+		await().atMost(WAIT).until(() -> leasedAt.size() == 200);
+		assertThat(leasedAt).allSatisfy((id, claimMillis) -> assertThat(claimMillis)
+			.as(id + " leased no earlier than the millisecond it fell due in")
+			.isGreaterThanOrEqualTo(due.get(id).toEpochMilli()));
+	}
+
+	@Test
 	void aBacklogLargerThanTheBatchIsDrainedWithoutWaitingForThePoll() {
 		Recorder<Integer> recorder = new Recorder<>();
 		List<ScheduleRequest> requests = new ArrayList<>();
