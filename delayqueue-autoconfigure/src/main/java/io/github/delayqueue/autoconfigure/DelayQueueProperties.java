@@ -500,16 +500,16 @@ public class DelayQueueProperties {
 			this.handlerTimeout = handlerTimeout;
 		}
 
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
 		public boolean isLeaseAhead() {
 			return this.leaseAhead;
 		}
 
 		public void setLeaseAhead(boolean leaseAhead) {
 			this.leaseAhead = leaseAhead;
-		}
-
-		public void setMaxAttempts(int maxAttempts) {
-			this.maxAttempts = maxAttempts;
 		}
 
 		public Duration getShutdownTimeout() {

@@ -411,14 +411,18 @@ class RedisMessageStoreTests {
 			// an id that exists already stores nothing, so it wakes nobody, however early it was asked for
 			this.store.messages().schedule(TOPIC, List.of(message("later", DueTime.in(0), "p")));
 			this.store.messages().schedule(TOPIC, earlierBatch);
+			// a few messages (one command each), the earliest in the middle
+			this.store.messages().schedule(TOPIC, List.of(message("few-1", DueTime.in(50_000_000), "p"),
+					message("few-2", DueTime.in(5_000_000), "p"), message("few-3", DueTime.in(70_000_000), "p")));
 			// one channel's messages arrive in order: a wake-up for any of the later ones would come before these
-			await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() >= 3);
-			assertThat(wakes).hasSize(3);
+			await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() >= 4);
+			assertThat(wakes).hasSize(4);
 			assertThat(wakes).extracting(Long::parseLong)
 				.satisfies((delays) -> {
 					assertThat(delays.get(0)).isBetween(59_000L, 60_000L);
 					assertThat(delays.get(1)).isBetween(29_000L, 30_000L);
 					assertThat(delays.get(2)).isBetween(9_000L, 10_000L);
+					assertThat(delays.get(3)).isBetween(4_000L, 5_000L);
 				});
 		}
 		finally {
