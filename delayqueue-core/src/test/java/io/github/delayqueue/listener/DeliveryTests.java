@@ -95,12 +95,7 @@ class DeliveryTests {
 			started.put(message.id(), Instant.now());
 			due.put(message.id(), message.dueAt());
 		}, ListenerOptions.builder().concurrency(4).build()));
-		Instant first = Instant.now().plusMillis(500);
-		List<ScheduleRequest> requests = new ArrayList<>();
-		for (int i = 0; i < 200; i++) {
-			requests.add(ScheduleRequest.builder("close", "x").id("c-" + i).dueAt(first.plusMillis(i)).build());
-		}
-		this.queue.scheduleAll(requests);
+		scheduleAMillisecondApart("close", "c-", 200);
 
 		await().atMost(WAIT).until(() -> started.size() == 200);
 		assertThat(started).allSatisfy((id, start) -> assertThat(start).as(id + " never starts early")
@@ -255,12 +250,7 @@ class DeliveryTests {
 			leasedAt.put(message.id(), Long.parseLong(deadline) - lease.toMillis());
 			due.put(message.id(), message.dueAt());
 		}, ListenerOptions.builder().concurrency(4).visibilityTimeout(lease).leaseAhead(false).build()));
-		Instant first = Instant.now().plusMillis(500);
-		List<ScheduleRequest> requests = new ArrayList<>();
-		for (int i = 0; i < 200; i++) {
-			requests.add(ScheduleRequest.builder("strict", "x").id("s-" + i).dueAt(first.plusMillis(i)).build());
-		}
-		this.queue.scheduleAll(requests);
+		scheduleAMillisecondApart("strict", "s-", 200);
 
 		await().atMost(WAIT).until(() -> leasedAt.size() == 200);
 		assertThat(leasedAt).allSatisfy((id, claimMillis) -> assertThat(claimMillis)
@@ -281,6 +271,16 @@ class DeliveryTests {
 		await().atMost(WAIT).until(() -> recorder.received.size() == 500);
 		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "backlog").isEmpty());
 		assertThat(recorder.countsById.values()).allMatch((count) -> count.get() == 1);
+	}
+
+	/** Schedules {@code count} messages due a millisecond apart, the first in half a second. */
+	private void scheduleAMillisecondApart(String topic, String idPrefix, int count) {
+		Instant first = Instant.now().plusMillis(500);
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			requests.add(ScheduleRequest.builder(topic, "x").id(idPrefix + i).dueAt(first.plusMillis(i)).build());
+		}
+		this.queue.scheduleAll(requests);
 	}
 
 	record Amount(int value) {
