@@ -154,6 +154,38 @@ class RecurringSchedulesTests {
 	}
 
 	@Test
+	void aTickWakesConsumersOnlyWhenItIsTheNewEarliestMessage() {
+		RecurringStore store = new RecurringStore(this.fixture.connectionFactory(), RedisFixture.PREFIX);
+		long now = System.currentTimeMillis();
+		for (String name : List.of("first", "later", "earlier")) {
+			store.changed("t", name, "digest", true, now, List.of());
+		}
+		List<String> wakes = new CopyOnWriteArrayList<>();
+		org.springframework.data.redis.connection.RedisConnection subscriber = this.fixture.connectionFactory()
+			.getConnection();
+		try {
+			subscriber.subscribe((message, pattern) -> wakes.add(new String(message.getBody())),
+					(RedisFixture.PREFIX + ":{t}:wake").getBytes());
+			assertThat(store.tick("t", "first", tick("first@1", now + 60_000), "digest")).isTrue();
+			assertThat(store.tick("t", "later", tick("later@1", now + 120_000), "digest")).isTrue();
+			assertThat(store.tick("t", "earlier", tick("earlier@1", now + 30_000), "digest")).isTrue();
+			// one channel's messages arrive in order: a wake-up for the later tick would come before the second
+			await().atMost(WAIT).until(() -> wakes.size() >= 2);
+			assertThat(wakes).hasSize(2);
+			assertThat(Long.parseLong(wakes.get(0))).isBetween(50_000L, 60_000L);
+			assertThat(Long.parseLong(wakes.get(1))).isBetween(20_000L, 30_000L);
+		}
+		finally {
+			subscriber.close();
+		}
+	}
+
+	private static io.github.delayqueue.redis.NewMessage tick(String id, long dueMillis) {
+		return new io.github.delayqueue.redis.NewMessage(id, io.github.delayqueue.redis.DueTime.at(dueMillis),
+				Instant.now(), Map.of(), "\"x\"".getBytes());
+	}
+
+	@Test
 	void missedTicksFollowThePolicy() {
 		for (MissedTicks policy : MissedTicks.values()) {
 			this.fixture.close();
