@@ -3,8 +3,10 @@ package io.github.delayqueue;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.delayqueue.build.redis.TestRedis;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
@@ -15,6 +17,7 @@ import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.WakeUpTimer;
 
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -66,6 +69,20 @@ public final class RedisFixture implements AutoCloseable {
 		factory.start();
 		this.closeables.add(factory::destroy);
 		return factory;
+	}
+
+	/**
+	 * Records what is published on a topic's wake channel from now on, until the fixture closes.
+	 * @return the messages (delays in ms, as text) in the order they arrived
+	 */
+	public List<String> recordWakes(String topic) {
+		List<String> wakes = new CopyOnWriteArrayList<>();
+		RedisConnection subscriber = connectionFactory().getConnection();
+		subscriber.subscribe((message, pattern) -> wakes.add(new String(message.getBody(), StandardCharsets.UTF_8)),
+				(PREFIX + ":{" + topic + "}:wake").getBytes(StandardCharsets.UTF_8));
+		// closed before the connection factories
+		this.closeables.add(0, subscriber::close);
+		return wakes;
 	}
 
 	public RedisMessageStore store(LettuceConnectionFactory factory) {

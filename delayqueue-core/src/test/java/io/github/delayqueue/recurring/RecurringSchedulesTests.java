@@ -18,6 +18,8 @@ import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.listener.ListenerRegistration;
+import io.github.delayqueue.redis.DueTime;
+import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
 import org.junit.jupiter.api.AfterEach;
@@ -145,9 +147,7 @@ class RecurringSchedulesTests {
 	void aTickComputedFromADefinitionThatChangedMeanwhileIsRefused() {
 		RecurringStore store = new RecurringStore(this.fixture.connectionFactory(), RedisFixture.PREFIX);
 		store.changed("t", "edited", "new-digest", true, Instant.parse("2027-11-24T10:00:00Z").toEpochMilli(), List.of());
-		io.github.delayqueue.redis.NewMessage tick = new io.github.delayqueue.redis.NewMessage("edited@1",
-				io.github.delayqueue.redis.DueTime.at(Instant.parse("2027-11-24T10:01:00Z").toEpochMilli()),
-				Instant.now(), Map.of(), "\"old\"".getBytes());
+		NewMessage tick = tick("edited@1", Instant.parse("2027-11-24T10:01:00Z").toEpochMilli());
 		assertThat(store.tick("t", "edited", tick, "old-digest")).as("read before the edit").isFalse();
 		assertThat(waitingIds("t")).isEmpty();
 		assertThat(store.tick("t", "edited", tick, "new-digest")).isTrue();
@@ -160,29 +160,19 @@ class RecurringSchedulesTests {
 		for (String name : List.of("first", "later", "earlier")) {
 			store.changed("t", name, "digest", true, now, List.of());
 		}
-		List<String> wakes = new CopyOnWriteArrayList<>();
-		org.springframework.data.redis.connection.RedisConnection subscriber = this.fixture.connectionFactory()
-			.getConnection();
-		try {
-			subscriber.subscribe((message, pattern) -> wakes.add(new String(message.getBody())),
-					(RedisFixture.PREFIX + ":{t}:wake").getBytes());
-			assertThat(store.tick("t", "first", tick("first@1", now + 60_000), "digest")).isTrue();
-			assertThat(store.tick("t", "later", tick("later@1", now + 120_000), "digest")).isTrue();
-			assertThat(store.tick("t", "earlier", tick("earlier@1", now + 30_000), "digest")).isTrue();
-			// one channel's messages arrive in order: a wake-up for the later tick would come before the second
-			await().atMost(WAIT).until(() -> wakes.size() >= 2);
-			assertThat(wakes).hasSize(2);
-			assertThat(Long.parseLong(wakes.get(0))).isBetween(50_000L, 60_000L);
-			assertThat(Long.parseLong(wakes.get(1))).isBetween(20_000L, 30_000L);
-		}
-		finally {
-			subscriber.close();
-		}
+		List<String> wakes = this.fixture.recordWakes("t");
+		assertThat(store.tick("t", "first", tick("first@1", now + 60_000), "digest")).isTrue();
+		assertThat(store.tick("t", "later", tick("later@1", now + 120_000), "digest")).isTrue();
+		assertThat(store.tick("t", "earlier", tick("earlier@1", now + 30_000), "digest")).isTrue();
+		// one channel's messages arrive in order: a wake-up for the later tick would come before the second
+		await().atMost(WAIT).until(() -> wakes.size() >= 2);
+		assertThat(wakes).hasSize(2);
+		assertThat(Long.parseLong(wakes.get(0))).isBetween(50_000L, 60_000L);
+		assertThat(Long.parseLong(wakes.get(1))).isBetween(20_000L, 30_000L);
 	}
 
-	private static io.github.delayqueue.redis.NewMessage tick(String id, long dueMillis) {
-		return new io.github.delayqueue.redis.NewMessage(id, io.github.delayqueue.redis.DueTime.at(dueMillis),
-				Instant.now(), Map.of(), "\"x\"".getBytes());
+	private static NewMessage tick(String id, long dueMillis) {
+		return new NewMessage(id, DueTime.at(dueMillis), Instant.now(), Map.of(), "\"x\"".getBytes());
 	}
 
 	@Test

@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Map;
 
@@ -23,7 +22,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.connection.RedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -391,43 +389,35 @@ class RedisMessageStoreTests {
 
 	@Test
 	void schedulingWakesConsumersOnlyWhenItStoresANewEarliestMessage() {
-		List<String> wakes = new CopyOnWriteArrayList<>();
-		RedisConnection subscriber = this.fixture.connectionFactory().getConnection();
-		try {
-			subscriber.subscribe((message, pattern) -> wakes.add(new String(message.getBody(), StandardCharsets.UTF_8)),
-					bytes(key("wake")));
-			this.store.messages().schedule(TOPIC, List.of(message("first", DueTime.in(60_000_000), "p")));
-			await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() == 1);
-			// later than the head, alone and in a batch: no wake-up; then an earlier one, alone and in a batch
-			this.store.messages().schedule(TOPIC, List.of(message("later", DueTime.in(120_000_000), "p")));
-			List<NewMessage> laterBatch = new ArrayList<>();
-			List<NewMessage> earlierBatch = new ArrayList<>();
-			for (int i = 0; i < 20; i++) {
-				laterBatch.add(message("later-" + i, DueTime.in(90_000_000 + i), "p"));
-				earlierBatch.add(message("earlier-" + i, DueTime.in(i == 7 ? 10_000_000 : 100_000_000), "p"));
-			}
-			this.store.messages().schedule(TOPIC, laterBatch);
-			this.store.messages().schedule(TOPIC, List.of(message("earlier", DueTime.in(30_000_000), "p")));
-			// an id that exists already stores nothing, so it wakes nobody, however early it was asked for
-			this.store.messages().schedule(TOPIC, List.of(message("later", DueTime.in(0), "p")));
-			this.store.messages().schedule(TOPIC, earlierBatch);
-			// a few messages (one command each), the earliest in the middle
-			this.store.messages().schedule(TOPIC, List.of(message("few-1", DueTime.in(50_000_000), "p"),
-					message("few-2", DueTime.in(5_000_000), "p"), message("few-3", DueTime.in(70_000_000), "p")));
-			// one channel's messages arrive in order: a wake-up for any of the later ones would come before these
-			await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() >= 4);
-			assertThat(wakes).hasSize(4);
-			assertThat(wakes).extracting(Long::parseLong)
-				.satisfies((delays) -> {
-					assertThat(delays.get(0)).isBetween(59_000L, 60_000L);
-					assertThat(delays.get(1)).isBetween(29_000L, 30_000L);
-					assertThat(delays.get(2)).isBetween(9_000L, 10_000L);
-					assertThat(delays.get(3)).isBetween(4_000L, 5_000L);
-				});
+		List<String> wakes = this.fixture.recordWakes(TOPIC);
+		this.store.messages().schedule(TOPIC, List.of(message("first", DueTime.in(60_000_000), "p")));
+		await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() == 1);
+		// later than the head, alone and in a batch: no wake-up; then an earlier one, alone and in a batch
+		this.store.messages().schedule(TOPIC, List.of(message("later", DueTime.in(120_000_000), "p")));
+		List<NewMessage> laterBatch = new ArrayList<>();
+		List<NewMessage> earlierBatch = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			laterBatch.add(message("later-" + i, DueTime.in(90_000_000 + i), "p"));
+			earlierBatch.add(message("earlier-" + i, DueTime.in(i == 7 ? 10_000_000 : 100_000_000), "p"));
 		}
-		finally {
-			subscriber.close();
-		}
+		this.store.messages().schedule(TOPIC, laterBatch);
+		this.store.messages().schedule(TOPIC, List.of(message("earlier", DueTime.in(30_000_000), "p")));
+		// an id that exists already stores nothing, so it wakes nobody, however early it was asked for
+		this.store.messages().schedule(TOPIC, List.of(message("later", DueTime.in(0), "p")));
+		this.store.messages().schedule(TOPIC, earlierBatch);
+		// a few messages (one command each), the earliest in the middle
+		this.store.messages().schedule(TOPIC, List.of(message("few-1", DueTime.in(50_000_000), "p"),
+				message("few-2", DueTime.in(5_000_000), "p"), message("few-3", DueTime.in(70_000_000), "p")));
+		// one channel's messages arrive in order: a wake-up for any of the later ones would come before these
+		await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() >= 4);
+		assertThat(wakes).hasSize(4);
+		assertThat(wakes).extracting(Long::parseLong)
+			.satisfies((delays) -> {
+				assertThat(delays.get(0)).isBetween(59_000L, 60_000L);
+				assertThat(delays.get(1)).isBetween(29_000L, 30_000L);
+				assertThat(delays.get(2)).isBetween(9_000L, 10_000L);
+				assertThat(delays.get(3)).isBetween(4_000L, 5_000L);
+			});
 	}
 
 	@Test
