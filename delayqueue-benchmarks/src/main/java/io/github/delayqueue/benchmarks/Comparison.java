@@ -129,6 +129,9 @@ final class Comparison {
 			latenessRows(section, ours, theirs);
 			this.report.row(section, "send rate achieved", "msgs/s", Better.HIGHER, ours.sendRate(), theirs.sendRate(),
 					"the harness's 8 senders, single-message API");
+			if (ours.cost() != null && theirs.cost() != null) {
+				costRows(section, "lateness-" + rate, "schedule and delivery", ours.cost(), theirs.cost());
+			}
 			this.report.detail("lateness-" + rate, bySystem(ours, theirs));
 		}
 	}

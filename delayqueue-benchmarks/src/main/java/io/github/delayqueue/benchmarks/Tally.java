@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delayqueue.benchmarks.QueueUnderTest.Message;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts a consumer's deliveries and their lateness, by the intended due time carried in the payload: distinct,
@@ -54,10 +55,14 @@ final class Tally {
 	}
 
 	Paced result(int sent, double sendRate) {
+		return result(sent, sendRate, null);
+	}
+
+	Paced result(int sent, double sendRate, Costs.@Nullable Cost cost) {
 		Samples.Summary summary = this.lateness.summary();
 		long maxError = Math.max(Math.abs(summary.min()), Math.abs(summary.max()));
 		return new Paced(sent, this.unique.get(), sent - this.unique.get(), this.duplicated.get(), this.early.get(),
-				summary, sendRate, maxError, this.storedLate.summary(), this.afterStored.summary());
+				summary, sendRate, maxError, this.storedLate.summary(), this.afterStored.summary(), cost);
 	}
 
 	/**
@@ -73,9 +78,12 @@ final class Tally {
 	 * @param maxErrorMicros the largest |actual − intended delay|, in microseconds
 	 * @param storedLate the due time the queue stored minus the intended one, where its handlers are told it
 	 * @param afterStored handler start minus the due time the queue stored, where its handlers are told it
+	 * @param cost what sending and delivering cost per message, from the first send to the last delivery (or to the
+	 * end of the wait for it); {@code null} where not measured
 	 */
 	record Paced(int sent, int received, int lost, int duplicated, int early, Samples.Summary lateness,
-			double sendRate, long maxErrorMicros, Samples.Summary storedLate, Samples.Summary afterStored) {
+			double sendRate, long maxErrorMicros, Samples.Summary storedLate, Samples.Summary afterStored,
+			Costs.@Nullable Cost cost) {
 	}
 
 }

@@ -95,7 +95,9 @@ final class Workloads {
 		Tally tally = new Tally();
 		AtomicReference<Throwable> failure = new AtomicReference<>();
 		long sendNanos;
+		Costs.Cost cost;
 		try (QueueUnderTest.Consumer consumer = queue.consume(consumerThreads, tally::handle)) {
+			Costs.Interval interval = this.costs.start(queue.name());
 			long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
 			List<Thread> threads = new ArrayList<>();
 			for (int t = 0; t < senders; t++) {
@@ -135,10 +137,11 @@ final class Workloads {
 			while (tally.unique.get() < total && System.nanoTime() < deadline) {
 				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
 			}
+			cost = interval.stop(total);
 			// a moment more, so that a duplicate right behind the last message is seen
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
 		}
-		Tally.Paced result = tally.result(total, total / (sendNanos / 1e9));
+		Tally.Paced result = tally.result(total, total / (sendNanos / 1e9), cost);
 		Benchmarks.log(queue.name() + " paced " + prefix + ": " + result);
 		return result;
 	}
