@@ -34,6 +34,18 @@ class DueTimeWaitTests {
 	}
 
 	@Test
+	void shortWaitsThatSpinTheirLastPartStartNoneEarly() {
+		// enough waits for the park overshoot to be learned, so that the later ones park short and spin the rest
+		for (int i = 0; i < 300; i++) {
+			long due = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(500);
+
+			assertThat(this.wait.await(due)).isTrue();
+
+			assertThat(System.nanoTime()).as("wait %d", i).isGreaterThanOrEqualTo(due);
+		}
+	}
+
+	@Test
 	void aStopEndsAWaitAtOnceAndTheMessageIsNotStarted() {
 		CompletableFuture<Boolean> waited = CompletableFuture
 			.supplyAsync(() -> this.wait.await(System.nanoTime() + TimeUnit.HOURS.toNanos(1)));
