@@ -11,12 +11,17 @@ import java.util.concurrent.locks.LockSupport;
  * kept for what runs next.
  * <p>
  * A thread parks until shortly before the due time, by what a park has been overshooting on this machine (see
- * {@link ParkOvershoot}), and spins the rest: a park alone wakes a tenth of a millisecond or more late here. It
- * returns only once the monotonic clock has reached the due time.
+ * {@link ParkOvershoot}), and then yields the processor until the due time comes: a park alone wakes about a tenth of
+ * a millisecond late on a typical Linux machine. A wait that begins that close to its due time yields all of it.
+ * Yielding rather than spinning leaves the core to any other thread that can run (a virtual thread's carrier to
+ * other virtual threads). It returns only once the monotonic clock has reached the due time.
  */
 final class DueTimeWait {
 
 	private final Set<Thread> waiting = ConcurrentHashMap.newKeySet();
+
+	/** Parks shorter than this say little about the timer, and are not learned from. */
+	private static final long MIN_OBSERVED_PARK_NANOS = 50_000;
 
 	private final ParkOvershoot overshoot = new ParkOvershoot();
 
@@ -35,17 +40,23 @@ final class DueTimeWait {
 		boolean interrupted = false;
 		this.waiting.add(current);
 		try {
+			// read once: an estimate lowered by another thread meanwhile must not send a spinning thread back to park
+			long wakeNanos = dueNanos - this.overshoot.nanos();
 			long now;
 			while (!this.ended && dueNanos - (now = System.nanoTime()) > 0) {
-				long wakeNanos = dueNanos - this.overshoot.nanos();
-				if (wakeNanos - now > 0) {
-					LockSupport.parkNanos(this, wakeNanos - now);
-					this.overshoot.observe(System.nanoTime() - wakeNanos);
+				long parkNanos = wakeNanos - now;
+				if (parkNanos > 0) {
+					LockSupport.parkNanos(this, parkNanos);
+					if (parkNanos >= MIN_OBSERVED_PARK_NANOS) {
+						this.overshoot.observe(System.nanoTime() - wakeNanos);
+					}
 					// cleared, so that the next park waits: set again below
 					interrupted |= Thread.interrupted();
 				}
 				else {
-					Thread.onSpinWait();
+					// gives the core to any other thread that can run (on a virtual thread, the carrier to another
+					// virtual thread), and comes back at once if none can
+					Thread.yield();
 				}
 			}
 			return !this.ended;
@@ -62,6 +73,11 @@ final class DueTimeWait {
 	void end() {
 		this.ended = true;
 		this.waiting.forEach(LockSupport::unpark);
+	}
+
+	/** How long before a due time a wait stops parking, as learned so far (tests). */
+	long earlyWakeNanos() {
+		return this.overshoot.nanos();
 	}
 
 	/** Whether a handler thread waits for a due time now (tests). */

@@ -3,8 +3,9 @@ package io.github.delayqueue.listener;
 /**
  * How late {@link java.util.concurrent.locks.LockSupport#parkNanos(long) parkNanos} wakes a thread on this machine:
  * a running estimate of a low quantile of the overshoot (the operating system's timer slack and the scheduler's
- * wake-up), so that a wait for a due time can park until that much before it and spin the rest. A low quantile keeps
- * the spinning short: most wake-ups come after the estimate, and only those before it spin, for the difference.
+ * wake-up), so that a wait for a due time can park until that much before it and yield the processor for the rest. A
+ * low quantile keeps that short: most wake-ups come after the estimate, and only those before it yield, for the
+ * difference.
  * <p>
  * The estimate moves a fixed step per observation (stochastic approximation of a quantile): down by three quarters
  * of a step after a wake-up earlier than it, up by a quarter after a later one, so it settles where a quarter of the
@@ -13,7 +14,7 @@ package io.github.delayqueue.listener;
  */
 final class ParkOvershoot {
 
-	/** The most the estimate grows to, and so the most a wait spins. */
+	/** The most the estimate grows to, and so the most a wait yields rather than parks. */
 	static final long MAX_NANOS = 200_000;
 
 	private static final long STEP_NANOS = 4_000;
