@@ -18,10 +18,10 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class DueTimeWait {
 
-	private final Set<Thread> waiting = ConcurrentHashMap.newKeySet();
-
 	/** Parks shorter than this say little about the timer, and are not learned from. */
 	private static final long MIN_OBSERVED_PARK_NANOS = 50_000;
+
+	private final Set<Thread> waiting = ConcurrentHashMap.newKeySet();
 
 	private final ParkOvershoot overshoot = new ParkOvershoot();
 
@@ -40,7 +40,7 @@ final class DueTimeWait {
 		boolean interrupted = false;
 		this.waiting.add(current);
 		try {
-			// read once: an estimate lowered by another thread meanwhile must not send a spinning thread back to park
+			// read once: an estimate lowered by another thread meanwhile must not send a yielding thread back to park
 			long wakeNanos = dueNanos - this.overshoot.nanos();
 			long now;
 			while (!this.ended && dueNanos - (now = System.nanoTime()) > 0) {
