@@ -41,13 +41,16 @@ public final class RedisFixture implements AutoCloseable {
 
 	/**
 	 * The keys a topic's messages occupy in Redis now (its {@code pending}, {@code leased}, {@code body:<n>}, ...
-	 * keys). Two keys outlive the messages on purpose and are not listed: the set of known topics
-	 * ({@code <prefix>:topics}) and the topic's {@code meta} hash, whose lease-token counter must never restart.
+	 * keys). Keys that outlive the messages on purpose are not listed: the set of known topics
+	 * ({@code <prefix>:topics}), the topic's {@code meta} hash, whose lease-token counter must never restart, and its
+	 * {@code claims} hash (each consumer's last claim, forgotten by the upkeep once that claim's lease has ended).
 	 */
 	public static List<String> keysOf(TestRedis redis, String topic) {
 		String reply = redis.call("KEYS", PREFIX + ":{" + topic + "}:*");
 		return (reply == null || reply.isEmpty()) ? List.of()
-				: java.util.Arrays.stream(reply.split("\n")).filter((key) -> !key.endsWith("}:meta")).toList();
+				: java.util.Arrays.stream(reply.split("\n"))
+					.filter((key) -> !key.endsWith("}:meta") && !key.endsWith("}:claims"))
+					.toList();
 	}
 
 	/** The Redis server's clock now ({@code TIME}), to the microsecond. */
@@ -57,8 +60,12 @@ public final class RedisFixture implements AutoCloseable {
 	}
 
 	public LettuceConnectionFactory connectionFactory() {
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(this.redis.host(),
-				this.redis.port());
+		return connectionFactory(this.redis.host(), this.redis.port());
+	}
+
+	/** A connection factory for the fixture's server reached at another address (a proxy in front of it). */
+	public LettuceConnectionFactory connectionFactory(String host, int port) {
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(host, port);
 		configuration.setDatabase(this.redis.database());
 		if (this.redis.password() != null) {
 			configuration.setPassword(this.redis.password());

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delayqueue.redis.Claim;
+import io.github.delayqueue.redis.Claimant;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.TopicTrigger;
 import io.github.delayqueue.support.DelayQueueMonitor;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * claim. A request while the thread waits (the wake channel, the poll, a handler thread) or a stop ends the wait at
  * once ({@link NextClaim}). While more are due it claims again at once as long as at least half the batch is free;
  * otherwise the handler threads ask again as they use the batch up. A claim also does the topic's upkeep (expired leases, dead letter trimming), so it runs
- * when asked even with no room.
+ * when asked even with no room. Its claims name it (a {@link Claimant}): a claim whose reply never arrived (a dropped
+ * connection) is undone by the next, its messages back in the queue at once and uncharged.
  */
 final class ClaimLoop {
 
@@ -64,6 +66,9 @@ final class ClaimLoop {
 	private final AtomicBoolean running = new AtomicBoolean();
 
 	private final NextClaim next = new NextClaim();
+
+	/** This loop in its claims: a claim whose reply never arrived is undone by the next one. */
+	private final Claimant claimant = Claimant.create();
 
 	/**
 	 * The lookahead of the next claim, from the last one's round trip ({@link NextClaim#lookaheadMicros}); always 0
@@ -124,6 +129,29 @@ final class ClaimLoop {
 
 	boolean isFailing() {
 		return this.failing;
+	}
+
+	/**
+	 * After a stop: if the last claim's reply never arrived (Redis may have run it, a dropped connection lost it),
+	 * one last claim that leases nothing hands its messages back, uncharged, so that they need not wait out their
+	 * lease. Skipped while a claim still runs (it fails or ends by itself); a failure is logged, the messages then
+	 * coming back when their lease ends.
+	 */
+	void undoLostClaim() {
+		if (!this.claimant.isReplyMissing() || !this.running.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			this.store.leases().claim(this.partition, this.claimant, List.of(), 0,
+					this.options.visibilityTimeout().toMillis(), this.options.maxAttempts(), false, 0);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Topic '{}': the claim whose reply was lost could not be undone; its messages come back when "
+					+ "their lease ends", this.partition, ex);
+		}
+		finally {
+			this.running.set(false);
+		}
 	}
 
 	/**
@@ -260,7 +288,7 @@ final class ClaimLoop {
 		long sent = System.nanoTime();
 		try {
 			claim = this.isolation.claim((mayLeaseSuspect) -> this.store.leases().claim(this.partition,
-					Acknowledger.leases(acks), limit, this.options.visibilityTimeout().toMillis(),
+					this.claimant, Acknowledger.leases(acks), limit, this.options.visibilityTimeout().toMillis(),
 					this.options.maxAttempts(), mayLeaseSuspect, lookahead));
 		}
 		catch (RuntimeException ex) {

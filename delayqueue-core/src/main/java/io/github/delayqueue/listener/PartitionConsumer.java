@@ -158,8 +158,9 @@ final class PartitionConsumer {
 		this.parts.leases().handBackAll(reason);
 	}
 
-	/** Sends the acknowledgements still waiting. */
+	/** Undoes a claim whose reply never arrived, and sends the acknowledgements still waiting. */
 	void flush() {
+		this.parts.claims().undoLostClaim();
 		this.parts.acknowledger().flush();
 	}
 

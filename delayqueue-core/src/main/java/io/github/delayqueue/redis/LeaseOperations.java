@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.ToLongFunction;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.util.Assert;
@@ -126,15 +128,42 @@ public final class LeaseOperations {
 	 */
 	public Claim claim(String topic, List<Lease> acks, int limit, long leaseMillis, int maxAttempts,
 			boolean mayLeaseSuspect, long lookaheadMicros) {
+		return claim(topic, null, acks, limit, leaseMillis, maxAttempts, mayLeaseSuspect, lookaheadMicros);
+	}
+
+	/**
+	 * A claim ({@link #claim(String, List, int, long, int, boolean, long)}) made by a {@link Claimant}: first, if the
+	 * claimant's last claim that leased messages is one whose reply it never received (a dropped connection lost it,
+	 * or this is that claim sent again by the client after a reconnect), its messages go back to the queue at once,
+	 * uncharged (a suspect stays one, its count as before that claim). A claimant makes one claim at a time.
+	 * @param topic the topic
+	 * @param claimant the consumer making the claim ({@code null}: none, as in the other overloads)
+	 * @param acks the leases of delivered messages, at most {@value RedisMessageStore#CHUNK_SIZE}
+	 * @param limit how many messages to lease ({@code 0}: only the acknowledgements and the upkeep)
+	 * @param leaseMillis the lease, in milliseconds
+	 * @param maxAttempts the most attempts
+	 * @param mayLeaseSuspect whether one suspect may be among the leased messages
+	 * @param lookaheadMicros how soon a message may fall due and be leased now, in microseconds ({@code 0}: only
+	 * messages due now), at most half the lease
+	 * @return the leased messages, and the delay to the next due time or lease deadline
+	 */
+	public Claim claim(String topic, @Nullable Claimant claimant, List<Lease> acks, int limit, long leaseMillis,
+			int maxAttempts, boolean mayLeaseSuspect, long lookaheadMicros) {
 		Assert.isTrue(lookaheadMicros >= 0 && lookaheadMicros <= leaseMillis * 500,
 				() -> "The lookahead must be between 0 and half the lease, but was " + lookaheadMicros + " µs");
 		Assert.isTrue(acks.size() <= RedisMessageStore.CHUNK_SIZE,
 				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " acks per call");
-		return this.deadlines.remember(topic,
-				claimOf(this.scripts.run(CLAIM, ReturnType.MULTI,
-						leaseArgs(this.keys.pending(topic), acks, bytes(limit), bytes(leaseMillis), bytes(maxAttempts),
-								this.deadMaxCount, this.deadMaxAge, flag(mayLeaseSuspect),
-								this.deadlines.forClaimSentNow(topic), bytes(lookaheadMicros)))));
+		long number = (claimant != null) ? claimant.next() : 0;
+		Claim claim = claimOf(this.scripts.run(CLAIM, ReturnType.MULTI,
+				leaseArgs(this.keys.pending(topic), acks, bytes(limit), bytes(leaseMillis), bytes(maxAttempts),
+						this.deadMaxCount, this.deadMaxAge, flag(mayLeaseSuspect),
+						this.deadlines.forClaimSentNow(topic), bytes(lookaheadMicros),
+						(claimant != null) ? claimant.id() : NONE, bytes(number),
+						bytes((claimant != null) ? claimant.lastReceived() : 0))));
+		if (claimant != null) {
+			claimant.received(number);
+		}
+		return this.deadlines.remember(topic, claim);
 	}
 
 	private static Claim claimOf(List<?> reply) {

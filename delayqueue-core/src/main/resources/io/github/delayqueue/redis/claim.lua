@@ -9,7 +9,12 @@
 -- ARGV[7] the Redis time (ms) after which the caller no longer waits for the reply (0: none): run later, the claim
 -- acknowledges and does its upkeep but leases nothing (no message waits for a consumer that gave up on it);
 -- ARGV[8] the lookahead in microseconds: messages due that soon are leased too (0: only those due now; the consumer
--- starts none before its due time, reckoned from this call's Redis time); then id, token, id, token, ... to acknowledge
+-- starts none before its due time, reckoned from this call's Redis time); ARGV[9] the consumer's id ('' for none: then
+-- ARGV[10] and ARGV[11] are not read), ARGV[10] this claim's number (a consumer numbers its claims, one at a time, in
+-- order), ARGV[11] the number of the consumer's last claim whose reply it received (0: none), so that the messages of a
+-- claim whose reply it never received go back at once (see handBackUnseen; the claims hash keeps each consumer's last
+-- claim that leased messages), and a copy of a claim that runs after a later claim of its consumer leases nothing;
+-- then id, token, id, token, ... to acknowledge
 -- The topic's controls (pause, cap, rate: see admit) may lease fewer; the delay then says when a claim may lease
 -- again (the next token; none while paused or at the cap, whose consumers are woken when it changes).
 -- Returns {the Redis time (microseconds) as the script ends, delay in microseconds to the next due time or lease deadline (-1: none), buried count,
@@ -18,7 +23,18 @@
 -- now for the delay.
 -- the controls, read before the acknowledgements, which wake consumers if the cap had cut a claim short
 readControls()
-acknowledge(9, #ARGV, true)
+acknowledge(12, #ARGV, true)
+local consumer = (ARGV[9] ~= '') and ARGV[9] or nil
+local stale = false
+if consumer then
+  local handedBack
+  handedBack, stale = handBackUnseen(consumer, tonumber(ARGV[10]), tonumber(ARGV[11]))
+  if handedBack > 0 then
+    -- due again: other consumers may take what this claim has no room for; under a cap, their slots are free again
+    redis.call('PUBLISH', WAKE, '0')
+    slotsFreed()
+  end
+end
 local now, nowUs = clock()
 local nowScore = score(nowUs)
 local limit = tonumber(ARGV[1])
@@ -29,7 +45,7 @@ local deadMaxAge = tonumber(ARGV[5])
 local suspects = tonumber(ARGV[6])
 local deadline = tonumber(ARGV[7])
 local lookahead = tonumber(ARGV[8])
-if deadline > 0 and now > deadline then
+if (deadline > 0 and now > deadline) or stale then
   limit = 0
 end
 
@@ -80,6 +96,10 @@ if limit > 0 then
   out[3], left = leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
 end
 
+if consumer and not stale and out[5] ~= '' then
+  redis.call('HSET', CLAIMS, consumer, ARGV[10] .. ':' .. out[5] .. ':' .. int(now + leaseMillis))
+end
+
 local next = earliestBeyond(PENDING, left)
 if cut then
   local token = spend(cut, (#out - 6) / 5, now, wanted)
@@ -103,6 +123,7 @@ if #out == 6 or lastUpkeep == nil or now - lastUpkeep >= 1000 or lastUpkeep > no
     redis.call('HSET', META, 'upkeep', now)
   end
   trimDead(now, deadMaxCount, deadMaxAge)
+  forgetClaims(now)
   if bucketCount > 1 then
     resizing().shrink()
   end

@@ -22,6 +22,9 @@
 --   error     HASH  id -> last error of a retrying or dead message
 -- and the pub/sub channel <prefix>:{<topic>}:wake, on which the delay to a new earliest due time is published.
 -- Format 1 keys (msgs, due, inflight, attempts, dead, errors) are read and migrated, never written.
+--   claims  HASH  consumer id -> '<claim number>:<token>:<lease end>' of its last claim that leased messages, until
+--                   the upkeep after that lease ended: a claim whose reply its consumer never received is undone
+--                   (handBackUnseen)
 --   control HASH  the topic's pause, rate limit and concurrency cap (see the controls section)
 --   expiry  HASH  id -> deadline of a message that carries one
 -- Sections: 'base' is in every script; a script names the others it uses on a '-- uses:' line, and gets them in
@@ -628,6 +631,74 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
     trimDead(now, deadMaxCount, deadMaxAge)
   end
   return buried, leftDue
+end
+
+-- id of a consumer -> '<claim number>:<token>:<lease end ms>' of its last claim that leased messages
+local CLAIMS = BASE .. 'claims'
+
+-- Before a consumer's claim numbered 'number' leases: if the consumer's last claim that leased messages has a number
+-- after that of the last claim whose reply the consumer received ('received'), that reply never reached it (its
+-- connection dropped; or this is that same claim, sent again by the client after a reconnect), and no handler of it
+-- will run these messages. They go back to pending at their due time at once, uncharged (a suspect's count, carried by
+-- its lease record, is dropped; it stays a suspect), rather than waiting out the lease and then running one at a time
+-- as suspects. Returns how many went back, and whether this claim is
+-- stale: a later claim of the consumer ran already (this one is a copy the client sent again late), so this one must
+-- lease nothing and leave the later one's record alone.
+local function handBackUnseen(consumer, number, received)
+  local record = redis.call('HGET', CLAIMS, consumer)
+  if not record then
+    return 0, false
+  end
+  local last, token, ends = string.match(record, '^(%d+):(%d+):(%d+)$')
+  last = tonumber(last)
+  if last and last > number then
+    return 0, true
+  end
+  if last and last <= received then
+    return 0, false
+  end
+  redis.call('HDEL', CLAIMS, consumer)
+  if not last then
+    -- unreadable: nothing to go by
+    return 0, false
+  end
+  -- its leases end when the record says (nobody could extend them: nobody has their token), among any others of
+  -- the same deadline, told apart by the token
+  local candidates = redis.call('ZRANGEBYSCORE', LEASED, ends, ends)
+  local leases = hmget(LEASE, candidates)
+  local prefix = token .. ':'
+  local ids, scores = {}, {}
+  for k, id in ipairs(candidates) do
+    local lease = leases[k]
+    if lease and string.sub(lease, 1, #prefix) == prefix then
+      local _, due = parseLease(lease)
+      if due then
+        ids[#ids + 1] = id
+        scores[#scores + 1] = due
+        scores[#scores + 1] = id
+      end
+    end
+  end
+  if #ids > 0 then
+    each('ZADD', PENDING, scores)
+    each('ZREM', LEASED, ids)
+    each('HDEL', LEASE, ids)
+  end
+  return #ids, false
+end
+
+-- Forgets the last claims whose leases have ended (their consumers claim no more, or have claimed nothing since):
+-- part of the upkeep.
+local function forgetClaims(now)
+  local all = redis.call('HGETALL', CLAIMS)
+  local gone = {}
+  for i = 1, #all, 2 do
+    local ends = tonumber(string.match(all[i + 1], ':(%d+)$'))
+    if not ends or ends < now then
+      gone[#gone + 1] = all[i]
+    end
+  end
+  each('HDEL', CLAIMS, gone)
 end
 
 -- The earliest score in a sorted set (a due time, a lease deadline), or nil if it is empty.

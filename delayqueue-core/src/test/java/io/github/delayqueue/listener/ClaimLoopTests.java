@@ -9,14 +9,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.ReplyDroppingProxy;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.TopicTrigger;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -114,11 +119,45 @@ class ClaimLoopTests {
 		assertThat(this.claimThread.get().isAlive()).as("no thread waits").isFalse();
 	}
 
+	@Test
+	void aClaimWhoseReplyWasLostIsUndoneWhenTheLoopStopsBeforeClaimingAgain() throws Exception {
+		try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(redis.get().host(), redis.get().port())) {
+			LettuceConnectionFactory factory = this.fixture.connectionFactory("127.0.0.1", proxy.port());
+			// connected before the proxy refuses new connections
+			try (RedisConnection connection = factory.getConnection()) {
+				assertThat(connection.ping()).isEqualTo("PONG");
+			}
+			ClaimLoop loop = start(Duration.ofSeconds(60), this.fixture.store(factory));
+			this.queue.schedule(TOPIC, "lost", "lost-claim-payload", Duration.ZERO);
+			// the claim runs in Redis, its reply is dropped, and Redis stays out of reach until the claim times out
+			proxy.dropNextReplyHolding("lost-claim-payload");
+			proxy.refuseConnections(true);
+			loop.request();
+			await().atMost(Duration.ofSeconds(20)).until(loop::isFailing);
+			assertThat(proxy.dropped()).isEqualTo(1);
+			assertThat(redis.get().call("ZCARD", key("pending"))).as("leased by the lost claim").isEqualTo("0");
+			loop.stop();
+			proxy.refuseConnections(false);
+
+			loop.undoLostClaim();
+
+			assertThat(redis.get().call("ZCARD", key("pending"))).as("back at once, not after the lease").isEqualTo("1");
+			ClaimedMessage again = this.store.leases().claim(TOPIC, 1, 30_000, 10).messages().get(0);
+			assertThat(again.id()).isEqualTo("lost");
+			assertThat(again.suspect()).isFalse();
+			assertThat(again.attempt()).isEqualTo(1);
+		}
+	}
+
 	/** A loop whose claims each run on a new thread, kept for the test to watch. */
 	private ClaimLoop start(Duration maxOwnWait) {
+		return start(maxOwnWait, this.store);
+	}
+
+	private ClaimLoop start(Duration maxOwnWait, RedisMessageStore store) {
 		ListenerOptions options = ListenerOptions.builder().build();
-		ClaimLoop loop = new ClaimLoop(TOPIC, TOPIC, this.store, options, new Prefetch(options), 1, new CrashIsolation(),
-				this.batch, new Acknowledger(TOPIC, this.store, options), DelayQueueMonitor.NONE, maxOwnWait);
+		ClaimLoop loop = new ClaimLoop(TOPIC, TOPIC, store, options, new Prefetch(options), 1, new CrashIsolation(),
+				this.batch, new Acknowledger(TOPIC, store, options), DelayQueueMonitor.NONE, maxOwnWait);
 		this.loops.add(loop);
 		loop.start((task) -> {
 			Thread thread = new Thread(task, "claims");
@@ -127,6 +166,10 @@ class ClaimLoopTests {
 			thread.start();
 		}, this.trigger);
 		return loop;
+	}
+
+	private static String key(String name) {
+		return RedisFixture.PREFIX + ":{" + TOPIC + "}:" + name;
 	}
 
 	/** Records what the loop armed the trigger for, in microseconds. */

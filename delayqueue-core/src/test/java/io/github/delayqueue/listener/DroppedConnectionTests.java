@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.Recorder;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.ReplyDroppingProxy;
 import io.github.delayqueue.build.redis.TestRedis;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import org.junit.jupiter.api.AfterEach;
@@ -84,6 +85,30 @@ class DroppedConnectionTests {
 		await().atMost(WAIT).until(() -> recorder.countsById.size() == count);
 		assertThat(recorder.received).allSatisfy((received) -> assertThat(received.wallMillis())
 			.as("not early").isGreaterThanOrEqualTo(received.message().dueAt().toEpochMilli()));
+	}
+
+	@Test
+	void aClaimWhoseReplyIsLostHandsItsMessagesOnAtOnceRatherThanAfterTheirLease() throws Exception {
+		Recorder<String> recorder = new Recorder<>();
+		try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(this.redis.host(), this.redis.port())) {
+			RedisFixture.Consumer consumer = this.fixture
+				.consumer(this.fixture.connectionFactory("127.0.0.1", proxy.port()));
+			// were the lost claim's messages left to their lease, they would come a minute late, one at a time
+			consumer.listeners().register(ListenerRegistration.of("lost-reply", String.class, recorder,
+					ListenerOptions.builder().visibilityTimeout(Duration.ofSeconds(60)).build()));
+			RedisDelayedQueue queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
+			// the claim that leases these holds the payload in its reply: the proxy drops that reply and the connection
+			proxy.dropNextReplyHolding("lost-reply-payload");
+			for (int i = 0; i < 5; i++) {
+				queue.schedule("lost-reply", "m-" + i, "lost-reply-payload", Duration.ofMillis(300));
+			}
+
+			// the check: well within the lease (before the change, they came after it)
+			await().atMost(Duration.ofSeconds(20)).until(() -> recorder.countsById.size() == 5);
+			assertThat(proxy.dropped()).as("a claim's reply was dropped").isEqualTo(1);
+		}
+		assertThat(recorder.received).allSatisfy((received) -> assertThat(received.wallMillis()).as("not early")
+			.isGreaterThanOrEqualTo(received.message().dueAt().toEpochMilli()));
 	}
 
 }

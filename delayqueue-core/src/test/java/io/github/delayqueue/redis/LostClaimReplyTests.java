@@ -1,0 +1,203 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.build.redis.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A claim whose reply never reached its consumer: Redis ran it, the connection dropped before the reply came back,
+ * and the client either sent it again after reconnecting (Lettuce does, by default) or reported it failed. Its
+ * messages must not wait out their lease (and then run one at a time as suspects), and a suspect among them must not
+ * be charged for a run that never happened. A {@link Claimant#copy() copy} of the claimant makes the claim whose reply
+ * the claimant never hears of.
+ */
+class LostClaimReplyTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private static final String TOPIC = "lost";
+
+	private static final long LEASE = 60_000;
+
+	private RedisFixture fixture;
+
+	private RedisMessageStore store;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.store = this.fixture.store(this.fixture.connectionFactory());
+		schedule("m1", "m2", "m3");
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.fixture.close();
+	}
+
+	@Test
+	void aClaimSentAgainAfterItsReplyWasLostLeasesItsMessagesAgainInsteadOfLeavingThemLeased() {
+		Claimant claimant = Claimant.create();
+		Claim lost = claim(claimant.copy(), 2);
+		assertThat(ids(lost)).containsExactly("m1", "m2");
+
+		// the same claim (its number, what its consumer had received) runs again: its first run is undone
+		Claim again = claim(claimant, 2);
+
+		assertThat(ids(again)).containsExactly("m1", "m2");
+		assertThat(again.messages()).allSatisfy((message) -> {
+			assertThat(message.suspect()).isFalse();
+			assertThat(message.lease().token()).isNotEqualTo(lost.messages().get(0).lease().token());
+		});
+		assertThat(redis.get().call("ZCARD", key("leased"))).as("two leases and the anchor").isEqualTo("3");
+		assertThat(this.store.leases().ack(TOPIC, leases(lost))).as("the lost claim's leases are gone").isZero();
+		assertThat(this.store.leases().ack(TOPIC, leases(again))).isEqualTo(2);
+		assertThat(redis.get().call("SCARD", key("suspect"))).isEqualTo("0");
+		assertThat(redis.get().call("HLEN", key("tries"))).isEqualTo("0");
+	}
+
+	@Test
+	void theClaimAfterOneThatFailedHandsItsMessagesBackAtOnce() {
+		Claimant claimant = Claimant.create();
+		assertThat(ids(claim(claimant.copy(), 2))).containsExactly("m1", "m2");
+		// the claimant sent it too, and its reply never came
+		claimant.next();
+
+		// only the upkeep: nothing leased, and the failed claim's messages are waiting again, uncharged
+		Claim next = claim(claimant, 0);
+
+		assertThat(next.messages()).isEmpty();
+		assertThat(next.nextWakeDelayMicros()).as("they are due now").isZero();
+		assertThat(redis.get().call("ZCARD", key("pending"))).isEqualTo("3");
+		assertThat(redis.get().call("EXISTS", key("leased"))).isEqualTo("0");
+		assertThat(redis.get().call("HEXISTS", key("claims"), idOf(claimant))).isEqualTo("0");
+		assertThat(ids(claim(claimant, 3))).containsExactly("m1", "m2", "m3");
+	}
+
+	@Test
+	void aSuspectWhoseClaimsReplyWasLostIsNotChargedForTheRunThatNeverHappened() {
+		// m1's consumer died with it leased: its lease ran out without an outcome, and it is a suspect
+		assertThat(ids(this.store.leases().claim(TOPIC, 1, 100, 10))).containsExactly("m1");
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			this.store.leases().claim(TOPIC, 0, LEASE, 10);
+			return "1".equals(redis.get().call("SCARD", key("suspect")));
+		});
+		Claimant claimant = Claimant.create();
+		Claim lost = claim(claimant.copy(), 1, true);
+		assertThat(lost.messages()).singleElement().satisfies((message) -> {
+			assertThat(message.suspect()).isTrue();
+			assertThat(message.attempt()).as("counted as it is leased").isEqualTo(1);
+		});
+		claimant.next();
+
+		Claim next = claim(claimant, 1, true);
+
+		assertThat(next.messages()).singleElement().satisfies((message) -> {
+			assertThat(message.id()).isEqualTo("m1");
+			assertThat(message.suspect()).isTrue();
+			assertThat(message.attempt()).as("the lost claim's attempt was never run, and is not counted")
+				.isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aClaimWhoseReplyArrivedKeepsItsLeases() {
+		Claimant claimant = Claimant.create();
+		Claim first = claim(claimant, 2);
+
+		Claim second = claim(claimant, 1);
+
+		assertThat(ids(second)).containsExactly("m3");
+		assertThat(this.store.leases().ack(TOPIC, leases(first))).isEqualTo(2);
+	}
+
+	@Test
+	void aCopyOfAClaimThatRunsAfterALaterClaimOfItsConsumerLeasesNothingAndUndoesNothing() {
+		Claimant claimant = Claimant.create();
+		// the copy's claim is the claimant's first, sent again late (on another connection, say)
+		Claimant late = claimant.copy();
+		Claim first = claim(claimant, 1);
+		Claim second = claim(claimant, 1);
+
+		Claim copy = claim(late, 3);
+
+		assertThat(copy.messages()).isEmpty();
+		assertThat(this.store.leases().ack(TOPIC, leases(first))).isEqualTo(1);
+		assertThat(this.store.leases().ack(TOPIC, leases(second))).isEqualTo(1);
+		assertThat(redis.get().call("HGET", key("claims"), idOf(claimant))).startsWith("2:");
+	}
+
+	@Test
+	void anotherConsumersLostClaimIsNotThisConsumersToUndo() {
+		Claimant other = Claimant.create();
+		Claim lost = claim(other.copy(), 2);
+		other.next();
+		Claimant claimant = Claimant.create();
+
+		Claim mine = claim(claimant, 3);
+
+		assertThat(ids(mine)).containsExactly("m3");
+		assertThat(this.store.leases().ack(TOPIC, leases(lost))).as("still leased under the lost claim").isEqualTo(2);
+	}
+
+	@Test
+	void aConsumersLastClaimIsForgottenOnceItsLeaseEnded() {
+		Claimant gone = Claimant.create();
+		assertThat(ids(this.store.leases().claim(TOPIC, gone, List.of(), 1, 100, 10, false, 0)))
+			.containsExactly("m1");
+		assertThat(redis.get().call("HEXISTS", key("claims"), idOf(gone))).isEqualTo("1");
+
+		// its consumer claims no more: the upkeep of a later claim forgets it
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			this.store.leases().claim(TOPIC, 0, LEASE, 10);
+			return "0".equals(redis.get().call("HEXISTS", key("claims"), idOf(gone)));
+		});
+		assertThat(redis.get().call("EXISTS", key("claims"))).isEqualTo("0");
+	}
+
+	private Claim claim(Claimant claimant, int limit) {
+		return claim(claimant, limit, false);
+	}
+
+	private Claim claim(Claimant claimant, int limit, boolean mayLeaseSuspect) {
+		return this.store.leases().claim(TOPIC, claimant, List.of(), limit, LEASE, 10, mayLeaseSuspect, 0);
+	}
+
+	private void schedule(String... ids) {
+		for (String id : ids) {
+			this.store.messages()
+				.schedule(TOPIC, List.of(new NewMessage(id, DueTime.in(0), Instant.now(), Map.of(),
+						"p".getBytes(StandardCharsets.UTF_8))));
+		}
+	}
+
+	private static List<String> ids(Claim claim) {
+		return claim.messages().stream().map(ClaimedMessage::id).toList();
+	}
+
+	private static List<Lease> leases(Claim claim) {
+		return claim.messages().stream().map(ClaimedMessage::lease).toList();
+	}
+
+	private static String idOf(Claimant claimant) {
+		return new String(claimant.id(), StandardCharsets.US_ASCII);
+	}
+
+	private static String key(String name) {
+		return RedisFixture.PREFIX + ":{" + TOPIC + "}:" + name;
+	}
+
+}
