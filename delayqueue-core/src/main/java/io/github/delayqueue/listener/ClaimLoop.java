@@ -1,34 +1,30 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delayqueue.redis.Claim;
-import io.github.delayqueue.redis.Claimant;
-import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.TopicTrigger;
-import io.github.delayqueue.support.DelayQueueMonitor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One partition's claims, on the I/O executor, one at a time: when asked (by the trigger, or by a handler thread that
- * found the batch half used while more messages are due), a claim carries the acknowledgements waiting in the
- * {@link Acknowledger}, leases due messages for the room left in the partition's share of the batch size (and those
- * due within its lookahead, which the handler threads start at their due time: {@link NextClaim#lookaheadMicros}),
- * and hands them to the {@link LocalBatch}. The next due time or lease deadline it returns is waited for on the
+ * When one partition's claims run: on the I/O executor, one at a time, when asked (by the trigger, or by a handler
+ * thread that found the batch half used while more messages are due), each for the room left in the partition's share
+ * of the batch size; what a claim sends and where its messages go is its {@link ClaimCall}'s (the acknowledgements
+ * waiting, the messages due within its lookahead, which the handler threads start at their due time, into the
+ * {@link LocalBatch}). The next due time or lease deadline it returns is waited for on the
  * claiming thread itself when it is near ({@link #MAX_OWN_WAIT}), and left to the trigger otherwise: the trigger's
  * timer thread would only hand the claim back to an I/O thread, one thread hand-off more between a due time and its
  * claim. A request while the thread waits (the wake channel, the poll, a handler thread) or a stop ends the wait at
  * once ({@link NextClaim}). While more are due it claims again at once as long as at least half the batch is free;
  * otherwise the handler threads ask again as they use the batch up. A claim also does the topic's upkeep (expired leases, dead letter trimming), so it runs
- * when asked even with no room. Its claims name it (a {@link Claimant}): a claim whose reply never arrived (a dropped
- * connection) is undone by the next, its messages back in the queue at once and uncharged.
+ * when asked even with no room. A claim whose reply never arrived (a dropped connection) is undone by the next, or
+ * on a stop by one more ({@link #undoLostClaim()}).
  */
 final class ClaimLoop {
 
@@ -40,41 +36,25 @@ final class ClaimLoop {
 	 */
 	static final Duration MAX_OWN_WAIT = Duration.ofMillis(10);
 
-	private final String topic;
-
 	private final String partition;
-
-	private final RedisMessageStore store;
-
-	private final ListenerOptions options;
 
 	/** The listener's prefetch: this partition holds its share of it. */
 	private final Prefetch prefetch;
 
 	private final int partitions;
 
-	private final CrashIsolation isolation;
-
 	private final LocalBatch batch;
 
 	private final Acknowledger acknowledger;
 
-	private final DelayQueueMonitor monitor;
+	/** What each claim sends, and what its reply leaves. */
+	private final ClaimCall calls;
 
 	private final long maxOwnWaitMicros;
 
 	private final AtomicBoolean running = new AtomicBoolean();
 
 	private final NextClaim next = new NextClaim();
-
-	/** This loop in its claims: a claim whose reply never arrived is undone by the next one. */
-	private final Claimant claimant = Claimant.create();
-
-	/**
-	 * The lookahead of the next claim, from the last one's round trip ({@link NextClaim#lookaheadMicros}); always 0
-	 * for a listener that does not lease ahead ({@link ListenerOptions#leaseAhead()}).
-	 */
-	private volatile long lookaheadMicros;
 
 	/** Whether the last claim left messages due now (it had no room for them). */
 	private volatile boolean moreDue;
@@ -85,29 +65,21 @@ final class ClaimLoop {
 
 	private volatile @Nullable TopicTrigger trigger;
 
-	ClaimLoop(String topic, String partition, RedisMessageStore store, ListenerOptions options, Prefetch prefetch,
-			int partitions,
-			CrashIsolation isolation, LocalBatch batch, Acknowledger acknowledger, DelayQueueMonitor monitor) {
-		this(topic, partition, store, options, prefetch, partitions, isolation, batch, acknowledger, monitor,
-				MAX_OWN_WAIT);
+	ClaimLoop(String partition, Prefetch prefetch, int partitions, LocalBatch batch, Acknowledger acknowledger,
+			ClaimCall calls) {
+		this(partition, prefetch, partitions, batch, acknowledger, calls, MAX_OWN_WAIT);
 	}
 
 	/** A claim loop whose claiming thread waits itself for next claims up to {@code maxOwnWait} away (tests). */
-	ClaimLoop(String topic, String partition, RedisMessageStore store, ListenerOptions options, Prefetch prefetch,
-			int partitions, CrashIsolation isolation, LocalBatch batch, Acknowledger acknowledger,
-			DelayQueueMonitor monitor, Duration maxOwnWait) {
+	ClaimLoop(String partition, Prefetch prefetch, int partitions, LocalBatch batch, Acknowledger acknowledger,
+			ClaimCall calls, Duration maxOwnWait) {
 		this.maxOwnWaitMicros = TimeUnit.NANOSECONDS.toMicros(maxOwnWait.toNanos());
-		this.topic = topic;
 		this.partition = partition;
-		this.store = store;
-		this.options = options;
-		this.lookaheadMicros = lookahead(0);
 		this.prefetch = prefetch;
 		this.partitions = partitions;
-		this.isolation = isolation;
 		this.batch = batch;
 		this.acknowledger = acknowledger;
-		this.monitor = monitor;
+		this.calls = calls;
 	}
 
 	/**
@@ -132,25 +104,17 @@ final class ClaimLoop {
 	}
 
 	/**
-	 * After a stop: if the last claim's reply never arrived (Redis may have run it, a dropped connection lost it),
-	 * one last claim that leases nothing hands its messages back, uncharged, so that they need not wait out their
-	 * lease. Skipped while a claim still runs (it fails or ends by itself); a failure is logged, the messages then
-	 * coming back when their lease ends.
+	 * After a stop: undoes the last claim if its reply never arrived ({@link ClaimCall#undoLost()}). Skipped while a
+	 * claim still runs (it fails or ends by itself).
 	 */
 	void undoLostClaim() {
-		if (!this.claimant.isReplyMissing() || !this.running.compareAndSet(false, true)) {
-			return;
-		}
-		try {
-			this.store.leases().claim(this.partition, this.claimant, List.of(), 0,
-					this.options.visibilityTimeout().toMillis(), this.options.maxAttempts(), false, 0);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Topic '{}': the claim whose reply was lost could not be undone; its messages come back when "
-					+ "their lease ends", this.partition, ex);
-		}
-		finally {
-			this.running.set(false);
+		if (this.running.compareAndSet(false, true)) {
+			try {
+				this.calls.undoLost();
+			}
+			finally {
+				this.running.set(false);
+			}
 		}
 	}
 
@@ -271,10 +235,6 @@ final class ClaimLoop {
 		return this.next.isWaiting();
 	}
 
-	private long lookahead(long roundTripNanos) {
-		return this.options.leaseAhead() ? NextClaim.lookaheadMicros(roundTripNanos) : 0;
-	}
-
 	/**
 	 * Claims once.
 	 * @return the delay to the next claim in microseconds ({@link NextClaim#delayMicros}); 0 if messages are due now or
@@ -282,51 +242,25 @@ final class ClaimLoop {
 	 */
 	private long claim() {
 		int limit = this.next.isOpen() ? Math.max(0, this.prefetch.share(this.partitions) - this.batch.held()) : 0;
-		List<Acknowledger.PendingAck> acks = this.acknowledger.takeForClaim();
-		long lookahead = this.lookaheadMicros;
 		Claim claim;
-		long sent = System.nanoTime();
 		try {
-			claim = this.isolation.claim((mayLeaseSuspect) -> this.store.leases().claim(this.partition,
-					this.claimant, Acknowledger.leases(acks), limit, this.options.visibilityTimeout().toMillis(),
-					this.options.maxAttempts(), mayLeaseSuspect, lookahead));
+			claim = this.calls.send(limit);
 		}
 		catch (RuntimeException ex) {
 			this.next.requestAgain();
-			this.acknowledger.claimFailed(acks, ex);
 			throw ex;
 		}
-		finally {
-			this.acknowledger.claimDone(acks);
-		}
-		long roundTrip = System.nanoTime() - sent;
-		this.lookaheadMicros = lookahead(roundTrip);
-		this.prefetch.claimed(roundTrip);
 		if (this.failing) {
 			this.failing = false;
 			logger.info("Topic '{}': claiming works again", this.partition);
 		}
-		this.batch.accept(claim, sent);
 		if (!this.next.isOpen()) {
 			// stopped meanwhile: handed back at once, unstarted
 			this.batch.handBackWaiting();
 		}
-		if (claim.buried() > 0 || claim.expired() > 0) {
-			try {
-				if (claim.buried() > 0) {
-					this.monitor.expired(this.topic, claim.buried());
-				}
-				if (claim.expired() > 0) {
-					this.monitor.pastDeadline(this.topic, claim.expired());
-				}
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Topic '{}': the monitor failed", this.topic, ex);
-			}
-		}
 		long delay = claim.nextWakeDelayMicros();
 		this.moreDue = (delay == 0);
-		return (delay > 0 && this.next.isOpen()) ? NextClaim.delayMicros(delay, this.lookaheadMicros) : 0;
+		return (delay > 0 && this.next.isOpen()) ? NextClaim.delayMicros(delay, this.calls.lookaheadMicros()) : 0;
 	}
 
 }

@@ -72,8 +72,9 @@ final class PartitionConsumer {
 		LeaseKeeper leases = new LeaseKeeper(partition, this.store, options.visibilityTimeout(), isolation);
 		LocalBatch batch = new LocalBatch(leases, waiting, onArrival);
 		Acknowledger acknowledger = new Acknowledger(partition, this.store, options);
-		ClaimLoop claims = new ClaimLoop(this.topic, partition, this.store, options, prefetch, partitions, isolation,
-				batch, acknowledger, context.properties().getMonitor());
+		ClaimLoop claims = new ClaimLoop(partition, prefetch, partitions, batch, acknowledger, new ClaimCall(this.topic,
+				partition, this.store, options, prefetch, isolation, batch, acknowledger,
+				context.properties().getMonitor()));
 		this.parts = new PartitionParts(leases, batch, acknowledger, claims);
 		this.runner = new MessageRunner(registration, partition, context, invoker, prefetch, this.parts);
 	}

@@ -156,8 +156,10 @@ class ClaimLoopTests {
 
 	private ClaimLoop start(Duration maxOwnWait, RedisMessageStore store) {
 		ListenerOptions options = ListenerOptions.builder().build();
-		ClaimLoop loop = new ClaimLoop(TOPIC, TOPIC, store, options, new Prefetch(options), 1, new CrashIsolation(),
-				this.batch, new Acknowledger(TOPIC, store, options), DelayQueueMonitor.NONE, maxOwnWait);
+		Prefetch prefetch = new Prefetch(options);
+		Acknowledger acknowledger = new Acknowledger(TOPIC, store, options);
+		ClaimLoop loop = new ClaimLoop(TOPIC, prefetch, 1, this.batch, acknowledger, new ClaimCall(TOPIC, TOPIC, store,
+				options, prefetch, new CrashIsolation(), this.batch, acknowledger, DelayQueueMonitor.NONE), maxOwnWait);
 		this.loops.add(loop);
 		loop.start((task) -> {
 			Thread thread = new Thread(task, "claims");
