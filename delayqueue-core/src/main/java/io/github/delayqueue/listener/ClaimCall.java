@@ -48,6 +48,9 @@ final class ClaimCall {
 	 */
 	private volatile long lookaheadMicros;
 
+	/** When the last claim was sent, on the {@link System#nanoTime()} clock: its leases are reckoned from it. */
+	private long sentNanos;
+
 	ClaimCall(String topic, String partition, RedisMessageStore store, ListenerOptions options, Prefetch prefetch,
 			CrashIsolation isolation, LocalBatch batch, Acknowledger acknowledger, DelayQueueMonitor monitor) {
 		this.topic = topic;
@@ -62,16 +65,16 @@ final class ClaimCall {
 		this.lookaheadMicros = lookahead(0);
 	}
 
-	/** How soon a message may fall due and be leased by the next claim, in microseconds. */
+	/** The lookahead the next claim will lease with, in microseconds ({@link NextClaim#lookaheadMicros}). */
 	long lookaheadMicros() {
 		return this.lookaheadMicros;
 	}
 
 	/**
-	 * Claims once, carrying the acknowledgements waiting, and hands what it leased to the batch.
+	 * Claims once, carrying the acknowledgements waiting; {@link #hand} then gives what it leased to the batch.
 	 * @param limit how many messages to lease ({@code 0}: only the acknowledgements and the upkeep)
 	 * @return the claim's result
-	 * @throws RuntimeException if the call failed (its acknowledgements go back to the acknowledger)
+	 * @throws RuntimeException if the call failed (its acknowledgements then go back to the acknowledger)
 	 */
 	Claim send(int limit) {
 		List<Acknowledger.PendingAck> acks = this.acknowledger.takeForClaim();
@@ -91,11 +94,15 @@ final class ClaimCall {
 			this.acknowledger.claimDone(acks);
 		}
 		long roundTrip = System.nanoTime() - sent;
+		this.sentNanos = sent;
 		this.lookaheadMicros = lookahead(roundTrip);
 		this.prefetch.claimed(roundTrip);
-		this.batch.accept(claim, sent);
-		report(claim);
 		return claim;
+	}
+
+	/** Gives the batch what the last claim sent leased. */
+	void hand(Claim claim) {
+		this.batch.accept(claim, this.sentNanos);
 	}
 
 	/**
@@ -122,7 +129,8 @@ final class ClaimCall {
 		return this.options.leaseAhead() ? NextClaim.lookaheadMicros(roundTripNanos) : 0;
 	}
 
-	private void report(Claim claim) {
+	/** Tells the monitor what a claim buried (attempts used up) or found past its deadline. */
+	void report(Claim claim) {
 		if (claim.buried() == 0 && claim.expired() == 0) {
 			return;
 		}

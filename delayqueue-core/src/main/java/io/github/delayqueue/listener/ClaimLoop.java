@@ -254,10 +254,12 @@ final class ClaimLoop {
 			this.failing = false;
 			logger.info("Topic '{}': claiming works again", this.partition);
 		}
+		this.calls.hand(claim);
 		if (!this.next.isOpen()) {
 			// stopped meanwhile: handed back at once, unstarted
 			this.batch.handBackWaiting();
 		}
+		this.calls.report(claim);
 		long delay = claim.nextWakeDelayMicros();
 		this.moreDue = (delay == 0);
 		return (delay > 0 && this.next.isOpen()) ? NextClaim.delayMicros(delay, this.calls.lookaheadMicros()) : 0;
