@@ -353,6 +353,14 @@ local function currentLeases(from, to)
   return current
 end
 
+-- Puts leased messages back in pending, each at its score ('scores': score, id, ...), and ends their leases, uncounted
+-- (a lone anchor left behind is the caller's: see leasesEnded).
+local function unlease(ids, scores)
+  each('ZADD', PENDING, scores)
+  each('ZREM', LEASED, ids)
+  each('HDEL', LEASE, ids)
+end
+
 local function endLease(id)
   redis.call('ZREM', LEASED, id)
   redis.call('HDEL', LEASE, id)
@@ -641,9 +649,9 @@ local CLAIMS = BASE .. 'claims'
 -- connection dropped; or this is that same claim, sent again by the client after a reconnect), and no handler of it
 -- will run these messages. They go back to pending at their due time at once, uncharged (a suspect's count, carried by
 -- its lease record, is dropped; it stays a suspect), rather than waiting out the lease and then running one at a time
--- as suspects. Returns how many went back, and whether this claim is
--- stale: a later claim of the consumer ran already (this one is a copy the client sent again late), so this one must
--- lease nothing and leave the later one's record alone.
+-- as suspects. Returns how many went back, and whether this claim is stale: a later claim of the consumer ran already
+-- (this one is a copy the client sent again late), so this one must lease nothing and leave the later one's record
+-- alone.
 local function handBackUnseen(consumer, number, received)
   local record = redis.call('HGET', CLAIMS, consumer)
   if not record then
@@ -679,11 +687,7 @@ local function handBackUnseen(consumer, number, received)
       end
     end
   end
-  if #ids > 0 then
-    each('ZADD', PENDING, scores)
-    each('ZREM', LEASED, ids)
-    each('HDEL', LEASE, ids)
-  end
+  unlease(ids, scores)
   return #ids, false
 end
 

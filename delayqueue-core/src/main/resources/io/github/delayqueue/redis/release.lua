@@ -11,9 +11,7 @@ for _, lease in ipairs(currentLeases(1, #ARGV)) do
   scores[#scores + 1] = lease[1]
 end
 if #ids > 0 then
-  each('ZADD', PENDING, scores)
-  each('ZREM', LEASED, ids)
-  each('HDEL', LEASE, ids)
+  unlease(ids, scores)
   leasesEnded()
   redis.call('PUBLISH', WAKE, '0')
 end
