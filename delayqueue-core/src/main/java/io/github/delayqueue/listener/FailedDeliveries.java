@@ -38,8 +38,6 @@ final class FailedDeliveries {
 	 */
 	DelayQueueMonitor.Outcome apply(DeliveredMessage message, Lease lease, Throwable failure, FailureAction action) {
 		String error = describe(failure);
-		// a handler that timed out may still be running: its message runs alone from now on
-		boolean stillRunning = failure instanceof HandlerTimeoutException;
 		try {
 			switch (action.kind()) {
 				case ACKNOWLEDGE -> {
@@ -51,14 +49,14 @@ final class FailedDeliveries {
 				case DEAD_LETTER -> {
 					logger.warn("Topic '{}': message {} failed attempt {} of {} and goes to the dead letters: {}",
 							this.topic, message.id(), message.attempt(), this.options.maxAttempts(), error, failure);
-					this.store.leases().bury(this.topic, lease, error, stillRunning);
+					this.store.leases().bury(this.topic, lease, error);
 					return DelayQueueMonitor.Outcome.DEAD;
 				}
 				default -> {
 					logger.info("Topic '{}': message {} failed attempt {} of {}, retrying in {} ms: {}", this.topic,
 							message.id(), message.attempt(), this.options.maxAttempts(), action.delay().toMillis(),
 							error);
-					this.store.leases().retry(this.topic, lease, action.delay().toMillis(), error, stillRunning);
+					this.store.leases().retry(this.topic, lease, action.delay().toMillis(), error);
 					return DelayQueueMonitor.Outcome.RETRY;
 				}
 			}
