@@ -19,12 +19,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Acknowledges one partition's delivered messages, group-committed: acknowledgements wait here and ride on the
- * partition's next claim ({@link #takeForClaim()}) when one is coming; when none is, they are sent on their own
- * ({@link #flushSoon(boolean)}), at once if the partition holds nothing else or after a short linger if handlers are
- * still busy with its batch (their acknowledgements then go together). An acknowledgement that fails is kept and tried
- * again with a growing delay until the lease it presents has surely ended (acknowledging is conditional on the lease,
- * so repeating it is safe); only then is the message left to be redelivered.
+ * Acknowledges one partition's delivered messages, group-committed, and is the one place that decides how an
+ * acknowledgement travels ({@link #acknowledge}): a suspect's at once, on the calling thread, so that its outcome is
+ * in Redis before the next suspect may run; a batched message's rides on the partition's next claim
+ * ({@link #takeForClaim()}) when one is coming, and goes on its own when none is, at once if the partition holds
+ * nothing else or after a short linger if handlers are still busy with its messages (their acknowledgements then go
+ * together). The claim loop says whether a claim is coming ({@link #claimExpected}); it decides nothing here. An
+ * acknowledgement that fails is kept and tried again with a growing delay until the lease it presents has surely
+ * ended (acknowledging is conditional on the lease, so repeating it is safe); only then is the message left to be
+ * redelivered.
  */
 final class Acknowledger {
 
@@ -37,11 +40,16 @@ final class Acknowledger {
 	/** How long acknowledgements wait for a claim to ride on while handlers are still busy with the batch. */
 	private static final long LINGER_MILLIS = 10;
 
-	private final String topic;
+	private final String partition;
 
 	private final RedisMessageStore store;
 
-	private final ListenerOptions options;
+	private final Duration visibilityTimeout;
+
+	private final LeaseKeeper leases;
+
+	/** Whether a claim of the partition is coming that acknowledgements waiting now will ride on. */
+	private volatile boolean claimExpected;
 
 	private final Queue<PendingAck> pending = new ConcurrentLinkedQueue<>();
 
@@ -60,10 +68,18 @@ final class Acknowledger {
 
 	private volatile int failedFlushes;
 
-	Acknowledger(String topic, RedisMessageStore store, ListenerOptions options) {
-		this.topic = topic;
+	/**
+	 * Creates the acknowledger of one partition.
+	 * @param partition the store's name of the partition
+	 * @param store the Redis store
+	 * @param visibilityTimeout how long a lease lasts: an acknowledgement that failed is tried again until then
+	 * @param leases the partition's leases (what it holds decides whether an acknowledgement lingers)
+	 */
+	Acknowledger(String partition, RedisMessageStore store, Duration visibilityTimeout, LeaseKeeper leases) {
+		this.partition = partition;
 		this.store = store;
-		this.options = options;
+		this.visibilityTimeout = visibilityTimeout;
+		this.leases = leases;
 	}
 
 	/**
@@ -76,26 +92,44 @@ final class Acknowledger {
 		this.maintenance = maintenance;
 	}
 
-	/** Keeps the acknowledgement of a delivered message until a claim or a flush sends it. */
-	void add(Lease lease) {
+	/**
+	 * Acknowledges a delivered message whose lease the caller took out of the partition's leases.
+	 * @param lease its lease
+	 * @param suspect whether it ran as a suspect: then it is sent at once, on this thread, with what else waits (if
+	 * that fails, it is kept and tried again in the background)
+	 */
+	void acknowledge(Lease lease, boolean suspect) {
 		this.pending.add(new PendingAck(lease, System.nanoTime()));
-	}
-
-	/** Acknowledges a delivered message in the background, batched with others. */
-	void acknowledgeLater(Lease lease) {
-		add(lease);
-		scheduleFlush(0);
+		if (suspect) {
+			flush();
+		}
+		else if (!this.claimExpected) {
+			flushSoon();
+		}
 	}
 
 	/**
-	 * Sends the waiting acknowledgements on their own, no claim being due to carry them.
-	 * @param now at once; else after a short linger (a claim may take them meanwhile)
+	 * Says whether a claim of the partition is coming (asked for, or running and not waiting): while one is,
+	 * acknowledgements wait for it; when none is any more, those waiting go on their own.
+	 * @param expected whether a claim is coming
 	 */
-	void flushSoon(boolean now) {
+	void claimExpected(boolean expected) {
+		this.claimExpected = expected;
+		if (!expected) {
+			flushSoon();
+		}
+	}
+
+	/**
+	 * Sends the waiting acknowledgements on their own, no claim being due to carry them: at once if the partition
+	 * holds nothing else, else after a short linger (a claim may take them meanwhile, or handlers still running add
+	 * theirs).
+	 */
+	private void flushSoon() {
 		if (this.pending.isEmpty()) {
 			return;
 		}
-		if (now) {
+		if (this.leases.size() == 0) {
 			scheduleFlush(0);
 		}
 		else if (this.lingering.compareAndSet(false, true)) {
@@ -209,7 +243,7 @@ final class Acknowledger {
 		}
 		this.sending.incrementAndGet();
 		try {
-			this.store.leases().ack(this.topic, leases(batch));
+			this.store.leases().ack(this.partition, leases(batch));
 		}
 		catch (RuntimeException ex) {
 			keepForRetry(batch, ex);
@@ -219,7 +253,7 @@ final class Acknowledger {
 			sent();
 		}
 		if (this.failedFlushes > 0) {
-			logger.info("Topic '{}': acknowledging works again", this.topic);
+			logger.info("Topic '{}': acknowledging works again", this.partition);
 			this.failedFlushes = 0;
 		}
 		return true;
@@ -227,7 +261,7 @@ final class Acknowledger {
 
 	/** Puts back what may still be acknowledged (its lease cannot have ended yet), and schedules a retry. */
 	private void keepForRetry(List<PendingAck> batch, RuntimeException ex) {
-		long leaseNanos = this.options.visibilityTimeout().toNanos();
+		long leaseNanos = this.visibilityTimeout.toNanos();
 		long now = System.nanoTime();
 		int dropped = 0;
 		for (PendingAck ack : batch) {
@@ -240,14 +274,14 @@ final class Acknowledger {
 		}
 		int failures = ++this.failedFlushes;
 		if (failures == 1) {
-			logger.warn("Topic '{}': could not acknowledge {} message(s); trying again", this.topic, batch.size(), ex);
+			logger.warn("Topic '{}': could not acknowledge {} message(s); trying again", this.partition, batch.size(), ex);
 		}
 		else {
-			logger.debug("Topic '{}': acknowledging failed again", this.topic, ex);
+			logger.debug("Topic '{}': acknowledging failed again", this.partition, ex);
 		}
 		if (dropped > 0) {
 			logger.warn("Topic '{}': gave up acknowledging {} message(s) whose lease has ended: they are redelivered",
-					this.topic, dropped);
+					this.partition, dropped);
 		}
 		scheduleFlush(Math.min(MAX_RETRY_MILLIS, FIRST_RETRY_MILLIS << Math.min(failures - 1, 10)));
 	}

@@ -1,43 +1,36 @@
 package io.github.delayqueue.listener;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.redis.Claim;
+import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.Claimant;
-import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.support.DelayQueueMonitor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What one claim of a partition sends and what its reply leaves: it carries the acknowledgements waiting in the
- * {@link Acknowledger} and leases under the partition's {@link Claimant} (so that a claim whose reply never arrived is
- * undone by the next), through the listener's {@link CrashIsolation} (which says whether a suspect may come); the
- * reply's messages go to the {@link LocalBatch}, its round trip sets the next claim's lookahead and tells the
- * {@link Prefetch}, and what it buried or found past its deadline goes to the monitor. The {@link ClaimLoop} decides
- * when a claim runs; one runs at a time.
+ * partition's {@link Acknowledger} and leases under the partition's {@link Claimant} (so that a claim whose reply never
+ * arrived is undone by the next), through the listener's {@link CrashIsolation} (which says whether a suspect may
+ * come); the leases it took are held by the partition's {@link LeaseKeeper} and its messages go to the listener's
+ * {@link ReadyQueue}; its round trip sets the next claim's lookahead and tells the {@link Prefetch}; what it buried or
+ * found past its deadline goes to the monitor. The {@link ClaimLoop} decides when a claim runs; one runs at a time.
  */
 final class ClaimCall {
 
 	private static final Logger logger = LoggerFactory.getLogger(ClaimCall.class);
 
-	private final String topic;
+	private final ListenerContext context;
 
+	private final int index;
+
+	/** The store's name of the partition. */
 	private final String partition;
 
-	private final RedisMessageStore store;
-
-	private final ListenerOptions options;
-
-	private final Prefetch prefetch;
-
-	private final CrashIsolation isolation;
-
-	private final LocalBatch batch;
+	private final LeaseKeeper leases;
 
 	private final Acknowledger acknowledger;
-
-	private final DelayQueueMonitor monitor;
 
 	/** This partition's consumer in its claims. */
 	private final Claimant claimant = Claimant.create();
@@ -51,17 +44,19 @@ final class ClaimCall {
 	/** When the last claim was sent, on the {@link System#nanoTime()} clock: its leases are reckoned from it. */
 	private long sentNanos;
 
-	ClaimCall(String topic, String partition, RedisMessageStore store, ListenerOptions options, Prefetch prefetch,
-			CrashIsolation isolation, LocalBatch batch, Acknowledger acknowledger, DelayQueueMonitor monitor) {
-		this.topic = topic;
-		this.partition = partition;
-		this.store = store;
-		this.options = options;
-		this.prefetch = prefetch;
-		this.isolation = isolation;
-		this.batch = batch;
+	/**
+	 * Creates the claims of one partition.
+	 * @param context what the listener's parts share
+	 * @param index the partition's index
+	 * @param leases the partition's leases
+	 * @param acknowledger the partition's acknowledgements
+	 */
+	ClaimCall(ListenerContext context, int index, LeaseKeeper leases, Acknowledger acknowledger) {
+		this.context = context;
+		this.index = index;
+		this.partition = context.partitionName(index);
+		this.leases = leases;
 		this.acknowledger = acknowledger;
-		this.monitor = monitor;
 		this.lookaheadMicros = lookahead(0);
 	}
 
@@ -71,7 +66,7 @@ final class ClaimCall {
 	}
 
 	/**
-	 * Claims once, carrying the acknowledgements waiting; {@link #hand} then gives what it leased to the batch.
+	 * Claims once, carrying the acknowledgements waiting; {@link #hand} then passes on what it leased.
 	 * @param limit how many messages to lease ({@code 0}: only the acknowledgements and the upkeep)
 	 * @return the claim's result
 	 * @throws RuntimeException if the call failed (its acknowledgements then go back to the acknowledger)
@@ -79,12 +74,13 @@ final class ClaimCall {
 	Claim send(int limit) {
 		List<Acknowledger.PendingAck> acks = this.acknowledger.takeForClaim();
 		long lookahead = this.lookaheadMicros;
+		ListenerOptions options = this.context.options();
 		Claim claim;
 		long sent = System.nanoTime();
 		try {
-			claim = this.isolation.claim((mayLeaseSuspect) -> this.store.leases().claim(this.partition,
-					this.claimant, Acknowledger.leases(acks), limit, this.options.visibilityTimeout().toMillis(),
-					this.options.maxAttempts(), mayLeaseSuspect, lookahead));
+			claim = this.context.isolation().claim((mayLeaseSuspect) -> this.context.store().leases().claim(
+					this.partition, this.claimant, Acknowledger.leases(acks), limit,
+					options.visibilityTimeout().toMillis(), options.maxAttempts(), mayLeaseSuspect, lookahead));
 		}
 		catch (RuntimeException ex) {
 			this.acknowledger.claimFailed(acks, ex);
@@ -96,13 +92,27 @@ final class ClaimCall {
 		long roundTrip = System.nanoTime() - sent;
 		this.sentNanos = sent;
 		this.lookaheadMicros = lookahead(roundTrip);
-		this.prefetch.claimed(roundTrip);
+		this.context.prefetch().claimed(roundTrip);
 		return claim;
 	}
 
-	/** Gives the batch what the last claim sent leased. */
+	/**
+	 * Holds the leases the last claim took and queues its messages for the handler threads; if the listener stops
+	 * meanwhile (its queue closed), hands them back at once, unstarted.
+	 */
 	void hand(Claim claim) {
-		this.batch.accept(claim, this.sentNanos);
+		if (claim.messages().isEmpty()) {
+			return;
+		}
+		long claimedNanos = System.nanoTime();
+		List<Delivery> deliveries = new ArrayList<>(claim.messages().size());
+		for (ClaimedMessage message : claim.messages()) {
+			this.leases.hold(message.lease(), this.sentNanos, message.suspect());
+			deliveries.add(new Delivery(message, this.index, claim.serverTime(), claimedNanos));
+		}
+		if (!this.context.ready().offer(deliveries)) {
+			this.leases.handBack(deliveries.stream().map((delivery) -> delivery.message().lease()).toList());
+		}
 	}
 
 	/**
@@ -115,9 +125,10 @@ final class ClaimCall {
 		if (!this.claimant.isReplyMissing()) {
 			return;
 		}
+		ListenerOptions options = this.context.options();
 		try {
-			this.store.leases().claim(this.partition, this.claimant, List.of(), 0,
-					this.options.visibilityTimeout().toMillis(), this.options.maxAttempts(), false, 0);
+			this.context.store().leases().claim(this.partition, this.claimant, List.of(), 0,
+					options.visibilityTimeout().toMillis(), options.maxAttempts(), false, 0);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Topic '{}': the claim whose reply was lost could not be undone; its messages come back when "
@@ -126,7 +137,7 @@ final class ClaimCall {
 	}
 
 	private long lookahead(long roundTripNanos) {
-		return this.options.leaseAhead() ? NextClaim.lookaheadMicros(roundTripNanos) : 0;
+		return this.context.options().leaseAhead() ? NextClaim.lookaheadMicros(roundTripNanos) : 0;
 	}
 
 	/** Tells the monitor what a claim buried (attempts used up) or found past its deadline. */
@@ -134,16 +145,17 @@ final class ClaimCall {
 		if (claim.buried() == 0 && claim.expired() == 0) {
 			return;
 		}
+		String topic = this.context.topic();
 		try {
 			if (claim.buried() > 0) {
-				this.monitor.expired(this.topic, claim.buried());
+				this.context.monitor().expired(topic, claim.buried());
 			}
 			if (claim.expired() > 0) {
-				this.monitor.pastDeadline(this.topic, claim.expired());
+				this.context.monitor().pastDeadline(topic, claim.expired());
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Topic '{}': the monitor failed", this.topic, ex);
+			logger.warn("Topic '{}': the monitor failed", topic, ex);
 		}
 	}
 

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * thread that found the batch half used while more messages are due), each for the room left in the partition's share
  * of the batch size; what a claim sends and where its messages go is its {@link ClaimCall}'s (the acknowledgements
  * waiting, the messages due within its lookahead, which the handler threads start at their due time, into the
- * {@link LocalBatch}). The next due time or lease deadline it returns is waited for on the
+ * {@link ReadyQueue}). The next due time or lease deadline it returns is waited for on the
  * claiming thread itself when it is near ({@link #MAX_OWN_WAIT}), and left to the trigger otherwise: the trigger's
  * timer thread would only hand the claim back to an I/O thread, one thread hand-off more between a due time and its
  * claim. A request while the thread waits (the wake channel, the poll, a handler thread) or a stop ends the wait at
@@ -38,13 +38,12 @@ final class ClaimLoop {
 
 	private final String partition;
 
-	/** The listener's prefetch: this partition holds its share of it. */
-	private final Prefetch prefetch;
+	/** What the listener's parts share: this partition holds its share of the listener's prefetch. */
+	private final ListenerContext context;
 
-	private final int partitions;
+	private final LeaseKeeper leases;
 
-	private final LocalBatch batch;
-
+	/** Told whether a claim is coming, so that acknowledgements ride on it or go on their own. */
 	private final Acknowledger acknowledger;
 
 	/** What each claim sends, and what its reply leaves. */
@@ -65,21 +64,26 @@ final class ClaimLoop {
 
 	private volatile @Nullable TopicTrigger trigger;
 
-	ClaimLoop(String partition, Prefetch prefetch, int partitions, LocalBatch batch, Acknowledger acknowledger,
-			ClaimCall calls) {
-		this(partition, prefetch, partitions, batch, acknowledger, calls, MAX_OWN_WAIT);
+	/**
+	 * Creates the claim loop of one partition.
+	 * @param context what the listener's parts share
+	 * @param index the partition's index
+	 * @param leases the partition's leases
+	 * @param acknowledger the partition's acknowledgements, which ride on its claims
+	 */
+	ClaimLoop(ListenerContext context, int index, LeaseKeeper leases, Acknowledger acknowledger) {
+		this(context, index, leases, acknowledger, MAX_OWN_WAIT);
 	}
 
 	/** A claim loop whose claiming thread waits itself for next claims up to {@code maxOwnWait} away (tests). */
-	ClaimLoop(String partition, Prefetch prefetch, int partitions, LocalBatch batch, Acknowledger acknowledger,
-			ClaimCall calls, Duration maxOwnWait) {
+	ClaimLoop(ListenerContext context, int index, LeaseKeeper leases, Acknowledger acknowledger,
+			Duration maxOwnWait) {
 		this.maxOwnWaitMicros = TimeUnit.NANOSECONDS.toMicros(maxOwnWait.toNanos());
-		this.partition = partition;
-		this.prefetch = prefetch;
-		this.partitions = partitions;
-		this.batch = batch;
+		this.partition = context.partitionName(index);
+		this.context = context;
+		this.leases = leases;
 		this.acknowledger = acknowledger;
-		this.calls = calls;
+		this.calls = new ClaimCall(context, index, leases, acknowledger);
 	}
 
 	/**
@@ -97,6 +101,7 @@ final class ClaimLoop {
 	void stop() {
 		this.trigger = null;
 		this.next.close();
+		this.acknowledger.claimExpected(false);
 	}
 
 	boolean isFailing() {
@@ -143,8 +148,8 @@ final class ClaimLoop {
 	}
 
 	private boolean hasRoomForHalf() {
-		int share = this.prefetch.share(this.partitions);
-		return share - this.batch.held() >= (share + 1) / 2;
+		int share = this.context.share();
+		return share - this.leases.size() >= (share + 1) / 2;
 	}
 
 	/**
@@ -155,6 +160,9 @@ final class ClaimLoop {
 	boolean request() {
 		if (!this.next.request()) {
 			return false;
+		}
+		if (!this.failing) {
+			this.acknowledger.claimExpected(true);
 		}
 		if (this.running.compareAndSet(false, true)) {
 			try {
@@ -200,7 +208,11 @@ final class ClaimLoop {
 		}
 		else if (!isBusy()) {
 			// no claim to ride on: acknowledgements that came in meanwhile go on their own
-			this.acknowledger.flushSoon(this.batch.waiting() == 0);
+			this.acknowledger.claimExpected(false);
+			if (isBusy()) {
+				// asked for meanwhile, after all
+				this.acknowledger.claimExpected(true);
+			}
 		}
 	}
 
@@ -216,7 +228,13 @@ final class ClaimLoop {
 			return true;
 		}
 		long deadline = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(waitMicros);
-		if (this.next.awaitUntil(deadline)) {
+		// while this thread waits, acknowledgements go on their own, as while the trigger is armed
+		this.acknowledger.claimExpected(false);
+		boolean waited = this.next.awaitUntil(deadline);
+		if (this.next.isOpen()) {
+			this.acknowledger.claimExpected(true);
+		}
+		if (waited) {
 			return true;
 		}
 		arm(TimeUnit.NANOSECONDS.toMicros(Math.max(0, deadline - System.nanoTime())));
@@ -241,7 +259,7 @@ final class ClaimLoop {
 	 * nothing is waiting or leased, or the loop was stopped meanwhile
 	 */
 	private long claim() {
-		int limit = this.next.isOpen() ? Math.max(0, this.prefetch.share(this.partitions) - this.batch.held()) : 0;
+		int limit = this.next.isOpen() ? Math.max(0, this.context.share() - this.leases.size()) : 0;
 		Claim claim;
 		try {
 			claim = this.calls.send(limit);
@@ -254,11 +272,8 @@ final class ClaimLoop {
 			this.failing = false;
 			logger.info("Topic '{}': claiming works again", this.partition);
 		}
+		// stopped meanwhile: the listener's queue is closed, and the messages go back at once, unstarted
 		this.calls.hand(claim);
-		if (!this.next.isOpen()) {
-			// stopped meanwhile: handed back at once, unstarted
-			this.batch.handBackWaiting();
-		}
 		this.calls.report(claim);
 		long delay = claim.nextWakeDelayMicros();
 		this.moreDue = (delay == 0);

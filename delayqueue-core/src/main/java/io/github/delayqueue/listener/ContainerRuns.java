@@ -8,7 +8,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The runs of one container: the current one (a {@link TopicConsumer} with its {@link ContainerThreads}, new on
+ * The runs of one container: the current one (a {@link ListenerConsumer} with its {@link ContainerThreads}, new on
  * every start) and those stopped and still finishing their handlers. Stopping detaches the current run under the
  * lock, so that a start right after it begins a new run at once; the detached run then drains, on the caller's
  * thread or in the background.
@@ -28,13 +28,13 @@ final class ContainerRuns {
 	}
 
 	/** Starts a run unless one is current; if the consumer cannot start, nothing stays half-started. */
-	void start(Supplier<TopicConsumer> consumers) {
+	void start(Supplier<ListenerConsumer> consumers) {
 		synchronized (this.lock) {
 			if (this.current != null) {
 				return;
 			}
 			ContainerThreads threads = new ContainerThreads(this.topic);
-			TopicConsumer consumer = consumers.get();
+			ListenerConsumer consumer = consumers.get();
 			try {
 				consumer.start(threads.io(), threads.timer());
 			}
@@ -130,7 +130,7 @@ final class ContainerRuns {
 	}
 
 	/** A consumer and its threads, from a start to the end of its drain. */
-	record Run(TopicConsumer consumer, ContainerThreads threads) {
+	record Run(ListenerConsumer consumer, ContainerThreads threads) {
 	}
 
 }

@@ -14,16 +14,19 @@ import io.github.delayqueue.redis.ClaimedMessage;
  * runs it alone, with its attempt counted before it starts: a message that kills the JVM uses up its own attempts, and
  * a message that merely ran beside it is charged for no crash.
  * <p>
- * A claim goes through {@link #claim}: it may lease a suspect only if no suspect is held and no other claim may lease
- * one. While a suspect is held, batched messages start no more ({@link #tryStartBatched()} refuses), and the suspect
- * starts once the batched handlers still running have finished ({@link #awaitAlone}). When its handling is over,
- * however it ends ({@link #suspectEnded()}), batched messages start again and the listener's partitions are asked to
- * claim (the next suspect among them).
+ * It is state that the listener's parts consult and update; it calls nothing. A claim goes through {@link #claim}: it
+ * may lease a suspect only if no suspect is held and no other claim may lease one. While a suspect is held, batched
+ * messages start no more ({@link #tryStartBatched()} refuses, and handler threads wait in {@link #awaitTurn}), and the
+ * suspect starts once the batched handlers still running have finished ({@link #awaitAlone}). When its handling is
+ * over, however it ends ({@link #suspectEnded()}), the waiting handler threads go on.
  * <p>
- * One per listener (kept by its container across restarts): a message that kills the JVM still meets what other
- * listeners of the application run.
+ * One per listener, kept by its container across restarts: a run started while the previous one still finishes its
+ * handlers starts no suspect beside them.
  */
 final class CrashIsolation {
+
+	/** How often waiting threads look again whether they are still wanted. */
+	private static final long RECHECK_MILLIS = 50;
 
 	/** Closed while a claim that may lease a suspect runs, and while a suspect is held. */
 	private final AtomicBoolean gate = new AtomicBoolean();
@@ -37,50 +40,6 @@ final class CrashIsolation {
 	private int batchedRunning;
 
 	private volatile boolean suspectHeldFlag;
-
-	private volatile Runnable onSuspectEnded;
-
-	private volatile Runnable beforeSuspect = () -> {
-	};
-
-	/**
-	 * Creates the isolation of one listener.
-	 * @param onSuspectEnded what runs when a suspect's handling is over (start what waits, claim the next suspects)
-	 */
-	CrashIsolation(Runnable onSuspectEnded) {
-		this.onSuspectEnded = onSuspectEnded;
-	}
-
-	/**
-	 * Sets what runs when a suspect's handling is over: the container keeps one isolation for all its runs, so
-	 * that a run started while the previous one still finishes its handlers does not start a suspect beside them;
-	 * each run, as it starts, takes over this callback.
-	 * @param onSuspectEnded what runs
-	 */
-	void onSuspectEnded(Runnable onSuspectEnded) {
-		this.onSuspectEnded = onSuspectEnded;
-	}
-
-	/**
-	 * Sets what runs once a suspect may start (no batched handler runs), just before it does: the listener sends
-	 * the acknowledgements its batched handlers left waiting, so that a suspect that kills the JVM cannot take the
-	 * outcome of a neighbour that finished before it down with it.
-	 * @param beforeSuspect what runs
-	 */
-	void beforeSuspect(Runnable beforeSuspect) {
-		this.beforeSuspect = beforeSuspect;
-	}
-
-	/** Runs what must happen before a suspect starts (see {@link #beforeSuspect(Runnable)}). */
-	void suspectStarting() {
-		this.beforeSuspect.run();
-	}
-
-	/** Creates an isolation that asks for nothing when a suspect's handling is over. */
-	CrashIsolation() {
-		this(() -> {
-		});
-	}
 
 	/**
 	 * Makes a claim: it may lease a suspect if none is held and no other claim may lease one.
@@ -148,10 +107,43 @@ final class CrashIsolation {
 				if (!stillWanted.getAsBoolean()) {
 					return false;
 				}
-				TimeUnit.MILLISECONDS.timedWait(this.lock, 50);
+				TimeUnit.MILLISECONDS.timedWait(this.lock, RECHECK_MILLIS);
 			}
 		}
 		return stillWanted.getAsBoolean();
+	}
+
+	/**
+	 * Waits, on a handler thread that has only batched messages to start, while a suspect is held, until its handling
+	 * is over or a suspect arrives to be started ({@link #suspectArrived()}).
+	 * @param suspectWaiting whether a suspect waits to start
+	 * @param stillWanted whether the thread should still wait (checked every few milliseconds)
+	 * @return {@code true} if the suspect's handling is over; {@code false} if a suspect waits or the thread is no
+	 * longer wanted
+	 */
+	boolean awaitTurn(BooleanSupplier suspectWaiting, BooleanSupplier stillWanted) {
+		synchronized (this.lock) {
+			while (this.suspectHeld) {
+				if (suspectWaiting.getAsBoolean() || !stillWanted.getAsBoolean()) {
+					return false;
+				}
+				try {
+					TimeUnit.MILLISECONDS.timedWait(this.lock, RECHECK_MILLIS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return false;
+				}
+			}
+			return true;
+		}
+	}
+
+	/** Says that a suspect now waits to start: a handler thread waiting in {@link #awaitTurn} takes it. */
+	void suspectArrived() {
+		synchronized (this.lock) {
+			this.lock.notifyAll();
+		}
 	}
 
 	/** Says the held suspect's handling is over (the call ending its lease has returned): the listener goes on. */
@@ -159,9 +151,9 @@ final class CrashIsolation {
 		synchronized (this.lock) {
 			this.suspectHeld = false;
 			this.suspectHeldFlag = false;
+			this.lock.notifyAll();
 		}
 		this.gate.set(false);
-		this.onSuspectEnded.run();
 	}
 
 }

@@ -41,7 +41,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 
 	private final PayloadConverter converter;
 
-	private final WakeUpTimer scheduler;
+	private final WakeUpTimer wakeUpTimer;
 
 	private final ContainerProperties properties;
 
@@ -59,11 +59,11 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * @param registration the topic, payload type, handler and options
 	 * @param store the Redis store
 	 * @param converter reads payloads as the registration's payload type
-	 * @param scheduler wakes the container when messages fall due
+	 * @param wakeUpTimer wakes the container when messages fall due
 	 */
 	public DelayedListenerContainer(String id, ListenerRegistration<?> registration, RedisMessageStore store,
-			PayloadConverter converter, WakeUpTimer scheduler) {
-		this(id, registration, store, converter, scheduler, new ContainerProperties());
+			PayloadConverter converter, WakeUpTimer wakeUpTimer) {
+		this(id, registration, store, converter, wakeUpTimer, new ContainerProperties());
 	}
 
 	/**
@@ -72,22 +72,22 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * @param registration the topic, payload type, handler and options
 	 * @param store the Redis store
 	 * @param converter reads payloads as the registration's payload type
-	 * @param scheduler wakes the container when messages fall due
+	 * @param wakeUpTimer wakes the container when messages fall due
 	 * @param properties how it runs: metrics, observation, executor, shutdown timeout, lifecycle
 	 */
 	public DelayedListenerContainer(String id, ListenerRegistration<?> registration, RedisMessageStore store,
-			PayloadConverter converter, WakeUpTimer scheduler, ContainerProperties properties) {
+			PayloadConverter converter, WakeUpTimer wakeUpTimer, ContainerProperties properties) {
 		Assert.notNull(properties, "ContainerProperties must not be null");
 		Assert.hasText(id, "Listener id must not be empty");
 		Assert.notNull(registration, "ListenerRegistration must not be null");
 		Assert.notNull(store, "RedisMessageStore must not be null");
 		Assert.notNull(converter, "PayloadConverter must not be null");
-		Assert.notNull(scheduler, "WakeUpTimer must not be null");
+		Assert.notNull(wakeUpTimer, "WakeUpTimer must not be null");
 		this.id = id;
 		this.registration = registration;
 		this.store = store;
 		this.converter = converter;
-		this.scheduler = scheduler;
+		this.wakeUpTimer = wakeUpTimer;
 		this.properties = new ContainerProperties(properties);
 		this.runs = new ContainerRuns(registration.topic());
 	}
@@ -211,9 +211,9 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 */
 	@Override
 	public void start() {
-		ConsumerContext context = new ConsumerContext(this.store, this.converter, this.scheduler,
+		ListenerConsumer.Parts parts = new ListenerConsumer.Parts(this.store, this.converter, this.wakeUpTimer,
 				new ContainerProperties(this.properties), this.isolation);
-		this.runs.start(() -> new TopicConsumer(this.registration, this.partitions, context));
+		this.runs.start(() -> new ListenerConsumer(this.registration, this.partitions, parts));
 	}
 
 	/**

@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Carries out what a listener's {@link DeliveryErrorHandler} decides for a failed delivery: a retry after a delay,
- * the dead letters, or an acknowledgement; records the error text and tells the monitor.
+ * the dead letters, or an acknowledgement (through the partition's {@link Acknowledger}); records the error text.
  */
 final class FailedDeliveries {
 
@@ -23,40 +23,38 @@ final class FailedDeliveries {
 
 	private final ListenerOptions options;
 
-	private final Acknowledger acknowledger;
-
-	FailedDeliveries(String topic, RedisMessageStore store, ListenerOptions options, Acknowledger acknowledger) {
-		this.topic = topic;
-		this.store = store;
-		this.options = options;
-		this.acknowledger = acknowledger;
+	FailedDeliveries(ListenerContext context) {
+		this.topic = context.topic();
+		this.store = context.store();
+		this.options = context.options();
 	}
 
 	/**
 	 * Records what the error handler decided for a failed delivery whose lease the caller took.
 	 * @return what became of it, for the monitor
 	 */
-	DelayQueueMonitor.Outcome apply(DeliveredMessage message, Lease lease, Throwable failure, FailureAction action) {
+	DelayQueueMonitor.Outcome apply(Partition partition, DeliveredMessage message, Lease lease, Throwable failure,
+			FailureAction action) {
 		String error = describe(failure);
 		try {
 			switch (action.kind()) {
 				case ACKNOWLEDGE -> {
 					logger.info("Topic '{}': message {} failed attempt {}; its error handler dealt with it: {}",
 							this.topic, message.id(), message.attempt(), error);
-					this.acknowledger.acknowledgeLater(lease);
+					partition.acknowledger().acknowledge(lease, false);
 					return DelayQueueMonitor.Outcome.RECOVERED;
 				}
 				case DEAD_LETTER -> {
 					logger.warn("Topic '{}': message {} failed attempt {} of {} and goes to the dead letters: {}",
 							this.topic, message.id(), message.attempt(), this.options.maxAttempts(), error, failure);
-					this.store.leases().bury(this.topic, lease, error);
+					this.store.leases().bury(partition.name(), lease, error);
 					return DelayQueueMonitor.Outcome.DEAD;
 				}
 				default -> {
 					logger.info("Topic '{}': message {} failed attempt {} of {}, retrying in {} ms: {}", this.topic,
 							message.id(), message.attempt(), this.options.maxAttempts(), action.delay().toMillis(),
 							error);
-					this.store.leases().retry(this.topic, lease, action.delay().toMillis(), error);
+					this.store.leases().retry(partition.name(), lease, action.delay().toMillis(), error);
 					return DelayQueueMonitor.Outcome.RETRY;
 				}
 			}

@@ -9,20 +9,23 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.task.TaskDecorator;
 
 /**
- * The handler threads of one topic: at most {@code concurrency} handlers run at once. A slot is reserved before a
- * message is leased for it and freed when its handler thread is done, so the topic never leases more than it can
- * run. Handlers run on the container's executor if it has one (a {@code TaskExecutor}, virtual threads), else on
- * the topic's own pool of daemon threads; a {@link TaskDecorator} wraps the handling of each message.
+ * The handler threads of one listener: at most {@code concurrency} run at once, each running the listener's worker
+ * (which takes messages from the listener's {@link ReadyQueue} until none may start) and then ending. {@link #wake}
+ * starts threads as messages arrive, as many as asked and slots are free; a wake that comes while every slot is
+ * taken is not lost: a thread about to end sees it and runs the worker again. Handlers run on the container's
+ * executor if it has one (a {@code TaskExecutor}, virtual threads), else on the listener's own pool of daemon
+ * threads; a {@link TaskDecorator} wraps the handling of each message. It knows nothing of messages.
  */
 final class HandlerThreads {
 
-	private final String topic;
+	private final String name;
 
 	private final int concurrency;
 
@@ -30,9 +33,10 @@ final class HandlerThreads {
 
 	private final @Nullable TaskDecorator decorator;
 
-	private final Runnable onFreed;
-
 	private final AtomicInteger busy = new AtomicInteger();
+
+	/** Counts wakes: a thread that ends runs the worker again if one came since it last looked. */
+	private final AtomicLong wakes = new AtomicLong();
 
 	private final Set<Thread> running = ConcurrentHashMap.newKeySet();
 
@@ -40,29 +44,36 @@ final class HandlerThreads {
 
 	private volatile @Nullable ThreadPoolExecutor ownPool;
 
+	private volatile Runnable worker = () -> {
+	};
+
 	private volatile boolean open;
 
 	/**
-	 * Creates the handler threads of a topic.
-	 * @param sharedExecutor the container's executor, or {@code null} for a pool of the topic's own
-	 * @param onFreed runs after a slot is freed (a claim may now lease a message for it)
+	 * Creates the handler threads of a listener.
+	 * @param name names the threads of the listener's own pool (its topic)
+	 * @param concurrency the most threads at once
+	 * @param sharedExecutor the container's executor, or {@code null} for a pool of the listener's own
+	 * @param decorator wraps the handling of each message, or {@code null}
 	 */
-	HandlerThreads(String topic, int concurrency, @Nullable Executor sharedExecutor, @Nullable TaskDecorator decorator,
-			Runnable onFreed) {
-		this.topic = topic;
+	HandlerThreads(String name, int concurrency, @Nullable Executor sharedExecutor, @Nullable TaskDecorator decorator) {
+		this.name = name;
 		this.concurrency = concurrency;
 		this.sharedExecutor = sharedExecutor;
 		this.decorator = decorator;
-		this.onFreed = onFreed;
 	}
 
-	/** Opens for handler runs (creating the topic's own pool if there is no shared executor). */
-	synchronized void open() {
+	/**
+	 * Opens for handler runs (creating the listener's own pool if there is no shared executor).
+	 * @param worker what each thread runs: it returns when no message may start
+	 */
+	synchronized void open(Runnable worker) {
+		this.worker = worker;
 		if (this.sharedExecutor == null) {
 			AtomicInteger count = new AtomicInteger();
 			ThreadPoolExecutor pool = new ThreadPoolExecutor(this.concurrency, this.concurrency, 60, TimeUnit.SECONDS,
 					new LinkedBlockingQueue<>(), (runnable) -> {
-						Thread thread = new Thread(runnable, "delayqueue-" + this.topic + "-" + count.incrementAndGet());
+						Thread thread = new Thread(runnable, "delayqueue-" + this.name + "-" + count.incrementAndGet());
 						thread.setDaemon(true);
 						return thread;
 					});
@@ -73,69 +84,81 @@ final class HandlerThreads {
 	}
 
 	/**
-	 * Reserves up to {@code wanted} free slots.
-	 * @return how many were reserved
+	 * Says that messages may start: starts up to {@code wanted} threads, as slots are free.
+	 * @param wanted how many messages arrived (or may start again)
 	 */
-	int reserve(int wanted) {
-		while (true) {
-			int current = this.busy.get();
-			int granted = Math.max(0, Math.min(wanted, this.concurrency - current));
-			if (granted == 0 || this.busy.compareAndSet(current, current + granted)) {
-				return granted;
+	void wake(int wanted) {
+		this.wakes.incrementAndGet();
+		for (int i = 0; i < wanted; i++) {
+			if (!startOne()) {
+				return;
 			}
 		}
 	}
 
-	/** Frees reserved slots that will not run a handler. */
-	void release(int slots) {
-		if (slots <= 0) {
-			return;
+	private boolean startOne() {
+		if (!this.open || !reserve()) {
+			return false;
 		}
-		if (this.busy.addAndGet(-slots) == 0) {
+		Executor executor = (this.sharedExecutor != null) ? this.sharedExecutor : this.ownPool;
+		try {
+			if (executor == null) {
+				throw new RejectedExecutionException("Handler threads of '" + this.name + "' are closed");
+			}
+			executor.execute(this::run);
+			return true;
+		}
+		catch (RejectedExecutionException ex) {
+			free();
+			return false;
+		}
+	}
+
+	private boolean reserve() {
+		while (true) {
+			int current = this.busy.get();
+			if (current >= this.concurrency) {
+				return false;
+			}
+			if (this.busy.compareAndSet(current, current + 1)) {
+				return true;
+			}
+		}
+	}
+
+	/** A thread's run: the worker, again while wakes came meanwhile; then its slot is freed. */
+	private void run() {
+		Thread thread = Thread.currentThread();
+		this.running.add(thread);
+		long seen;
+		try {
+			do {
+				seen = this.wakes.get();
+				this.worker.run();
+			}
+			while (this.open && this.wakes.get() != seen);
+		}
+		finally {
+			this.running.remove(thread);
+			free();
+		}
+		if (this.open && this.wakes.get() != seen) {
+			// woken while ending, when no slot was free: this one is
+			startOne();
+		}
+	}
+
+	private void free() {
+		if (this.busy.decrementAndGet() == 0) {
 			synchronized (this.idleMonitor) {
 				this.idleMonitor.notifyAll();
 			}
 		}
-		this.onFreed.run();
 	}
 
-	/** Slots taken: handlers running, or reserved for messages being leased. */
+	/** Threads running (or starting). */
 	int busy() {
 		return this.busy.get();
-	}
-
-	boolean hasFreeSlot() {
-		return this.busy.get() < this.concurrency;
-	}
-
-	/**
-	 * Runs a handler task in a reserved slot; the slot is freed when the task ends.
-	 * @return {@code false} if closed or the executor refused it (the slot is freed)
-	 */
-	boolean execute(Runnable task) {
-		Runnable tracked = () -> {
-			Thread thread = Thread.currentThread();
-			this.running.add(thread);
-			try {
-				task.run();
-			}
-			finally {
-				this.running.remove(thread);
-				release(1);
-			}
-		};
-		Executor executor = (this.sharedExecutor != null) ? this.sharedExecutor : this.ownPool;
-		try {
-			if (!this.open || executor == null) {
-				throw new RejectedExecutionException("Handler threads of topic '" + this.topic + "' are closed");
-			}
-			executor.execute(tracked);
-			return true;
-		}
-		catch (RejectedExecutionException ex) {
-			release(1);
-			return false;
-		}
 	}
 
 	/**
@@ -147,18 +170,18 @@ final class HandlerThreads {
 		return (this.decorator != null) ? this.decorator.decorate(work) : work;
 	}
 
-	/** Whether the calling thread is running one of these handlers. */
+	/** Whether the calling thread is one of these handler threads. */
 	boolean isHandlerThread() {
 		return this.running.contains(Thread.currentThread());
 	}
 
-	/** Refuses new handler runs; running ones continue. */
+	/** Starts no more threads; running ones continue. */
 	void close() {
 		this.open = false;
 	}
 
 	/**
-	 * Waits until no slot is taken.
+	 * Waits until no thread runs.
 	 * @return {@code true} if idle within the timeout
 	 */
 	boolean awaitIdle(Duration timeout) throws InterruptedException {
@@ -175,19 +198,21 @@ final class HandlerThreads {
 		return true;
 	}
 
-	/** Interrupts the handlers still running (they keep their slots). */
+	/** Interrupts the threads still running (they keep their slots). */
 	void interruptRunning() {
 		this.running.forEach(Thread::interrupt);
 	}
 
-	/** Interrupts the handlers still running, and lets the topic's own pool go. */
+	/** Interrupts the threads still running, and lets the listener's own pool go. */
 	synchronized void interruptAndRelease() {
 		this.running.forEach(Thread::interrupt);
 		ThreadPoolExecutor pool = this.ownPool;
 		if (pool != null) {
-			// a task still queued never runs: its slot is freed here (its lease was handed back already)
+			// a run still queued never starts: its slot is freed here
 			this.ownPool = null;
-			release(pool.shutdownNow().size());
+			for (int i = pool.shutdownNow().size(); i > 0; i--) {
+				free();
+			}
 		}
 	}
 

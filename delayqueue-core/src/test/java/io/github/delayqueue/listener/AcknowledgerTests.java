@@ -60,17 +60,21 @@ class AcknowledgerTests {
 		schedule("third");
 		Acknowledger acknowledger = acknowledger();
 		List<ClaimedMessage> batch = this.store.leases().claim(TOPIC, 3, 60_000, 10).messages();
-		acknowledger.add(batch.get(0).lease());
-		acknowledger.add(batch.get(1).lease());
+		// a claim is coming: they wait for it
+		acknowledger.claimExpected(true);
+		acknowledger.acknowledge(batch.get(0).lease(), false);
+		acknowledger.acknowledge(batch.get(1).lease(), false);
+		assertThat(acknowledger.pendingCount()).isEqualTo(2);
 		// a claim takes them along: one call acknowledges both
 		List<Acknowledger.PendingAck> carried = acknowledger.takeForClaim();
 		assertThat(carried).hasSize(2);
 		this.store.leases().claim(TOPIC, Acknowledger.leases(carried), 0, 60_000, 10, true);
 		assertThat(this.store.messages().stats(TOPIC).leased()).isEqualTo(1);
 		assertThat(acknowledger.pendingCount()).isZero();
-		// no claim coming: the last one goes on its own
-		acknowledger.add(batch.get(2).lease());
-		acknowledger.flushSoon(false);
+		// no claim coming any more: the last one goes on its own
+		acknowledger.acknowledge(batch.get(2).lease(), false);
+		assertThat(acknowledger.pendingCount()).isEqualTo(1);
+		acknowledger.claimExpected(false);
 		await().atMost(Duration.ofSeconds(10)).until(() -> acknowledger.pendingCount() == 0
 				&& RedisFixture.keysOf(redis.get(), TOPIC).isEmpty());
 	}
@@ -80,7 +84,8 @@ class AcknowledgerTests {
 		schedule("kept");
 		Acknowledger acknowledger = acknowledger();
 		ClaimedMessage kept = this.store.leases().claim(TOPIC, 1, 60_000, 10).messages().get(0);
-		acknowledger.add(kept.lease());
+		acknowledger.claimExpected(true);
+		acknowledger.acknowledge(kept.lease(), false);
 		List<Acknowledger.PendingAck> carried = acknowledger.takeForClaim();
 		acknowledger.claimFailed(carried, new IllegalStateException("claim failed"));
 		await().atMost(Duration.ofSeconds(10)).until(() -> acknowledger.pendingCount() == 0
@@ -94,7 +99,8 @@ class AcknowledgerTests {
 		ClaimedMessage kept = this.store.leases().claim(TOPIC, 1, 60_000, 10).messages().get(0);
 		redis.get().stop();
 		try {
-			acknowledger.acknowledgeLater(kept.lease());
+			// no claim coming: it goes on its own at once, and fails
+			acknowledger.acknowledge(kept.lease(), false);
 			await().atMost(Duration.ofSeconds(10)).until(() -> acknowledger.pendingCount() == 1);
 		}
 		finally {
@@ -105,8 +111,25 @@ class AcknowledgerTests {
 				&& RedisFixture.keysOf(redis.get(), TOPIC).isEmpty());
 	}
 
+	@Test
+	void aSuspectsAcknowledgementIsInRedisWhenItReturnsWithWhatElseWaits() {
+		schedule("batched");
+		schedule("suspect");
+		Acknowledger acknowledger = acknowledger();
+		List<ClaimedMessage> leased = this.store.leases().claim(TOPIC, 2, 60_000, 10).messages();
+		acknowledger.claimExpected(true);
+		acknowledger.acknowledge(leased.get(0).lease(), false);
+		assertThat(this.store.messages().stats(TOPIC).leased()).as("waits for the claim").isEqualTo(2);
+
+		acknowledger.acknowledge(leased.get(1).lease(), true);
+
+		assertThat(acknowledger.pendingCount()).isZero();
+		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).as("both acknowledged before it returned").isEmpty();
+	}
+
 	private Acknowledger acknowledger() {
-		Acknowledger acknowledger = new Acknowledger(TOPIC, this.store, OPTIONS);
+		Acknowledger acknowledger = new Acknowledger(TOPIC, this.store, OPTIONS.visibilityTimeout(),
+				new LeaseKeeper(TOPIC, this.store, OPTIONS.visibilityTimeout(), new CrashIsolation()));
 		acknowledger.start(Runnable::run, this.maintenance);
 		return acknowledger;
 	}

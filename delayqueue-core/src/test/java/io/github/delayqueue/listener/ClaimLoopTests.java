@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.delayqueue.RedisFixture;
@@ -15,7 +14,6 @@ import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.scheduling.TopicTrigger;
-import io.github.delayqueue.support.DelayQueueMonitor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -45,10 +43,8 @@ class ClaimLoopTests {
 
 	private final RedisDelayedQueue queue = this.fixture.queue(this.store);
 
-	private final LocalBatch batch = new LocalBatch(
-			new LeaseKeeper(TOPIC, this.store, Duration.ofSeconds(30), new CrashIsolation()), new AtomicInteger(),
-			() -> {
-			});
+	/** Where the claims put what they lease; no handler thread takes from it here. */
+	private final ReadyQueue batch = new ReadyQueue(new HandlerThreads(TOPIC, 1, null, null), new CrashIsolation());
 
 	private final RecordingTrigger trigger = new RecordingTrigger();
 
@@ -69,7 +65,7 @@ class ClaimLoopTests {
 		this.queue.schedule(TOPIC, "soon", "x", Duration.ofSeconds(1));
 		loop.request();
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.batch.waiting() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.batch.size() == 1);
 		Delivery delivery = this.batch.poll(true);
 		assertThat(delivery.message().id()).isEqualTo("soon");
 		assertThat(delivery.claimServerTime()).as("claimed no earlier than the most lookahead before its due time")
@@ -88,7 +84,7 @@ class ClaimLoopTests {
 		this.queue.schedule(TOPIC, "now", "x", Duration.ZERO);
 		loop.request();
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.batch.waiting() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.batch.size() == 1);
 		assertThat(this.batch.poll(true).message().id()).isEqualTo("now");
 		assertThat(this.trigger.armed).isEmpty();
 	}
@@ -104,7 +100,7 @@ class ClaimLoopTests {
 
 		this.claimThread.get().join(10_000);
 		assertThat(this.claimThread.get().isAlive()).as("the waiting claim thread ended").isFalse();
-		assertThat(this.batch.waiting()).isZero();
+		assertThat(this.batch.size()).isZero();
 	}
 
 	@Test
@@ -156,10 +152,12 @@ class ClaimLoopTests {
 
 	private ClaimLoop start(Duration maxOwnWait, RedisMessageStore store) {
 		ListenerOptions options = ListenerOptions.builder().build();
-		Prefetch prefetch = new Prefetch(options);
-		Acknowledger acknowledger = new Acknowledger(TOPIC, store, options);
-		ClaimLoop loop = new ClaimLoop(TOPIC, prefetch, 1, this.batch, acknowledger, new ClaimCall(TOPIC, TOPIC, store,
-				options, prefetch, new CrashIsolation(), this.batch, acknowledger, DelayQueueMonitor.NONE), maxOwnWait);
+		CrashIsolation isolation = new CrashIsolation();
+		ListenerContext context = new ListenerContext(TOPIC, 1, options, store, new ContainerProperties(),
+				new Prefetch(options), isolation, this.batch);
+		LeaseKeeper leases = new LeaseKeeper(TOPIC, store, options.visibilityTimeout(), isolation);
+		Acknowledger acknowledger = new Acknowledger(TOPIC, store, options.visibilityTimeout(), leases);
+		ClaimLoop loop = new ClaimLoop(context, 0, leases, acknowledger, maxOwnWait);
 		this.loops.add(loop);
 		loop.start((task) -> {
 			Thread thread = new Thread(task, "claims");

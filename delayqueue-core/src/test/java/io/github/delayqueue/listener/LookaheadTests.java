@@ -56,7 +56,7 @@ class LookaheadTests {
 		assertThat(soon.attempt()).isEqualTo(1);
 		long ahead = Duration.between(claim.serverTime(), soon.dueAt()).toNanos();
 		assertThat(ahead).isBetween(TimeUnit.SECONDS.toNanos(1), TimeUnit.SECONDS.toNanos(2));
-		assertThat(new Delivery(soon, claim.serverTime(), claimedNanos).dueNanos())
+		assertThat(new Delivery(soon, 0, claim.serverTime(), claimedNanos).dueNanos())
 			.as("due as long after the reply as after the claim's Redis time")
 			.isEqualTo(claimedNanos + ahead);
 		assertThat(claim.nextWakeDelayMicros()).as("the next due time is the later message's")
@@ -81,7 +81,7 @@ class LookaheadTests {
 		long claimedNanos = System.nanoTime();
 
 		assertThat(claim.messages()).hasSize(1);
-		assertThat(new Delivery(claim.messages().get(0), claim.serverTime(), claimedNanos).dueNanos())
+		assertThat(new Delivery(claim.messages().get(0), 0, claim.serverTime(), claimedNanos).dueNanos())
 			.isEqualTo(claimedNanos);
 	}
 

@@ -1,0 +1,187 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.delayqueue.redis.Lease;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What each of a listener's handler threads runs: it takes messages from the listener's {@link ReadyQueue} and runs
+ * them with the {@link MessageRunner}, until none may start. It consults the listener's {@link CrashIsolation}: while a
+ * suspect is held, batched messages wait (and so does the thread, if it has nothing else to start); a suspect starts
+ * once no batched handler runs, after the acknowledgements of the handlers before it are in Redis, and when its
+ * handling is over every partition is asked to claim (the next suspect among them). A batched message leased ahead of
+ * its due time is started at its due time ({@link DueTimeWait}); the task decorator wraps each message's handling.
+ */
+final class HandlerLoop {
+
+	private static final Logger logger = LoggerFactory.getLogger(HandlerLoop.class);
+
+	private final ListenerContext context;
+
+	private final List<Partition> partitions;
+
+	private final HandlerThreads threads;
+
+	private final MessageRunner runner;
+
+	/** The handler threads' waits for the due time of messages leased ahead of it; a stop ends them. */
+	private final DueTimeWait dueTime = new DueTimeWait();
+
+	private volatile boolean active;
+
+	/**
+	 * Creates the loop of a listener's handler threads.
+	 * @param context what the listener's parts share
+	 * @param partitions the listener's partitions, by index
+	 * @param threads the threads it runs on (for the task decorator)
+	 * @param runner runs each message
+	 */
+	HandlerLoop(ListenerContext context, List<Partition> partitions, HandlerThreads threads, MessageRunner runner) {
+		this.context = context;
+		this.partitions = partitions;
+		this.threads = threads;
+		this.runner = runner;
+	}
+
+	/** Starts messages from now on. */
+	void start() {
+		this.active = true;
+	}
+
+	/** Starts no more messages, and ends the waits for due times: such a message goes back, unstarted. */
+	void stop() {
+		this.active = false;
+		this.dueTime.end();
+	}
+
+	/** A handler thread's run: takes and handles messages while any may start. */
+	void work() {
+		Delivery next;
+		while ((next = take()) != null) {
+			Partition partition = this.partitions.get(next.partition());
+			try {
+				start(next, partition);
+			}
+			finally {
+				// its lease has ended (or gone back): claim more if messages are due and half the share is free
+				partition.refill();
+			}
+		}
+	}
+
+	/**
+	 * The next message that may start: while a suspect is held, only a suspect, and the thread waits meanwhile if
+	 * batched messages are waiting for the suspect's handling to end.
+	 * @return the message, or {@code null} if none may start (the thread ends)
+	 */
+	private @Nullable Delivery take() {
+		CrashIsolation isolation = this.context.isolation();
+		ReadyQueue ready = this.context.ready();
+		while (this.active) {
+			Delivery next = ready.poll(!isolation.isSuspectHeld());
+			if (next != null) {
+				return next;
+			}
+			if (!isolation.isSuspectHeld() || ready.size() == 0) {
+				return null;
+			}
+			if (isolation.awaitTurn(ready::hasSuspect, () -> this.active)) {
+				// the suspect's handling is over (perhaps in a run stopped meanwhile): the next one may be leased
+				this.partitions.forEach(Partition::requestClaim);
+			}
+		}
+		return null;
+	}
+
+	private void start(Delivery delivery, Partition partition) {
+		if (delivery.suspect()) {
+			startSuspect(delivery, partition);
+			return;
+		}
+		Lease lease = delivery.message().lease();
+		// a batched message may have been leased ahead of its due time (a suspect never is): its handler thread waits
+		// for it here, before it counts as started and before the task decorator runs
+		if (!this.dueTime.await(delivery.dueNanos())) {
+			// the listener stopped meanwhile: handed back at once, unstarted
+			partition.handBack(List.of(lease));
+			return;
+		}
+		CrashIsolation isolation = this.context.isolation();
+		if (!isolation.tryStartBatched()) {
+			// a suspect was leased meanwhile: this one waits for its handling to end
+			if (!this.context.ready().putBack(delivery)) {
+				partition.handBack(List.of(lease));
+			}
+			return;
+		}
+		try {
+			if (this.active) {
+				decorateAndRun(delivery, partition);
+			}
+			else {
+				partition.handBack(List.of(lease));
+			}
+		}
+		finally {
+			isolation.batchedEnded();
+		}
+	}
+
+	/**
+	 * Runs a suspect alone: once no batched handler runs and the acknowledgements of those before it are in Redis
+	 * (a suspect that kills the JVM must not take their outcome down with it). When the call that ends its lease has
+	 * returned, the listener goes on and every partition claims (the next suspect).
+	 */
+	private void startSuspect(Delivery delivery, Partition partition) {
+		Lease lease = delivery.message().lease();
+		try {
+			if (awaitAlone()) {
+				Duration settleFor = this.context.options().visibilityTimeout();
+				this.partitions.forEach((each) -> each.acknowledger().settle(settleFor));
+				decorateAndRun(delivery, partition);
+			}
+			else {
+				partition.handBack(List.of(lease));
+			}
+		}
+		finally {
+			// opens the isolation if its lease has ended by now (else when the hand-back on stop ends it)
+			partition.leases().ended(lease);
+		}
+		this.threads.wake(this.context.ready().size());
+		this.partitions.forEach(Partition::requestClaim);
+	}
+
+	private boolean awaitAlone() {
+		try {
+			return this.context.isolation().awaitAlone(() -> this.active);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	/**
+	 * Runs the handling in the task decorator. If anything throws before the outcome was decided (the decorator,
+	 * reading the message), the lease still held goes back at once rather than being extended for ever.
+	 */
+	private void decorateAndRun(Delivery delivery, Partition partition) {
+		try {
+			this.threads.decorate(() -> this.runner.run(delivery, partition)).run();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Topic '{}': message '{}' could not be handled (the task decorator, or reading it, failed "
+					+ "outside the handler); it goes back to the queue", this.context.topic(), delivery.message().id(),
+					ex);
+		}
+		finally {
+			partition.handBack(List.of(delivery.message().lease()));
+		}
+	}
+
+}

@@ -1,0 +1,148 @@
+package io.github.delayqueue.listener;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one queue of a listener's leased messages waiting for a handler thread, from all its partitions: claims
+ * {@link #offer} what they leased, handler threads {@link #poll} it in claim order, and each arrival wakes the
+ * listener's {@link HandlerThreads}. A suspect goes first in line, apart from the batch, so that nothing put back
+ * ever queues before it; while the listener's {@link CrashIsolation} holds a suspect, batched messages wait here.
+ * Closed on stop: what waits is handed back by the caller, and claims that come later hand back what they leased.
+ */
+final class ReadyQueue {
+
+	/** Batched messages waiting, in claim order (one put back goes first again); guarded by itself. */
+	private final Deque<Delivery> batched = new ArrayDeque<>();
+
+	/** The suspect waiting to start, if any; guarded by {@link #batched}. */
+	private @Nullable Delivery suspect;
+
+	/** Guarded by {@link #batched}. */
+	private boolean open = true;
+
+	private volatile int size;
+
+	private final HandlerThreads threads;
+
+	private final CrashIsolation isolation;
+
+	ReadyQueue(HandlerThreads threads, CrashIsolation isolation) {
+		this.threads = threads;
+		this.isolation = isolation;
+	}
+
+	/**
+	 * Queues what a claim leased (a suspect first) and wakes handler threads for it.
+	 * @param deliveries the leased messages, in claim order
+	 * @return {@code false} if the queue is closed (the listener stops): nothing was queued, the caller hands them
+	 * back
+	 */
+	boolean offer(List<Delivery> deliveries) {
+		if (deliveries.isEmpty()) {
+			return true;
+		}
+		boolean withSuspect = false;
+		synchronized (this.batched) {
+			if (!this.open) {
+				return false;
+			}
+			for (Delivery delivery : deliveries) {
+				if (delivery.suspect()) {
+					this.suspect = delivery;
+					withSuspect = true;
+				}
+				else {
+					this.batched.addLast(delivery);
+				}
+			}
+			this.size += deliveries.size();
+		}
+		if (withSuspect) {
+			// handler threads waiting for the held suspect to end take it now
+			this.isolation.suspectArrived();
+		}
+		this.threads.wake(deliveries.size());
+		return true;
+	}
+
+	/**
+	 * Takes the next message to start: the suspect if one waits, else the next batched message if
+	 * {@code batchedAllowed}.
+	 * @return the message, or {@code null} if none may start
+	 */
+	@Nullable Delivery poll(boolean batchedAllowed) {
+		if (this.size == 0) {
+			return null;
+		}
+		synchronized (this.batched) {
+			Delivery next = this.suspect;
+			if (next != null) {
+				this.suspect = null;
+			}
+			else if (batchedAllowed) {
+				next = this.batched.pollFirst();
+			}
+			if (next != null) {
+				this.size--;
+			}
+			return next;
+		}
+	}
+
+	/**
+	 * Puts back a message taken out that may not start now; it goes first in line again (a suspect stays first).
+	 * @return {@code false} if the queue closed meanwhile: the caller hands it back
+	 */
+	boolean putBack(Delivery delivery) {
+		synchronized (this.batched) {
+			if (!this.open) {
+				return false;
+			}
+			if (delivery.suspect()) {
+				this.suspect = delivery;
+			}
+			else {
+				this.batched.addFirst(delivery);
+			}
+			this.size++;
+			return true;
+		}
+	}
+
+	/** Whether a suspect waits to start. */
+	boolean hasSuspect() {
+		synchronized (this.batched) {
+			return this.suspect != null;
+		}
+	}
+
+	/** Messages waiting to start. */
+	int size() {
+		return this.size;
+	}
+
+	/**
+	 * Closes the queue for good and takes out what waits, for the caller to hand back unstarted.
+	 * @return the messages that waited, the suspect first
+	 */
+	List<Delivery> close() {
+		synchronized (this.batched) {
+			this.open = false;
+			List<Delivery> waiting = new ArrayList<>(this.batched.size() + 1);
+			if (this.suspect != null) {
+				waiting.add(this.suspect);
+			}
+			waiting.addAll(this.batched);
+			this.batched.clear();
+			this.suspect = null;
+			this.size = 0;
+			return waiting;
+		}
+	}
+
+}

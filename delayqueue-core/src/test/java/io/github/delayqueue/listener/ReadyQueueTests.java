@@ -1,0 +1,93 @@
+package io.github.delayqueue.listener;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.delayqueue.redis.ClaimedMessage;
+import io.github.delayqueue.redis.Lease;
+import io.github.delayqueue.redis.StoredMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A listener's ready queue: what claims lease waits here for a handler thread, a suspect always first whatever was
+ * put back meanwhile; each arrival wakes the handler threads; once closed, it takes nothing more and gives back
+ * what waited.
+ */
+class ReadyQueueTests {
+
+	private final HandlerThreads threads = new HandlerThreads("ready", 2, null, null);
+
+	private final ReadyQueue queue = new ReadyQueue(this.threads, new CrashIsolation());
+
+	@AfterEach
+	void tearDown() {
+		this.threads.close();
+		this.threads.interruptAndRelease();
+	}
+
+	@Test
+	void aBatchedMessagePutBackAfterASuspectArrivedDoesNotQueueBeforeIt() {
+		this.queue.offer(List.of(delivery("batched", false, 0)));
+		Delivery batched = this.queue.poll(true);
+		assertThat(batched).isNotNull();
+		// a claim leased a suspect meanwhile: the batched message may not start, and goes back
+		this.queue.offer(List.of(delivery("suspect", true, 1)));
+		assertThat(this.queue.putBack(batched)).isTrue();
+
+		Delivery next = this.queue.poll(false);
+		assertThat(next).as("the suspect starts while batched messages may not").isNotNull();
+		assertThat(next.message().id()).isEqualTo("suspect");
+		assertThat(next.partition()).isEqualTo(1);
+		assertThat(this.queue.poll(false)).isNull();
+		assertThat(this.queue.poll(true).message().id()).isEqualTo("batched");
+		assertThat(this.queue.size()).isZero();
+	}
+
+	@Test
+	void closingGivesBackWhatWaitsTheSuspectFirstAndRefusesWhatComesLater() {
+		this.queue.offer(List.of(delivery("a", false, 0), delivery("s", true, 0), delivery("b", false, 1)));
+		assertThat(this.queue.size()).isEqualTo(3);
+		assertThat(this.queue.hasSuspect()).isTrue();
+
+		List<Delivery> waiting = this.queue.close();
+
+		assertThat(waiting).extracting((delivery) -> delivery.message().id()).containsExactly("s", "a", "b");
+		assertThat(this.queue.size()).isZero();
+		assertThat(this.queue.hasSuspect()).isFalse();
+		assertThat(this.queue.offer(List.of(delivery("late", false, 0)))).as("a claim that ends later").isFalse();
+		assertThat(this.queue.putBack(delivery("put-back", false, 0))).isFalse();
+		assertThat(this.queue.poll(true)).isNull();
+	}
+
+	@Test
+	void arrivalsWakeHandlerThreadsThatTakeEverything() {
+		List<String> taken = new CopyOnWriteArrayList<>();
+		this.threads.open(() -> {
+			Delivery next;
+			while ((next = this.queue.poll(true)) != null) {
+				taken.add(next.message().id());
+			}
+		});
+		for (int i = 0; i < 50; i++) {
+			this.queue.offer(List.of(delivery("m" + i, false, 0), delivery("n" + i, false, 1)));
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> taken.size() == 100);
+		assertThat(taken).doesNotHaveDuplicates();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.threads.busy() == 0);
+		assertThat(this.queue.size()).isZero();
+	}
+
+	private static Delivery delivery(String id, boolean suspect, int partition) {
+		ClaimedMessage message = new ClaimedMessage(new Lease(id, 1), Instant.now(), 1,
+				new StoredMessage(Instant.now(), Map.of(), "\"x\"".getBytes(), null), suspect);
+		return new Delivery(message, partition, Instant.now(), System.nanoTime());
+	}
+
+}
