@@ -256,6 +256,8 @@ final class Comparison {
 				theirs.clientCpuMicros(), null);
 		this.report.row(costs, label + ": Redis CPU", "µs/msg", Better.LOWER, ours.redisCpuMicros(),
 				theirs.redisCpuMicros(), null);
+		this.report.row(costs, label + ": bytes allocated in the system's JVM", "B/msg", Better.LOWER,
+				ours.allocatedBytes(), theirs.allocatedBytes(), null);
 		this.report.row(costs, label + ": Redis commands, those run inside scripts included", "calls/msg",
 				Better.LOWER, ours.commands(), theirs.commands(), "most run inside scripts: " + top(ours, theirs, false));
 		this.report.row(costs, label + ": client calls (commands sent by clients)", "calls/msg", Better.LOWER,

@@ -2,6 +2,7 @@ package io.github.delayqueue.benchmarks;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -41,9 +42,14 @@ final class Costs {
 			+ "once, pipelined or not: for a pipeline this is more than its network round trips. The harness's own "
 			+ "INFO calls are left out of both. Schedules: the interval is the timed run (after an untimed one of the "
 			+ "same shape); drains: from 0.1 s before the first due time to 0.5 s after the last message was handled "
-			+ "(so late acknowledgements count), per delivered message.";
+			+ "(so late acknowledgements count), per delivered message. Bytes allocated = the delta of the heap bytes "
+			+ "allocated by all the threads of the system's JVM, those ended meanwhile included (HotSpot's "
+			+ "getTotalThreadAllocatedBytes), over the same interval / messages: the system's allocation plus the "
+			+ "harness's own in that JVM (the same for both).";
 
 	private static final OperatingSystemMXBean OS = ManagementFactory.getOperatingSystemMXBean();
+
+	private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
 	private final int port;
 
@@ -117,7 +123,16 @@ final class Costs {
 		}
 		double redisCpu = Double.parseDouble(cpu.getProperty("used_cpu_sys", "0").trim())
 				+ Double.parseDouble(cpu.getProperty("used_cpu_user", "0").trim());
-		return new Snapshot(calls, redisCpu, (process >= 0) ? process - excluded : -1);
+		return new Snapshot(calls, redisCpu, (process >= 0) ? process - excluded : -1, allocatedBytes());
+	}
+
+	/** The heap bytes all threads of this JVM allocated so far, ended ones included; -1 where the JVM does not tell. */
+	private static long allocatedBytes() {
+		if (THREADS instanceof com.sun.management.ThreadMXBean sun && sun.isThreadAllocatedMemorySupported()
+				&& sun.isThreadAllocatedMemoryEnabled()) {
+			return sun.getTotalThreadAllocatedBytes();
+		}
+		return -1;
 	}
 
 	private static long field(String stats, String name) {
@@ -198,8 +213,10 @@ final class Costs {
 			perCommand.sort(Comparator.comparingDouble(CommandCalls::perMessage).reversed());
 			Double clientCpu = (end.processCpuNanos() >= 0 && this.start.processCpuNanos() >= 0)
 					? (end.processCpuNanos() - this.start.processCpuNanos()) / 1e3 / n : null;
+			Double allocated = (end.allocatedBytes() >= 0 && this.start.allocatedBytes() >= 0)
+					? (end.allocatedBytes() - this.start.allocatedBytes()) / n : null;
 			return new Cost(messages, clientCpu, (end.redisCpuSeconds() - this.start.redisCpuSeconds()) * 1e6 / n,
-					commands / n, clientCalls / n, perCommand);
+					commands / n, clientCalls / n, allocated, perCommand);
 		}
 
 	}
@@ -212,17 +229,19 @@ final class Costs {
 	 * @param redisCpuMicros Redis's CPU time (system and user), in microseconds
 	 * @param commands commands Redis ran, those run inside scripts included
 	 * @param clientCalls commands the clients sent
+	 * @param allocatedBytes heap bytes this JVM allocated, or {@code null} where the JVM does not tell
 	 * @param perCommand each command's calls per message and where it came from, most first
 	 */
 	record Cost(long messages, Double clientCpuMicros, double redisCpuMicros, double commands, double clientCalls,
-			List<CommandCalls> perCommand) {
+			Double allocatedBytes, List<CommandCalls> perCommand) {
 
 		@Override
 		public String toString() {
 			return String.format(Locale.ROOT, "%,d messages, per message: client CPU %s µs, Redis CPU %.1f µs, "
-					+ "%.3f commands, %.3f client calls", this.messages,
+					+ "%.3f commands, %.3f client calls, %s bytes allocated", this.messages,
 					(this.clientCpuMicros != null) ? Report.format(this.clientCpuMicros) : "n/a", this.redisCpuMicros,
-					this.commands, this.clientCalls);
+					this.commands, this.clientCalls,
+					(this.allocatedBytes != null) ? Report.format(this.allocatedBytes) : "n/a");
 		}
 
 	}
@@ -243,8 +262,10 @@ final class Costs {
 	 * @param calls calls per command ({@code INFO commandstats})
 	 * @param redisCpuSeconds {@code used_cpu_sys + used_cpu_user}
 	 * @param processCpuNanos this JVM's CPU time less the excluded threads', or -1 where unknown
+	 * @param allocatedBytes the heap bytes this JVM's threads allocated so far, or -1 where unknown
 	 */
-	private record Snapshot(Map<String, Long> calls, double redisCpuSeconds, long processCpuNanos) {
+	private record Snapshot(Map<String, Long> calls, double redisCpuSeconds, long processCpuNanos,
+			long allocatedBytes) {
 	}
 
 }
