@@ -3,6 +3,7 @@ package io.github.delayqueue;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.build.redis.TestRedis;
 import io.github.delayqueue.build.redis.TestRedisCluster;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
@@ -100,7 +101,7 @@ class AclTests {
 							throw new IllegalStateException("bad");
 						}
 						recorder.handle(payload, message);
-					}, ListenerOptions.builder().maxAttempts(2).backOff(new FixedBackOff(10, 5)).build())));
+					}, ListenerOptions.builder().maxAttempts(2).errorHandler(new DefaultDeliveryErrorHandler(new FixedBackOff(10, 5))).build())));
 		this.container.start();
 
 		queue.schedule("acl", "m-1", "x", Duration.ofMillis(50));

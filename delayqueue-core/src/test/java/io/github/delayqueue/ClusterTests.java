@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.build.redis.TestRedisCluster;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
@@ -162,7 +163,7 @@ class ClusterTests {
 					if (calls.incrementAndGet() < succeedAfter.get()) {
 						throw new IllegalStateException("fails");
 					}
-				}, ListenerOptions.builder().maxAttempts(3).backOff(new FixedBackOff(20, 10)).build())), this.factory,
+				}, ListenerOptions.builder().maxAttempts(3).errorHandler(new DefaultDeliveryErrorHandler(new FixedBackOff(20, 10))).build())), this.factory,
 				true);
 		this.queue.schedule(topic, "doomed", "x", Duration.ZERO);
 		await().atMost(WAIT).until(() -> this.queue.stats(topic).dead() == 1);

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
@@ -192,7 +193,7 @@ class PartitionTests {
 	private void start(ListenerRegistration<String> registration) {
 		DefaultDelayedListenerContainerFactory factory = this.fixture.consumer().listeners().factory();
 		factory.setPartitioning(THREE);
-		factory.setDefaultOptions(ListenerOptions.builder().backOff(new FixedBackOff(10, 100)).build());
+		factory.setDefaultOptions(ListenerOptions.builder().errorHandler(new DefaultDeliveryErrorHandler(new FixedBackOff(10, 100))).build());
 		DelayedListenerContainer container = factory
 			.createListenerContainer(SimpleDelayedListenerEndpoint.from(registration));
 		container.start();

@@ -14,6 +14,7 @@ import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.recurring.MissedTicks;
@@ -160,7 +161,7 @@ final class DelayQueuePropertiesMapper {
 			check(LISTENER + "handler-timeout", handlerTimeout, options::handlerTimeout);
 		}
 		options.leaseAhead(listener.isLeaseAhead());
-		options.backOff(backOff(listener.getBackoff()));
+		options.errorHandler(new DefaultDeliveryErrorHandler(backOff(listener.getBackoff())));
 		return options.build();
 	}
 
@@ -179,17 +180,17 @@ final class DelayQueuePropertiesMapper {
 		Duration delay = backoff.effectiveDelay();
 		Duration maxDelay = backoff.effectiveMaxDelay();
 		Duration jitter = (backoff.getJitter() != null) ? backoff.getJitter() : delay.dividedBy(4);
-		check(BACKOFF + "delay", delay, (value) -> ListenerOptions.exponentialBackOff(value, 1, value, Duration.ZERO));
+		check(BACKOFF + "delay", delay, (value) -> DefaultDeliveryErrorHandler.exponentialBackOff(value, 1, value, Duration.ZERO));
 		check(BACKOFF + "multiplier", backoff.getMultiplier(),
-				(value) -> ListenerOptions.exponentialBackOff(ONE_MILLI, value, ONE_MILLI, Duration.ZERO));
+				(value) -> DefaultDeliveryErrorHandler.exponentialBackOff(ONE_MILLI, value, ONE_MILLI, Duration.ZERO));
 		check(BACKOFF + "jitter", jitter,
-				(value) -> ListenerOptions.exponentialBackOff(ONE_MILLI, 1, ONE_MILLI, value));
+				(value) -> DefaultDeliveryErrorHandler.exponentialBackOff(ONE_MILLI, 1, ONE_MILLI, value));
 		return check(BACKOFF + "max-delay", maxDelay, (value) -> {
 			if (value != null && value.compareTo(delay) < 0) {
 				throw new IllegalArgumentException(
 						"must not be less than " + BACKOFF + "delay (" + delay + ")");
 			}
-			return ListenerOptions.exponentialBackOff(delay, backoff.getMultiplier(), value, jitter);
+			return DefaultDeliveryErrorHandler.exponentialBackOff(delay, backoff.getMultiplier(), value, jitter);
 		});
 	}
 

@@ -281,7 +281,7 @@ class DelayQueueAutoConfigurationTests {
 
 	@Test
 	void aSingleErrorHandlerBeanBecomesTheListenersDefault() {
-		DeliveryErrorHandler handler = (message, failure, options) -> FailureAction.acknowledge();
+		DeliveryErrorHandler handler = (message, failure) -> FailureAction.acknowledge();
 		this.runner.withBean(DeliveryErrorHandler.class, () -> handler).run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(factory(context).getDefaultOptions().errorHandler()).isSameAs(handler);
@@ -296,7 +296,7 @@ class DelayQueueAutoConfigurationTests {
 		this.runner.withBean("one", DeliveryErrorHandler.class, () -> handler)
 			.withBean("two", DeliveryErrorHandler.class, () -> handler)
 			.run((context) -> assertThat(factory(context).getDefaultOptions().errorHandler())
-				.isSameAs(DefaultDeliveryErrorHandler.INSTANCE));
+				.as("the default one, with Boot's backoff").isInstanceOf(DefaultDeliveryErrorHandler.class));
 	}
 
 	@Test
@@ -379,7 +379,7 @@ class DelayQueueAutoConfigurationTests {
 				DelayQueueProperties.Backoff backoff = context.getBean(DelayQueueProperties.class).getListener().getBackoff();
 				assertThat(backoff.effectiveDelay()).isEqualTo(Duration.ofSeconds(3));
 				assertThat(backoff.effectiveMaxDelay()).isEqualTo(Duration.ofSeconds(7));
-				BackOffExecution execution = factory(context).getDefaultOptions().backOff().start();
+				BackOffExecution execution = ((DefaultDeliveryErrorHandler) factory(context).getDefaultOptions().errorHandler()).getBackOff().start();
 				assertThat(execution.nextBackOff()).isEqualTo(3000L);
 				assertThat(execution.nextBackOff()).isEqualTo(6000L);
 				assertThat(execution.nextBackOff()).isEqualTo(7000L);
@@ -402,7 +402,7 @@ class DelayQueueAutoConfigurationTests {
 				assertThat(options.visibilityTimeout()).isEqualTo(Duration.ofSeconds(45));
 				assertThat(options.maxAttempts()).isEqualTo(3);
 				assertThat(options.batchSize()).isEqualTo(20);
-				assertThat(options.backOff().start().nextBackOff()).isBetween(1500L, 2500L);
+				assertThat(((DefaultDeliveryErrorHandler) options.errorHandler()).getBackOff().start().nextBackOff()).isBetween(1500L, 2500L);
 				DelayedQueue queue = context.getBean(DelayedQueue.class);
 				assertThatThrownBy(() -> queue.schedule("t", "x".repeat(20), Duration.ZERO))
 					.isInstanceOf(PayloadTooLargeException.class);
@@ -552,9 +552,10 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(options.maxAttempts()).isEqualTo(defaults.maxAttempts());
 			assertThat(options.batchSize()).isEqualTo(defaults.batchSize());
 			// the same exponential backoff (compared by its settings: each execution is jittered at random)
-			assertThat(options.backOff()).isInstanceOf(org.springframework.util.backoff.ExponentialBackOff.class)
+			assertThat(((DefaultDeliveryErrorHandler) options.errorHandler()).getBackOff())
+				.isInstanceOf(org.springframework.util.backoff.ExponentialBackOff.class)
 				.usingRecursiveComparison()
-				.isEqualTo(defaults.backOff());
+				.isEqualTo(DefaultDeliveryErrorHandler.defaultBackOff());
 			DelayQueueProperties properties = new DelayQueueProperties();
 			assertThat(properties.getDeadLetter().getMaxCount())
 				.isEqualTo(io.github.delayqueue.redis.DeadLetterPolicy.DEFAULT.maxCount());

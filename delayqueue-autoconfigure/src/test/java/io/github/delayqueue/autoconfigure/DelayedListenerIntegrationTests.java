@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DeliveredMessage;
@@ -156,7 +157,7 @@ class DelayedListenerIntegrationTests {
 		assertThat(slow.getTopic()).isEqualTo("audit-log");
 		assertThat(slow.getContainerProperties().getShutdownTimeout()).as("the one setting changed").isEqualTo(Duration.ofSeconds(1));
 		// the rest is Boot's: the backoff and poll settings of this test's properties, the default concurrency
-		assertThat(slow.getRegistration().options().backOff().start().nextBackOff()).isBetween(15L, 25L);
+		assertThat(((DefaultDeliveryErrorHandler) slow.getRegistration().options().errorHandler()).getBackOff().start().nextBackOff()).isBetween(15L, 25L);
 		assertThat(slow.getRegistration().options().concurrency()).isEqualTo(4);
 		DelayedListenerContainer plain = this.registry.getListenerContainerForTopic("batches");
 		assertThat(plain.getContainerProperties().getShutdownTimeout()).isEqualTo(Duration.ofSeconds(10));
@@ -201,7 +202,7 @@ class DelayedListenerIntegrationTests {
 
 		@Bean
 		DeliveryErrorHandler declinedPayments(Listeners listeners) {
-			return (message, failure, options) -> {
+			return (message, failure) -> {
 				listeners.handledByErrorHandler.add(message.id() + ": " + failure.getMessage());
 				return FailureAction.acknowledge();
 			};
@@ -220,7 +221,7 @@ class DelayedListenerIntegrationTests {
 		@Bean
 		DeliveryErrorHandler unusedErrorHandler() {
 			// a second one: no default error handler for the other listeners
-			return (message, failure, options) -> FailureAction.deadLetter();
+			return (message, failure) -> FailureAction.deadLetter();
 		}
 
 	}

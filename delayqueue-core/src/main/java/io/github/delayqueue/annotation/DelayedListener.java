@@ -101,7 +101,10 @@ public @interface DelayedListener {
 	String leaseAhead() default "";
 
 	/**
-	 * Exception types, matched along the cause chain, that send a message to the dead letters without retrying.
+	 * Exception types, matched along the cause chain, that send a message to the dead letters without retrying,
+	 * besides those of the listener's {@link io.github.delayqueue.listener.DefaultDeliveryErrorHandler}. They configure
+	 * that default error handler: beside an error handler of another kind (which owns its policy) they are an error
+	 * at start-up.
 	 * @return the exception types
 	 */
 	Class<? extends Throwable>[] notRetryable() default {};

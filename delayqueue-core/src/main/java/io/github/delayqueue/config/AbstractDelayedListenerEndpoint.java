@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.Topics;
+import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.listener.DelayedMessageHandler;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.listener.ListenerOptions;
@@ -151,7 +152,9 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	}
 
 	/**
-	 * Sets the delays between attempts.
+	 * Sets the delays between attempts of this listener's {@link DefaultDeliveryErrorHandler}: the factory's with
+	 * this backoff, unless this listener has an error handler of its own. An error handler that is not a
+	 * {@link DefaultDeliveryErrorHandler} owns its policy: with one, setting a backoff here fails at registration.
 	 * @param backOff the backoff
 	 */
 	public void setBackOff(BackOff backOff) {
@@ -161,7 +164,9 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	}
 
 	/**
-	 * Sets the exception types that send a message to the dead letters without retrying, besides the factory's.
+	 * Sets the exception types that this listener's {@link DefaultDeliveryErrorHandler} sends to the dead letters
+	 * without retrying, besides its own. An error handler that is not a {@link DefaultDeliveryErrorHandler} owns its
+	 * policy: with one, setting types here fails at registration.
 	 * @param types the types, matched along the cause chain
 	 */
 	public void setNotRetryable(List<Class<? extends Throwable>> types) {
@@ -201,15 +206,27 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 		if (this.leaseAhead != null) {
 			options.leaseAhead(this.leaseAhead);
 		}
-		if (this.backOff != null) {
-			options.backOff(this.backOff);
-		}
-		this.notRetryable.forEach(options::notRetryable);
 		DeliveryErrorHandler handler = (this.errorHandler != null) ? this.errorHandler : resolveErrorHandler();
-		if (handler != null) {
-			options.errorHandler(handler);
-		}
+		options.errorHandler(withPolicy((handler != null) ? handler : defaults.errorHandler()));
 		return new ListenerRegistration<>(this.topic, getPayloadType(), createHandler(), options.build());
+	}
+
+	/** The error handler with this listener's backoff and not-retryable types, if it set any. */
+	@SuppressWarnings("unchecked")
+	private DeliveryErrorHandler withPolicy(DeliveryErrorHandler handler) {
+		if (this.backOff == null && this.notRetryable.isEmpty()) {
+			return handler;
+		}
+		if (!(handler instanceof DefaultDeliveryErrorHandler base)) {
+			throw new IllegalStateException("Listener of topic '" + this.topic + "' sets a backoff or not-retryable "
+					+ "types, which configure a DefaultDeliveryErrorHandler, but its error handler is " + handler
+					+ ", which owns its policy: configure that error handler instead");
+		}
+		DefaultDeliveryErrorHandler derived = (this.backOff != null)
+				? new DefaultDeliveryErrorHandler(this.backOff).withNotRetryable(
+						base.getNotRetryable().toArray(new Class[0]))
+				: base;
+		return derived.withNotRetryable(this.notRetryable.toArray(new Class[0]));
 	}
 
 	/**

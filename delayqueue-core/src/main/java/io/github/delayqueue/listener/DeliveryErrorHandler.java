@@ -4,27 +4,31 @@ import io.github.delayqueue.DeliveredMessage;
 
 /**
  * Decides what becomes of a message whose handler threw: retry it after a delay, move it to the dead letters, or
- * treat it as dealt with. It runs on the handler thread, after the handler, and may do work of its own first (send
- * the message to another topic, call a fallback, alert). The default, {@link DefaultDeliveryErrorHandler}, retries
- * with the listener's backoff until its attempts are used up, then dead-letters; failures that cannot succeed
- * (unreadable payloads, {@link NonRetryableException}, the listener's not-retryable types) go to the dead letters at
- * once.
+ * treat it as dealt with. It owns its policy (its backoff, which failures are not worth retrying), as spring-kafka's
+ * {@code DefaultErrorHandler} does. It runs on the handler thread, after the handler, and may do work of its own
+ * first (send the message to another topic, call a fallback, alert). The default,
+ * {@link DefaultDeliveryErrorHandler}, retries with its backoff and dead-letters what cannot succeed (unreadable
+ * payloads, {@link NonRetryableException}, its not-retryable types).
  * <p>
- * Set one per listener with {@link ListenerOptions.Builder#errorHandler(DeliveryErrorHandler)}; with Spring Boot, a
- * single (or {@code @Primary}) {@code DeliveryErrorHandler} bean becomes the default of every {@code @DelayedListener}
- * method. If the error handler throws (or returns
- * {@code null}), the message is handled as the default handler decides. The message's lease is extended while the
- * error handler runs, so it may take its time; what it decides is carried out only if the lease is still this
- * consumer's (not handed back on shutdown meanwhile).
+ * Whatever it decides, a listener's {@link ListenerOptions#maxAttempts() max-attempts} bounds the retries: a retry
+ * asked for once that many attempts have failed sends the message to the dead letters. Set one per listener with
+ * {@link ListenerOptions.Builder#errorHandler(DeliveryErrorHandler)}; with Spring Boot, a single (or
+ * {@code @Primary}) {@code DeliveryErrorHandler} bean becomes the default of every {@code @DelayedListener} method.
+ * If the error handler throws (or returns {@code null}), the message is handled as
+ * {@link DefaultDeliveryErrorHandler#INSTANCE} decides. The message's lease is extended while the error handler
+ * runs, so it may take its time; what it decides is carried out only if the lease is still this consumer's (not
+ * handed back on shutdown meanwhile).
  *
  * <pre class="code">
+ * DefaultDeliveryErrorHandler retries = new DefaultDeliveryErrorHandler(new FixedBackOff(500, 5))
+ *     .withNotRetryable(ValidationException.class);
  * ListenerOptions.builder()
- *     .errorHandler((message, failure, options) -&gt; {
+ *     .errorHandler((message, failure) -&gt; {
  *         if (failure instanceof PaymentDeclinedException) {
  *             notifications.paymentDeclined(message.id());
  *             return FailureAction.acknowledge();
  *         }
- *         return DefaultDeliveryErrorHandler.INSTANCE.handle(message, failure, options);
+ *         return retries.handle(message, failure);
  *     })
  *     .build();
  * </pre>
@@ -38,9 +42,23 @@ public interface DeliveryErrorHandler {
 	 * Decides what becomes of a failed delivery.
 	 * @param message the message, with its attempt number (1 for the first)
 	 * @param failure what the handler threw (unwrapped from reflection), or why the message could not be read
-	 * @param options the listener's options (max attempts, backoff, not-retryable types)
 	 * @return the action; must not be {@code null} (if it is, the default handler decides)
+	 * @since 0.3.0
 	 */
-	FailureAction handle(DeliveredMessage message, Throwable failure, ListenerOptions options);
+	FailureAction handle(DeliveredMessage message, Throwable failure);
+
+	/**
+	 * Decides what becomes of a failed delivery, given the listener's options.
+	 * @param message the message, with its attempt number (1 for the first)
+	 * @param failure what the handler threw
+	 * @param options the listener's options
+	 * @return the action
+	 * @deprecated since 0.3.0 for removal in 0.4: the error handler owns its policy; implement and call
+	 * {@link #handle(DeliveredMessage, Throwable)}
+	 */
+	@Deprecated(since = "0.3.0", forRemoval = true)
+	default FailureAction handle(DeliveredMessage message, Throwable failure, ListenerOptions options) {
+		return handle(message, failure);
+	}
 
 }

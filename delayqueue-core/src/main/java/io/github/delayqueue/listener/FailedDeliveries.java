@@ -68,12 +68,17 @@ final class FailedDeliveries {
 
 	/**
 	 * Asks the listener's error handler what becomes of a failed delivery (while the lease is still held and
-	 * extended); if it throws or answers nothing, the default handler decides.
+	 * extended); if it throws or answers nothing, the default handler decides. Whoever decides, a retry asked for once
+	 * the listener's max-attempts attempts have failed sends the message to the dead letters.
 	 */
 	FailureAction decide(DeliveredMessage message, Throwable failure) {
+		return bounded(message, ask(message, failure));
+	}
+
+	private FailureAction ask(DeliveredMessage message, Throwable failure) {
 		DeliveryErrorHandler handler = this.options.errorHandler();
 		try {
-			FailureAction action = handler.handle(message, failure, this.options);
+			FailureAction action = handler.handle(message, failure);
 			if (action != null) {
 				return action;
 			}
@@ -84,7 +89,14 @@ final class FailedDeliveries {
 			logger.warn("Topic '{}': error handler {} failed for message {}; using the default", this.topic,
 					handler, message.id(), ex);
 		}
-		return DefaultDeliveryErrorHandler.INSTANCE.handle(message, failure, this.options);
+		return DefaultDeliveryErrorHandler.INSTANCE.handle(message, failure);
+	}
+
+	private FailureAction bounded(DeliveredMessage message, FailureAction action) {
+		if (action.kind() == FailureAction.Kind.RETRY && message.attempt() >= this.options.maxAttempts()) {
+			return FailureAction.deadLetter();
+		}
+		return action;
 	}
 
 	static String describe(Throwable ex) {

@@ -9,11 +9,11 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.BackOff;
-import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * How a topic's messages are consumed: how many at once, how long a lease lasts, how often to try and how long
- * to wait between tries.
+ * How a topic's messages are consumed: how many at once, how long a lease lasts, how many attempts at most, and the
+ * {@link DeliveryErrorHandler} that decides what becomes of a failure (it owns the backoff and the not-retryable
+ * types: see {@link DefaultDeliveryErrorHandler}).
  *
  * @since 0.1.0
  */
@@ -41,12 +41,18 @@ public final class ListenerOptions {
 
 	private final int maxAttempts;
 
-	private final BackOff backOff;
+	/** The backoff set through the deprecated builder method, if any. */
+	private final @Nullable BackOff backOff;
 
 	private final int batchSize;
 
+	/** The types set through the deprecated builder method. */
 	private final List<Class<? extends Throwable>> notRetryable;
 
+	/** The error handler set, if any. */
+	private final @Nullable DeliveryErrorHandler errorHandlerSet;
+
+	/** The error handler that decides: the one set, or the default one with the deprecated settings. */
 	private final DeliveryErrorHandler errorHandler;
 
 	private final @Nullable Duration handlerTimeout;
@@ -60,7 +66,8 @@ public final class ListenerOptions {
 		this.backOff = builder.backOff;
 		this.batchSize = builder.batchSize;
 		this.notRetryable = List.copyOf(builder.notRetryable);
-		this.errorHandler = builder.errorHandler;
+		this.errorHandlerSet = builder.errorHandler;
+		this.errorHandler = effectiveErrorHandler(builder);
 		this.handlerTimeout = builder.handlerTimeout;
 		this.leaseAhead = builder.leaseAhead;
 	}
@@ -81,37 +88,47 @@ public final class ListenerOptions {
 		return new Builder();
 	}
 
+	/** The error handler set, else the default one with the backoff and types set through the deprecated methods. */
+	@SuppressWarnings("unchecked")
+	private static DeliveryErrorHandler effectiveErrorHandler(Builder builder) {
+		if (builder.errorHandler != null) {
+			return builder.errorHandler;
+		}
+		if (builder.backOff == null && builder.notRetryable.isEmpty()) {
+			return DefaultDeliveryErrorHandler.INSTANCE;
+		}
+		DefaultDeliveryErrorHandler handler = (builder.backOff != null)
+				? new DefaultDeliveryErrorHandler(builder.backOff) : new DefaultDeliveryErrorHandler();
+		return handler.withNotRetryable(builder.notRetryable.toArray(new Class[0]));
+	}
+
 	/**
 	 * An exponential backoff with a jitter of a quarter of the first delay.
 	 * @param delay the delay before the second attempt, at least 1 ms
 	 * @param multiplier the growth per attempt, at least 1
 	 * @param maxDelay the longest delay, at least {@code delay}
 	 * @return the backoff
+	 * @deprecated since 0.3.0 for removal in 0.4: use
+	 * {@link DefaultDeliveryErrorHandler#exponentialBackOff(Duration, double, Duration)}
 	 */
+	@Deprecated(since = "0.3.0", forRemoval = true)
 	public static BackOff exponentialBackOff(Duration delay, double multiplier, Duration maxDelay) {
-		return exponentialBackOff(delay, multiplier, maxDelay, (delay != null) ? delay.dividedBy(4) : Duration.ZERO);
+		return DefaultDeliveryErrorHandler.exponentialBackOff(delay, multiplier, maxDelay);
 	}
 
 	/**
-	 * An exponential backoff: {@code delay}, then each delay the previous one times {@code multiplier}, at most
-	 * {@code maxDelay}, each moved by a random amount of up to {@code jitter} (scaled as the delay grows), never
-	 * below the first delay nor above the longest (Spring's {@link ExponentialBackOff}).
+	 * An exponential backoff with a jitter.
 	 * @param delay the delay before the second attempt, at least 1 ms
 	 * @param multiplier the growth per attempt, at least 1
 	 * @param maxDelay the longest delay, at least {@code delay}
 	 * @param jitter the random spread, zero or more
 	 * @return the backoff
+	 * @deprecated since 0.3.0 for removal in 0.4: use
+	 * {@link DefaultDeliveryErrorHandler#exponentialBackOff(Duration, double, Duration, Duration)}
 	 */
+	@Deprecated(since = "0.3.0", forRemoval = true)
 	public static BackOff exponentialBackOff(Duration delay, double multiplier, Duration maxDelay, Duration jitter) {
-		Assert.isTrue(delay != null && delay.toMillis() >= 1, () -> "Backoff delay must be at least 1ms, but was " + delay);
-		Assert.isTrue(multiplier >= 1, () -> "Backoff multiplier must be at least 1, but was " + multiplier);
-		Assert.isTrue(maxDelay != null && maxDelay.compareTo(delay) >= 0,
-				() -> "Max backoff delay must be at least the delay (" + delay + "), but was " + maxDelay);
-		Assert.isTrue(jitter != null && !jitter.isNegative(), () -> "Backoff jitter must not be negative, but was " + jitter);
-		ExponentialBackOff backOff = new ExponentialBackOff(delay.toMillis(), multiplier);
-		backOff.setMaxInterval(maxDelay.toMillis());
-		backOff.setJitter(jitter.toMillis());
-		return backOff;
+		return DefaultDeliveryErrorHandler.exponentialBackOff(delay, multiplier, maxDelay, jitter);
 	}
 
 	/**
@@ -140,12 +157,19 @@ public final class ListenerOptions {
 	}
 
 	/**
-	 * Delays between attempts; {@link org.springframework.util.backoff.BackOffExecution#STOP} sends the message
-	 * to the dead letters early.
+	 * Delays between attempts, as set through the deprecated {@link Builder#backOff(BackOff)}; else the backoff of
+	 * the error handler if it is a {@link DefaultDeliveryErrorHandler}, else the default backoff.
 	 * @return the backoff
+	 * @deprecated since 0.3.0 for removal in 0.4: the error handler owns its backoff
+	 * ({@link DefaultDeliveryErrorHandler#getBackOff()})
 	 */
+	@Deprecated(since = "0.3.0", forRemoval = true)
 	public BackOff backOff() {
-		return this.backOff;
+		if (this.backOff != null) {
+			return this.backOff;
+		}
+		return (this.errorHandler instanceof DefaultDeliveryErrorHandler handler) ? handler.getBackOff()
+				: DefaultDeliveryErrorHandler.defaultBackOff();
 	}
 
 	/**
@@ -166,16 +190,21 @@ public final class ListenerOptions {
 	}
 
 	/**
-	 * Exception types (matched along the cause chain) that send a message to the dead letters at once.
+	 * Exception types (matched along the cause chain) that send a message to the dead letters at once, as set through
+	 * the deprecated {@link Builder#notRetryable(Class[])}.
 	 * @return the types
+	 * @deprecated since 0.3.0 for removal in 0.4: the error handler owns them
+	 * ({@link DefaultDeliveryErrorHandler#getNotRetryable()})
 	 */
+	@Deprecated(since = "0.3.0", forRemoval = true)
 	public List<Class<? extends Throwable>> notRetryable() {
 		return this.notRetryable;
 	}
 
 	/**
 	 * What decides the fate of a message whose handler threw.
-	 * @return the error handler; {@link DefaultDeliveryErrorHandler#INSTANCE} unless set
+	 * @return the error handler set; else a {@link DefaultDeliveryErrorHandler} with the backoff and types set
+	 * through the deprecated builder methods, or {@link DefaultDeliveryErrorHandler#INSTANCE} if none was
 	 */
 	public DeliveryErrorHandler errorHandler() {
 		return this.errorHandler;
@@ -216,7 +245,7 @@ public final class ListenerOptions {
 		builder.backOff = this.backOff;
 		builder.batchSize = this.batchSize;
 		builder.notRetryable.addAll(this.notRetryable);
-		builder.errorHandler = this.errorHandler;
+		builder.errorHandler = this.errorHandlerSet;
 		builder.handlerTimeout = this.handlerTimeout;
 		builder.leaseAhead = this.leaseAhead;
 		return builder;
@@ -225,7 +254,7 @@ public final class ListenerOptions {
 	@Override
 	public String toString() {
 		return "ListenerOptions[concurrency=" + this.concurrency + ", visibilityTimeout=" + this.visibilityTimeout
-				+ ", maxAttempts=" + this.maxAttempts + ", backOff=" + this.backOff + ", batchSize=" + this.batchSize
+				+ ", maxAttempts=" + this.maxAttempts + ", batchSize=" + this.batchSize
 				+ ", handlerTimeout=" + this.handlerTimeout + ", leaseAhead=" + this.leaseAhead + ", errorHandler="
 				+ this.errorHandler + "]";
 	}
@@ -239,13 +268,13 @@ public final class ListenerOptions {
 
 		private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
 
-		private BackOff backOff = exponentialBackOff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(5));
+		private @Nullable BackOff backOff;
 
 		private int batchSize = DEFAULT_BATCH_SIZE;
 
 		private final Set<Class<? extends Throwable>> notRetryable = new LinkedHashSet<>();
 
-		private DeliveryErrorHandler errorHandler = DefaultDeliveryErrorHandler.INSTANCE;
+		private @Nullable DeliveryErrorHandler errorHandler;
 
 		private @Nullable Duration handlerTimeout;
 
@@ -317,10 +346,13 @@ public final class ListenerOptions {
 		}
 
 		/**
-		 * Sets the delays between attempts.
-		 * @param backOff the backoff, such as {@link ListenerOptions#exponentialBackOff(Duration, double, Duration)}
+		 * Sets the delays between attempts of the default error handler (used unless an error handler is set).
+		 * @param backOff the backoff
 		 * @return this builder
+		 * @deprecated since 0.3.0 for removal in 0.4: the error handler owns its backoff; set
+		 * {@code errorHandler(new DefaultDeliveryErrorHandler(backOff))}
 		 */
+		@Deprecated(since = "0.3.0", forRemoval = true)
 		public Builder backOff(BackOff backOff) {
 			Assert.notNull(backOff, "BackOff must not be null");
 			this.backOff = backOff;
@@ -340,10 +372,14 @@ public final class ListenerOptions {
 		}
 
 		/**
-		 * Adds exception types that send a message to the dead letters without retrying.
+		 * Adds exception types that the default error handler (used unless an error handler is set) sends to the dead
+		 * letters without retrying.
 		 * @param types the exception types, matched along the cause chain
 		 * @return this builder
+		 * @deprecated since 0.3.0 for removal in 0.4: the error handler owns them; set
+		 * {@code errorHandler(new DefaultDeliveryErrorHandler().withNotRetryable(types))}
 		 */
+		@Deprecated(since = "0.3.0", forRemoval = true)
 		@SafeVarargs
 		public final Builder notRetryable(Class<? extends Throwable>... types) {
 			for (Class<? extends Throwable> type : types) {
@@ -354,8 +390,9 @@ public final class ListenerOptions {
 		}
 
 		/**
-		 * Sets what decides the fate of a message whose handler threw.
-		 * @param errorHandler the error handler, such as {@link DefaultDeliveryErrorHandler#INSTANCE}
+		 * Sets what decides the fate of a message whose handler threw (with its own backoff and not-retryable
+		 * types); the listener's max-attempts still bounds its retries.
+		 * @param errorHandler the error handler, such as a {@link DefaultDeliveryErrorHandler}
 		 * @return this builder
 		 */
 		public Builder errorHandler(DeliveryErrorHandler errorHandler) {

@@ -3,7 +3,7 @@ package io.github.delayqueue.listener;
 /**
  * Thrown by a handler to send a message straight to the dead letters: the failure cannot be cured by trying
  * again (a business rule rejects it, say). Other exceptions can be declared non-retryable too, with
- * {@link ListenerOptions.Builder#notRetryable(Class[])}.
+ * {@link DefaultDeliveryErrorHandler#withNotRetryable(Class[])}.
  *
  * @since 0.1.0
  */

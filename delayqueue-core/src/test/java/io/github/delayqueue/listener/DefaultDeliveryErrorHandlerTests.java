@@ -15,23 +15,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class DefaultDeliveryErrorHandlerTests {
 
-	private final DeliveryErrorHandler handler = DefaultDeliveryErrorHandler.INSTANCE;
-
-	private final ListenerOptions options = ListenerOptions.builder()
-		.maxAttempts(3)
-		.backOff(ListenerOptions.exponentialBackOff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(1)))
-		.notRetryable(IllegalArgumentException.class)
-		.build();
+	private final DeliveryErrorHandler handler = new DefaultDeliveryErrorHandler(
+			DefaultDeliveryErrorHandler.exponentialBackOff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(1)))
+		.withNotRetryable(IllegalArgumentException.class);
 
 	@Test
-	void retriesWithTheBackOffOfTheAttemptUntilTheLastAttempt() {
-		FailureAction first = this.handler.handle(message(1), new IllegalStateException("boom"), this.options);
-		FailureAction second = this.handler.handle(message(2), new IllegalStateException("boom"), this.options);
+	void retriesWithTheBackOffOfTheAttempt() {
+		FailureAction first = this.handler.handle(message(1), new IllegalStateException("boom"));
+		FailureAction second = this.handler.handle(message(2), new IllegalStateException("boom"));
 		assertThat(first.kind()).isEqualTo(FailureAction.Kind.RETRY);
 		assertThat(second.kind()).isEqualTo(FailureAction.Kind.RETRY);
 		assertThat(second.delay()).isGreaterThan(first.delay());
-		assertThat(this.handler.handle(message(3), new IllegalStateException("boom"), this.options).kind())
-			.isEqualTo(FailureAction.Kind.DEAD_LETTER);
 	}
 
 	@Test
@@ -40,18 +34,51 @@ class DefaultDeliveryErrorHandlerTests {
 				new PayloadConversionException("unreadable", new RuntimeException()),
 				new UnreadableMessageException("corrupt envelope"), new IllegalArgumentException("bad"),
 				new UncheckedIOException(new java.io.IOException(new NonRetryableException("deep"))) }) {
-			assertThat(this.handler.handle(message(1), failure, this.options).kind()).as(failure.toString())
+			assertThat(this.handler.handle(message(1), failure).kind()).as(failure.toString())
 				.isEqualTo(FailureAction.Kind.DEAD_LETTER);
 		}
+		assertThat(DefaultDeliveryErrorHandler.INSTANCE.handle(message(1), new IllegalArgumentException("bad")).kind())
+			.as("not one of the default instance's types").isEqualTo(FailureAction.Kind.RETRY);
 	}
 
 	@Test
 	void aBackOffThatStopsSendsTheMessageToTheDeadLetters() {
-		ListenerOptions once = this.options.toBuilder().maxAttempts(10).backOff(new FixedBackOff(10, 1)).build();
-		assertThat(this.handler.handle(message(1), new IllegalStateException(), once).delay())
-			.isEqualTo(Duration.ofMillis(10));
-		assertThat(this.handler.handle(message(2), new IllegalStateException(), once).kind())
+		DeliveryErrorHandler once = new DefaultDeliveryErrorHandler(new FixedBackOff(10, 1));
+		assertThat(once.handle(message(1), new IllegalStateException()).delay()).isEqualTo(Duration.ofMillis(10));
+		assertThat(once.handle(message(2), new IllegalStateException()).kind())
 			.isEqualTo(FailureAction.Kind.DEAD_LETTER);
+	}
+
+	@Test
+	void notRetryableTypesAddUpAndTheHandlerStaysUnchanged() {
+		DefaultDeliveryErrorHandler base = new DefaultDeliveryErrorHandler(new FixedBackOff(10, 3));
+		DefaultDeliveryErrorHandler more = base.withNotRetryable(IllegalStateException.class)
+			.withNotRetryable(UnsupportedOperationException.class);
+		assertThat(base.getNotRetryable()).isEmpty();
+		assertThat(more.getNotRetryable()).containsExactly(IllegalStateException.class,
+				UnsupportedOperationException.class);
+		assertThat(more.getBackOff()).isSameAs(base.getBackOff());
+	}
+
+	@Test
+	@SuppressWarnings("removal")
+	void theDeprecatedOptionsBuildTheDefaultHandlerTheyConfigure() {
+		ListenerOptions options = ListenerOptions.builder()
+			.backOff(new FixedBackOff(10, 1))
+			.notRetryable(IllegalArgumentException.class)
+			.build();
+		assertThat(options.errorHandler()).isInstanceOf(DefaultDeliveryErrorHandler.class);
+		DefaultDeliveryErrorHandler handler = (DefaultDeliveryErrorHandler) options.errorHandler();
+		assertThat(handler.getBackOff()).isSameAs(options.backOff());
+		assertThat(handler.getNotRetryable()).containsExactly(IllegalArgumentException.class);
+		assertThat(options.errorHandler().handle(message(1), new IllegalArgumentException()).kind())
+			.isEqualTo(FailureAction.Kind.DEAD_LETTER);
+		// through the old signature too: the options no longer decide
+		assertThat(options.errorHandler().handle(message(1), new IllegalStateException(), options).delay())
+			.isEqualTo(Duration.ofMillis(10));
+		DeliveryErrorHandler own = (message, failure) -> FailureAction.acknowledge();
+		assertThat(options.toBuilder().errorHandler(own).build().errorHandler()).as("one set wins").isSameAs(own);
+		assertThat(ListenerOptions.defaults().errorHandler()).isSameAs(DefaultDeliveryErrorHandler.INSTANCE);
 	}
 
 	private static DeliveredMessage message(int attempt) {

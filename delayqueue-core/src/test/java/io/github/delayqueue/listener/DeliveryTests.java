@@ -161,7 +161,7 @@ class DeliveryTests {
 			if (calls.incrementAndGet() <= 2) {
 				throw new IllegalStateException("not yet");
 			}
-		}, ListenerOptions.builder().maxAttempts(5).backOff(new FixedBackOff(50, FixedBackOff.UNLIMITED_ATTEMPTS)).build()));
+		}, ListenerOptions.builder().maxAttempts(5).errorHandler(new DefaultDeliveryErrorHandler(new FixedBackOff(50, FixedBackOff.UNLIMITED_ATTEMPTS))).build()));
 		this.queue.schedule("flaky", "f-1", "x", Duration.ZERO);
 		await().atMost(WAIT).until(() -> this.queue.stats("flaky").pending() == 0 && calls.get() == 3
 				&& this.queue.stats("flaky").inflight() == 0);
@@ -179,7 +179,8 @@ class DeliveryTests {
 				throw new IllegalStateException("broken #" + calls.get());
 			}
 			afterReplay.handle(payload, message);
-		}, ListenerOptions.builder().maxAttempts(3).backOff(ListenerOptions.exponentialBackOff(Duration.ofMillis(20), 2, Duration.ofMillis(100))).build()));
+		}, ListenerOptions.builder().maxAttempts(3).errorHandler(new DefaultDeliveryErrorHandler(
+				DefaultDeliveryErrorHandler.exponentialBackOff(Duration.ofMillis(20), 2, Duration.ofMillis(100)))).build()));
 		this.queue.schedule("doomed", "d-1", "x", Duration.ZERO);
 		await().atMost(WAIT).until(() -> this.queue.stats("doomed").dead() == 1);
 		assertThat(calls.get()).isEqualTo(3);
@@ -213,7 +214,8 @@ class DeliveryTests {
 	void nonRetryableExceptionsSkipTheRetries() {
 		this.container.register(ListenerRegistration.of("rules", String.class, (payload, message) -> {
 			throw new UnsupportedOperationException("rejected by rule");
-		}, ListenerOptions.builder().notRetryable(UnsupportedOperationException.class).build()));
+		}, ListenerOptions.builder()
+			.errorHandler(new DefaultDeliveryErrorHandler().withNotRetryable(UnsupportedOperationException.class)).build()));
 		this.queue.schedule("rules", "r-1", "x", Duration.ZERO);
 		await().atMost(WAIT).until(() -> this.queue.stats("rules").dead() == 1);
 		assertThat(this.queue.deadLetters("rules", 0, 1).get(0).attempts()).isEqualTo(1);

@@ -64,7 +64,7 @@ class ErrorHandlingTests {
 		container.register(ListenerRegistration.of("recovered", String.class, (payload, message) -> {
 			calls.incrementAndGet();
 			throw new IllegalStateException("payment service down");
-		}, ListenerOptions.builder().errorHandler((message, failure, options) -> {
+		}, ListenerOptions.builder().errorHandler((message, failure) -> {
 			sentElsewhere.add(message.id() + ": " + failure.getMessage());
 			return FailureAction.acknowledge();
 		}).build()));
@@ -82,13 +82,31 @@ class ErrorHandlingTests {
 		Listeners container = container();
 		container.register(ListenerRegistration.of("strict", String.class, (payload, message) -> {
 			throw new IllegalStateException("no second chance");
-		}, ListenerOptions.builder().maxAttempts(5).errorHandler((message, failure, options) -> FailureAction.deadLetter()).build()));
+		}, ListenerOptions.builder().maxAttempts(5).errorHandler((message, failure) -> FailureAction.deadLetter()).build()));
 		this.queue.schedule("strict", "s-1", "x", Duration.ZERO);
 
 		await().atMost(WAIT).until(() -> !this.queue.deadLetters("strict", 0, 10).isEmpty());
 		DeadLetter letter = this.queue.deadLetters("strict", 0, 10).get(0);
 		assertThat(letter.attempts()).isEqualTo(1);
 		assertThat(letter.error()).isEqualTo("java.lang.IllegalStateException: no second chance");
+	}
+
+	@Test
+	void theListenersMaxAttemptsBoundTheRetriesAnErrorHandlerAsksFor() {
+		AtomicInteger calls = new AtomicInteger();
+		Listeners container = container();
+		container.register(ListenerRegistration.of("bounded", String.class, (payload, message) -> {
+			calls.incrementAndGet();
+			throw new IllegalStateException("always");
+		}, ListenerOptions.builder()
+			.maxAttempts(3)
+			.errorHandler((message, failure) -> FailureAction.retryIn(Duration.ZERO))
+			.build()));
+		this.queue.schedule("bounded", "b-1", "x", Duration.ZERO);
+
+		await().atMost(WAIT).until(() -> !this.queue.deadLetters("bounded", 0, 10).isEmpty());
+		assertThat(this.queue.deadLetters("bounded", 0, 10).get(0).attempts()).isEqualTo(3);
+		assertThat(calls.get()).isEqualTo(3);
 	}
 
 	@Test
@@ -102,8 +120,7 @@ class ErrorHandlingTests {
 			}
 			recorder.handle(payload, message);
 		}, ListenerOptions.builder()
-			.backOff(ListenerOptions.exponentialBackOff(Duration.ofMillis(10), 1.0, Duration.ofMillis(10)))
-			.errorHandler((message, failure, options) -> {
+			.errorHandler((message, failure) -> {
 				throw new IllegalArgumentException("broken error handler");
 			})
 			.build()));
@@ -183,7 +200,7 @@ class ErrorHandlingTests {
 		}, ListenerOptions.builder()
 			.concurrency(2)
 			.visibilityTimeout(Duration.ofMillis(300))
-			.errorHandler((message, failure, options) -> {
+			.errorHandler((message, failure) -> {
 				// five leases long: the message must not be redelivered meanwhile
 				long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
 				while (System.nanoTime() < until) {

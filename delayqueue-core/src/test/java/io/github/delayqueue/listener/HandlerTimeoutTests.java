@@ -76,7 +76,7 @@ class HandlerTimeoutTests {
 		listeners.register(ListenerRegistration.of("timeouts", String.class, handler, ListenerOptions.builder()
 			.concurrency(4)
 			.handlerTimeout(Duration.ofMillis(300))
-			.backOff(new FixedBackOff(10, 5))
+			.errorHandler(new DefaultDeliveryErrorHandler(new FixedBackOff(10, 5)))
 			.build()));
 		try {
 			this.queue.schedule("timeouts", "hangs", "x", Duration.ZERO);

@@ -169,7 +169,7 @@ class TopicControlsTests {
 			}));
 		ListenerOptions options = ListenerOptions.builder()
 			.handlerTimeout(Duration.ofMillis(300))
-			.backOff(new FixedBackOff(50, 5))
+			.errorHandler(new DefaultDeliveryErrorHandler(new FixedBackOff(50, 5)))
 			.build();
 		consumer.listeners().register(ListenerRegistration.of("slow", Integer.class, handler, options));
 		scheduleNow("slow", 1);

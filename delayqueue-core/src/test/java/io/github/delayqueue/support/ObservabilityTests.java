@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.Recorder;
 import io.github.delayqueue.RedisFixture;
@@ -78,8 +79,8 @@ class ObservabilityTests {
 				if (payload.equals("dead")) {
 					throw new UnsupportedOperationException("never");
 				}
-			}, ListenerOptions.builder().maxAttempts(5).notRetryable(UnsupportedOperationException.class)
-				.backOff(new FixedBackOff(20, FixedBackOff.UNLIMITED_ATTEMPTS)).build()));
+			}, ListenerOptions.builder().maxAttempts(5).errorHandler(new DefaultDeliveryErrorHandler(new FixedBackOff(20, FixedBackOff.UNLIMITED_ATTEMPTS))
+					.withNotRetryable(UnsupportedOperationException.class)).build()));
 
 		this.queue.schedule("metered", "ok", Duration.ZERO);
 		this.queue.schedule("metered", "fail", Duration.ofMillis(50));

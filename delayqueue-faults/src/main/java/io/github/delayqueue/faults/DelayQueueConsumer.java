@@ -3,6 +3,7 @@ package io.github.delayqueue.faults;
 import java.time.Duration;
 
 import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
@@ -41,7 +42,8 @@ final class DelayQueueConsumer implements AutoCloseable {
 			.concurrency(settings.concurrency())
 			.visibilityTimeout(Duration.ofMillis(settings.leaseMillis()))
 			.maxAttempts(settings.maxAttempts())
-			.backOff(ListenerOptions.exponentialBackOff(Duration.ofMillis(100), 2, Duration.ofSeconds(1)))
+			.errorHandler(new DefaultDeliveryErrorHandler(
+				DefaultDeliveryErrorHandler.exponentialBackOff(Duration.ofMillis(100), 2, Duration.ofSeconds(1))))
 			.build();
 		this.container = new DelayedListenerContainer(TOPIC,
 				ListenerRegistration.of(TOPIC, Work.class, (Work work, DeliveredMessage message) -> {
