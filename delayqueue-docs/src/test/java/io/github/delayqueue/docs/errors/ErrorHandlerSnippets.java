@@ -1,0 +1,29 @@
+package io.github.delayqueue.docs.errors;
+
+import io.github.delayqueue.docs.model.Notifications;
+import io.github.delayqueue.docs.model.PaymentDeclinedException;
+import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
+import io.github.delayqueue.listener.DeliveryErrorHandler;
+import io.github.delayqueue.listener.FailureAction;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The errors page's snippets. */
+@Configuration(proxyBeanMethods = false)
+class ErrorHandlerSnippets {
+
+	// tag::error-handler[]
+	@Bean
+	DeliveryErrorHandler paymentErrors(Notifications notifications) {
+		return (message, failure, options) -> {
+			if (failure instanceof PaymentDeclinedException) {
+				notifications.paymentDeclined(message.id());
+				return FailureAction.acknowledge();
+			}
+			return DefaultDeliveryErrorHandler.INSTANCE.handle(message, failure, options);
+		};
+	}
+	// end::error-handler[]
+
+}
