@@ -33,12 +33,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The whole flow as a Redis user restricted by the ACL rule the README gives: the commands delayqueue sends and its
- * scripts run, on keys and channels under {@code dq:} only.
+ * The whole flow as a Redis user restricted by the ACL rule the documentation gives (docs/reference/security.md):
+ * the commands delayqueue sends and its scripts run, on keys and channels under {@code dq:} only.
  */
 class AclTests {
 
-	/** The README's rule, word for word (after {@code ACL SETUSER delayqueue on >secret}). */
+	/** The security page's rule (docs/reference/security.md), word for word (after {@code ACL SETUSER delayqueue on >secret}). */
 	static final String RULE = "resetkeys ~dq:* resetchannels &dq:* nocommands "
 			+ "+evalsha +eval +sadd +srem +scard +smismember +smembers +subscribe +unsubscribe +ping +hello +auth "
 			+ "+client|setname +wait +time +exists +del +hget +hmget +hgetall +hexists +hset +hsetnx +hdel +hlen "
@@ -163,9 +163,10 @@ class AclTests {
 	}
 
 	@Test
-	void theReadmeGivesThisRule() throws java.io.IOException {
-		String readme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "README.md")).replaceAll("\\s+", " ");
-		assertThat(readme).contains("ACL SETUSER delayqueue on >secret " + RULE).contains("add `" + CLUSTER_RULE + "`");
+	void theSecurityPageGivesThisRule() throws java.io.IOException {
+		String page = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "reference", "security.md"))
+			.replaceAll("\\s+", " ");
+		assertThat(page).contains("ACL SETUSER delayqueue on >secret " + RULE).contains("add `" + CLUSTER_RULE + "`");
 	}
 
 	@Test
