@@ -17,7 +17,7 @@ import io.github.delayqueue.recurring.RecurringSchedules;
 import io.github.delayqueue.recurring.RedisRecurringSchedules;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import io.github.delayqueue.support.RedisDurabilityCheck;
 import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;
@@ -45,7 +45,7 @@ import org.springframework.messaging.handler.annotation.support.MessageHandlerMe
 import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 /**
- * Auto-configuration for delayqueue: a {@link DelayedQueue} on the application's Redis, the scheduler that wakes
+ * Auto-configuration for delayqueue: a {@link DelayedQueue} on the application's Redis, the wake-up timer that wakes
  * listeners, the listener container factory (with its {@link DelayedListenerContainerFactoryConfigurer}) and
  * {@code @DelayedListener} support, with the application's validator for {@code @Valid} payloads. Every bean backs off
  * when the application defines its own; {@code delayqueue.enabled=false} turns all of it off; without a
@@ -149,7 +149,7 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	WakeUpTimer delayQueueScheduler(RedisConnectionFactory connectionFactory,
 			DelayQueueProperties properties) {
-		return new DelayQueuePropertiesMapper(properties).scheduler(connectionFactory);
+		return new DelayQueuePropertiesMapper(properties).wakeUpTimer(connectionFactory);
 	}
 
 	@Bean
@@ -202,9 +202,9 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean(name = DelayQueueConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
 	DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(
 			DelayedListenerContainerFactoryConfigurer configurer, RedisMessageStore store, PayloadConverter converter,
-			WakeUpTimer scheduler, ObjectProvider<DelayedListenerContainerFactoryCustomizer> customizers) {
+			WakeUpTimer wakeUpTimer, ObjectProvider<DelayedListenerContainerFactoryCustomizer> customizers) {
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store, converter,
-				scheduler);
+				wakeUpTimer);
 		configurer.configure(factory);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(factory));
 		return factory;

@@ -3,7 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.DelayedQueueAdmin;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -28,8 +28,8 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "delayqueueHealthIndicator")
 	DelayQueueHealthIndicator delayqueueHealthIndicator(DelayedQueueAdmin admin,
-			ObjectProvider<WakeUpTimer> scheduler, ObjectProvider<DelayedListenerEndpointRegistry> registry) {
-		return new DelayQueueHealthIndicator(admin, scheduler.getIfUnique(), registry.getIfUnique());
+			ObjectProvider<WakeUpTimer> wakeUpTimer, ObjectProvider<DelayedListenerEndpointRegistry> registry) {
+		return new DelayQueueHealthIndicator(admin, wakeUpTimer.getIfUnique(), registry.getIfUnique());
 	}
 
 }

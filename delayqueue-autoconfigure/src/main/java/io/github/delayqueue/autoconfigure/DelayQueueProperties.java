@@ -43,6 +43,8 @@ public class DelayQueueProperties {
 
 	private final Listener listener = new Listener();
 
+	private final WakeUp wakeUp = new WakeUp();
+
 	private final Scheduler scheduler = new Scheduler();
 
 	private final DeadLetter deadLetter = new DeadLetter();
@@ -94,6 +96,10 @@ public class DelayQueueProperties {
 
 	public Listener getListener() {
 		return this.listener;
+	}
+
+	public WakeUp getWakeUp() {
+		return this.wakeUp;
 	}
 
 	public Scheduler getScheduler() {
@@ -406,7 +412,7 @@ public class DelayQueueProperties {
 	public static class Listener {
 
 		/**
-		 * Whether listeners start with the application context, unless a listener says otherwise (the scheduler
+		 * Whether listeners start with the application context, unless a listener says otherwise (the wake-up timer
 		 * has its own setting).
 		 */
 		private boolean autoStartup = true;
@@ -666,9 +672,9 @@ public class DelayQueueProperties {
 	}
 
 	/**
-	 * How due messages are found and claimed.
+	 * The wake-up timer that wakes consumers when messages fall due.
 	 */
-	public static class Scheduler {
+	public static class WakeUp {
 
 		/**
 		 * Tick of the wheel timer that wakes consumers near due times; the last tick or two are timed precisely.
@@ -681,22 +687,15 @@ public class DelayQueueProperties {
 		private Duration pollInterval = Duration.ofSeconds(1);
 
 		/**
-		 * Whether the wake-up scheduler starts with the application context.
+		 * Whether the wake-up timer starts with the application context.
 		 */
 		private boolean autoStartup = true;
 
-		/**
-		 * Most messages a consumer holds leased at once (0.1's name; "delayqueue.listener.batch-size" wins when both are set).
-		 */
-		private @Nullable Integer batchSize;
+		private boolean tickSet;
 
-		public boolean isAutoStartup() {
-			return this.autoStartup;
-		}
+		private boolean pollIntervalSet;
 
-		public void setAutoStartup(boolean autoStartup) {
-			this.autoStartup = autoStartup;
-		}
+		private boolean autoStartupSet;
 
 		public Duration getTick() {
 			return this.tick;
@@ -704,6 +703,7 @@ public class DelayQueueProperties {
 
 		public void setTick(Duration tick) {
 			this.tick = tick;
+			this.tickSet = true;
 		}
 
 		public Duration getPollInterval() {
@@ -711,6 +711,160 @@ public class DelayQueueProperties {
 		}
 
 		public void setPollInterval(Duration pollInterval) {
+			this.pollInterval = pollInterval;
+			this.pollIntervalSet = true;
+		}
+
+		public boolean isAutoStartup() {
+			return this.autoStartup;
+		}
+
+		public void setAutoStartup(boolean autoStartup) {
+			this.autoStartup = autoStartup;
+			this.autoStartupSet = true;
+		}
+
+		/**
+		 * The name of the property the tick comes from, for errors.
+		 * @param legacy the settings under 0.2's name
+		 * @return the property's name
+		 */
+		@SuppressWarnings("removal")
+		public String tickProperty(Scheduler legacy) {
+			return (this.tickSet || legacy.getTick() == null) ? "delayqueue.wake-up.tick" : "delayqueue.scheduler.tick";
+		}
+
+		/**
+		 * The name of the property the poll interval comes from, for errors.
+		 * @param legacy the settings under 0.2's name
+		 * @return the property's name
+		 */
+		@SuppressWarnings("removal")
+		public String pollIntervalProperty(Scheduler legacy) {
+			return (this.pollIntervalSet || legacy.getPollInterval() == null) ? "delayqueue.wake-up.poll-interval"
+					: "delayqueue.scheduler.poll-interval";
+		}
+
+		/**
+		 * The tick: this one if set, else the one set under 0.2's name, else the default.
+		 * @param legacy the settings under 0.2's name
+		 * @return the tick
+		 */
+		@SuppressWarnings("removal")
+		public Duration effectiveTick(Scheduler legacy) {
+			return (this.tickSet || legacy.getTick() == null) ? this.tick : legacy.getTick();
+		}
+
+		/**
+		 * The poll interval: this one if set, else the one set under 0.2's name, else the default.
+		 * @param legacy the settings under 0.2's name
+		 * @return the poll interval
+		 */
+		@SuppressWarnings("removal")
+		public Duration effectivePollInterval(Scheduler legacy) {
+			return (this.pollIntervalSet || legacy.getPollInterval() == null) ? this.pollInterval
+					: legacy.getPollInterval();
+		}
+
+		/**
+		 * Whether to start automatically: this setting if set, else the one set under 0.2's name, else the default.
+		 * @param legacy the settings under 0.2's name
+		 * @return whether the timer starts with the context
+		 */
+		@SuppressWarnings("removal")
+		public boolean effectiveAutoStartup(Scheduler legacy) {
+			Boolean old = legacy.getAutoStartup();
+			return (this.autoStartupSet || old == null) ? this.autoStartup : old;
+		}
+
+	}
+
+	/**
+	 * The wake-up timer's settings under 0.2's names, and a listener setting under 0.1's.
+	 */
+	public static class Scheduler {
+
+		/**
+		 * Tick of the wheel timer (0.2's name; "delayqueue.wake-up.tick" wins when both are set).
+		 */
+		private @Nullable Duration tick;
+
+		/**
+		 * Interval of the fallback poll (0.2's name; "delayqueue.wake-up.poll-interval" wins when both are set).
+		 */
+		private @Nullable Duration pollInterval;
+
+		/**
+		 * Whether the wake-up timer starts with the application context (0.2's name; "delayqueue.wake-up.auto-startup"
+		 * wins when both are set).
+		 */
+		private @Nullable Boolean autoStartup;
+
+		/**
+		 * Most messages a consumer holds leased at once (0.1's name; "delayqueue.listener.batch-size" wins when both are set).
+		 */
+		private @Nullable Integer batchSize;
+
+		/**
+		 * Whether the wake-up timer starts with the context, set under 0.2's name.
+		 * @return the setting, or {@code null}
+		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.auto-startup}: it is a wake-up timer
+		 */
+		@Deprecated(since = "0.3", forRemoval = true)
+		@DeprecatedConfigurationProperty(replacement = "delayqueue.wake-up.auto-startup", since = "0.3")
+		public @Nullable Boolean getAutoStartup() {
+			return this.autoStartup;
+		}
+
+		/**
+		 * Sets whether the wake-up timer starts with the context, under 0.2's name.
+		 * @param autoStartup the setting
+		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.auto-startup}
+		 */
+		@Deprecated(since = "0.3", forRemoval = true)
+		public void setAutoStartup(@Nullable Boolean autoStartup) {
+			this.autoStartup = autoStartup;
+		}
+
+		/**
+		 * The wheel timer's tick, set under 0.2's name.
+		 * @return the tick, or {@code null}
+		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.tick}: it is a wake-up timer
+		 */
+		@Deprecated(since = "0.3", forRemoval = true)
+		@DeprecatedConfigurationProperty(replacement = "delayqueue.wake-up.tick", since = "0.3")
+		public @Nullable Duration getTick() {
+			return this.tick;
+		}
+
+		/**
+		 * Sets the wheel timer's tick under 0.2's name.
+		 * @param tick the tick
+		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.tick}
+		 */
+		@Deprecated(since = "0.3", forRemoval = true)
+		public void setTick(@Nullable Duration tick) {
+			this.tick = tick;
+		}
+
+		/**
+		 * The fallback poll interval, set under 0.2's name.
+		 * @return the interval, or {@code null}
+		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.poll-interval}: it is a wake-up timer
+		 */
+		@Deprecated(since = "0.3", forRemoval = true)
+		@DeprecatedConfigurationProperty(replacement = "delayqueue.wake-up.poll-interval", since = "0.3")
+		public @Nullable Duration getPollInterval() {
+			return this.pollInterval;
+		}
+
+		/**
+		 * Sets the fallback poll interval under 0.2's name.
+		 * @param pollInterval the interval
+		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.poll-interval}
+		 */
+		@Deprecated(since = "0.3", forRemoval = true)
+		public void setPollInterval(@Nullable Duration pollInterval) {
 			this.pollInterval = pollInterval;
 		}
 

@@ -24,7 +24,7 @@ import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -85,13 +85,15 @@ final class DelayQueuePropertiesMapper {
 		return queue;
 	}
 
-	WakeUpTimer scheduler(RedisConnectionFactory connectionFactory) {
-		DelayQueueProperties.Scheduler scheduler = this.properties.getScheduler();
-		check("delayqueue.scheduler.tick", scheduler.getTick(), (tick) -> new WakeUpTimer(connectionFactory,
-				tick, WakeUpTimer.DEFAULT_POLL_INTERVAL));
-		WakeUpTimer bean = check("delayqueue.scheduler.poll-interval", scheduler.getPollInterval(),
-				(poll) -> new WakeUpTimer(connectionFactory, scheduler.getTick(), poll));
-		bean.setAutoStartup(scheduler.isAutoStartup());
+	WakeUpTimer wakeUpTimer(RedisConnectionFactory connectionFactory) {
+		DelayQueueProperties.WakeUp wakeUp = this.properties.getWakeUp();
+		DelayQueueProperties.Scheduler legacy = this.properties.getScheduler();
+		Duration tick = wakeUp.effectiveTick(legacy);
+		check(wakeUp.tickProperty(legacy), tick, (value) -> new WakeUpTimer(connectionFactory, value,
+				WakeUpTimer.DEFAULT_POLL_INTERVAL));
+		WakeUpTimer bean = check(wakeUp.pollIntervalProperty(legacy), wakeUp.effectivePollInterval(legacy),
+				(poll) -> new WakeUpTimer(connectionFactory, tick, poll));
+		bean.setAutoStartup(wakeUp.effectiveAutoStartup(legacy));
 		return bean;
 	}
 

@@ -25,9 +25,9 @@ import org.springframework.core.task.TaskDecorator;
  * <pre class="code">
  * &#64;Bean
  * DefaultDelayedListenerContainerFactory slowListenerFactory(DelayedListenerContainerFactoryConfigurer configurer,
- *         RedisMessageStore store, PayloadConverter converter, WakeUpTimer scheduler) {
+ *         RedisMessageStore store, PayloadConverter converter, WakeUpTimer wakeUpTimer) {
  *     DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store, converter,
- *         scheduler);
+ *         wakeUpTimer);
  *     configurer.configure(factory);
  *     factory.getContainerProperties().setShutdownTimeout(Duration.ofMinutes(1));
  *     return factory;

@@ -9,7 +9,7 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.DelayQueueConfigUtils;
 import io.github.delayqueue.config.DelayedListenerContainerFactory;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -38,7 +38,7 @@ class DelayQueueHealthIndicatorTests {
 			.withPropertyValues("spring.data.redis.host=" + redis.get().host(),
 					"spring.data.redis.port=" + redis.get().port(),
 					"spring.data.redis.database=" + redis.get().database(), "spring.data.redis.timeout=2s",
-					"delayqueue.scheduler.poll-interval=200ms")
+					"delayqueue.wake-up.poll-interval=200ms")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				DelayedListenerEndpointRegistry registry = context.getBean(DelayedListenerEndpointRegistry.class);

@@ -25,7 +25,7 @@ import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
 import io.github.delayqueue.support.micrometer.MicrometerDelayQueueMonitor;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
@@ -351,15 +351,36 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
-	void theSchedulerAndTheListenersStartOnTheirOwnSettings() {
+	void theWakeUpTimerAndTheListenersStartOnTheirOwnSettings() {
 		this.runner.withPropertyValues("delayqueue.listener.auto-startup=false").run((context) -> {
 			assertThat(context.getBean(WakeUpTimer.class).isAutoStartup()).isTrue();
 			assertThat(codedContainer(context).isAutoStartup()).isFalse();
 		});
-		this.runner.withPropertyValues("delayqueue.scheduler.auto-startup=false").run((context) -> {
+		this.runner.withPropertyValues("delayqueue.wake-up.auto-startup=false").run((context) -> {
 			assertThat(context.getBean(WakeUpTimer.class).isAutoStartup()).isFalse();
 			assertThat(codedContainer(context).isAutoStartup()).isTrue();
 		});
+	}
+
+	@Test
+	void theWakeUpNamesOf02StillBindAndTheNewNamesWin() {
+		this.runner.withPropertyValues("delayqueue.scheduler.auto-startup=false", "delayqueue.scheduler.tick=20ms")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(WakeUpTimer.class).isAutoStartup()).isFalse();
+				DelayQueueProperties properties = context.getBean(DelayQueueProperties.class);
+				assertThat(properties.getWakeUp().effectiveTick(properties.getScheduler()))
+					.isEqualTo(Duration.ofMillis(20));
+			});
+		this.runner.withPropertyValues("delayqueue.scheduler.auto-startup=false", "delayqueue.wake-up.auto-startup=true",
+				"delayqueue.scheduler.poll-interval=3s", "delayqueue.wake-up.poll-interval=2s")
+			.run((context) -> {
+				assertThat(context.getBean(WakeUpTimer.class).isAutoStartup()).isTrue();
+				DelayQueueProperties properties = context.getBean(DelayQueueProperties.class);
+				assertThat(properties.getWakeUp().effectivePollInterval(properties.getScheduler()))
+					.isEqualTo(Duration.ofSeconds(2));
+			});
+		assertStartupFailsNaming("delayqueue.scheduler.tick=-5ms", "delayqueue.scheduler.tick");
 	}
 
 	@Test
@@ -417,8 +438,8 @@ class DelayQueueAutoConfigurationTests {
 		assertStartupFailsNaming("delayqueue.listener.visibility-timeout=-1s", "delayqueue.listener.visibility-timeout");
 		assertStartupFailsNaming("delayqueue.listener.backoff.multiplier=0.5", "delayqueue.listener.backoff.multiplier");
 		assertStartupFailsNaming("delayqueue.listener.max-attempts=0", "delayqueue.listener.max-attempts");
-		assertStartupFailsNaming("delayqueue.scheduler.poll-interval=0s", "delayqueue.scheduler.poll-interval");
-		assertStartupFailsNaming("delayqueue.scheduler.tick=-5ms", "delayqueue.scheduler.tick");
+		assertStartupFailsNaming("delayqueue.wake-up.poll-interval=0s", "delayqueue.wake-up.poll-interval");
+		assertStartupFailsNaming("delayqueue.wake-up.tick=-5ms", "delayqueue.wake-up.tick");
 		assertStartupFailsNaming("delayqueue.key-prefix=a{b}", "delayqueue.key-prefix");
 		assertStartupFailsNaming("delayqueue.key-prefix=a\tb", "delayqueue.key-prefix");
 		assertStartupFailsNaming("delayqueue.max-payload-size=0B", "delayqueue.max-payload-size");
@@ -562,8 +583,8 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(properties.getDeadLetter().getMaxAge())
 				.isEqualTo(io.github.delayqueue.redis.DeadLetterPolicy.DEFAULT.maxAge());
 			assertThat(properties.getMaxPayloadSize()).isEqualTo(RedisDelayedQueue.DEFAULT_MAX_PAYLOAD_SIZE);
-			assertThat(properties.getScheduler().getTick()).isEqualTo(WakeUpTimer.DEFAULT_TICK);
-			assertThat(properties.getScheduler().getPollInterval())
+			assertThat(properties.getWakeUp().getTick()).isEqualTo(WakeUpTimer.DEFAULT_TICK);
+			assertThat(properties.getWakeUp().getPollInterval())
 				.isEqualTo(WakeUpTimer.DEFAULT_POLL_INTERVAL);
 			assertThat(properties.getListener().getShutdownTimeout())
 				.isEqualTo(io.github.delayqueue.listener.DelayedListenerContainer.DEFAULT_SHUTDOWN_TIMEOUT);

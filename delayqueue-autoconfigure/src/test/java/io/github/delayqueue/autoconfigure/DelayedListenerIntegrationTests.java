@@ -19,7 +19,7 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Positive;
@@ -45,7 +45,7 @@ import static org.awaitility.Awaitility.await;
 
 @DirtiesContext
 @SpringBootTest(properties = { "app.topics.reminder=reminders", "delayqueue.listener.backoff.delay=20ms",
-		"delayqueue.listener.backoff.max-delay=100ms", "delayqueue.scheduler.poll-interval=200ms" })
+		"delayqueue.listener.backoff.max-delay=100ms", "delayqueue.wake-up.poll-interval=200ms" })
 class DelayedListenerIntegrationTests {
 
 	static final TestRedis redis = TestRedis.builder().build();

@@ -68,7 +68,7 @@ class TlsTests {
 						"spring.data.redis.ssl.bundle=test-ca",
 						"spring.ssl.bundle.pem.test-ca.truststore.certificate=file:"
 								+ certificates.resolve("ca.crt"),
-						"delayqueue.scheduler.poll-interval=200ms")
+						"delayqueue.wake-up.poll-interval=200ms")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
 					List<String> delivered = new CopyOnWriteArrayList<>();

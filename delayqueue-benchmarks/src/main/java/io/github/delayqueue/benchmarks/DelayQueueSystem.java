@@ -19,7 +19,7 @@ import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -154,17 +154,17 @@ final class DelayQueueSystem implements QueueUnderTest {
 	Consumer consume(String topic, int threads, Handler handler) {
 		LettuceConnectionFactory consumerFactory = connectionFactory(this.host, this.port);
 		RedisMessageStore consumerStore = new RedisMessageStore(consumerFactory, "dq", DeadLetterPolicy.DEFAULT);
-		WakeUpTimer scheduler = new WakeUpTimer(consumerFactory);
+		WakeUpTimer wakeUpTimer = new WakeUpTimer(consumerFactory);
 		DelayedListenerContainer container = new DelayedListenerContainer(topic,
 				ListenerRegistration.of(topic, String.class, (payload, message) -> handler.handle(payload,
 						message.dueAt().getEpochSecond() * 1_000_000 + message.dueAt().getNano() / 1_000),
 						ListenerOptions.builder().concurrency(threads).build()),
-				consumerStore, this.converter, scheduler);
-		scheduler.start();
+				consumerStore, this.converter, wakeUpTimer);
+		wakeUpTimer.start();
 		container.start();
 		return () -> {
 			container.stop();
-			scheduler.stop();
+			wakeUpTimer.stop();
 			consumerFactory.destroy();
 		};
 	}

@@ -18,7 +18,7 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.listener.DelayedListenerContainer;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopInfrastructureBean;

@@ -7,7 +7,7 @@ import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 
 import org.springframework.util.Assert;
 

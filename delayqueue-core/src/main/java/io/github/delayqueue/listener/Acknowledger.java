@@ -253,7 +253,7 @@ final class Acknowledger {
 			sent();
 		}
 		if (this.failedFlushes > 0) {
-			logger.info("Topic '{}': acknowledging works again", this.partition);
+			logger.info("Partition '{}': acknowledging works again", this.partition);
 			this.failedFlushes = 0;
 		}
 		return true;
@@ -274,13 +274,13 @@ final class Acknowledger {
 		}
 		int failures = ++this.failedFlushes;
 		if (failures == 1) {
-			logger.warn("Topic '{}': could not acknowledge {} message(s); trying again", this.partition, batch.size(), ex);
+			logger.warn("Partition '{}': could not acknowledge {} message(s); trying again", this.partition, batch.size(), ex);
 		}
 		else {
-			logger.debug("Topic '{}': acknowledging failed again", this.partition, ex);
+			logger.debug("Partition '{}': acknowledging failed again", this.partition, ex);
 		}
 		if (dropped > 0) {
-			logger.warn("Topic '{}': gave up acknowledging {} message(s) whose lease has ended: they are redelivered",
+			logger.warn("Partition '{}': gave up acknowledging {} message(s) whose lease has ended: they are redelivered",
 					this.partition, dropped);
 		}
 		scheduleFlush(Math.min(MAX_RETRY_MILLIS, FIRST_RETRY_MILLIS << Math.min(failures - 1, 10)));

@@ -131,7 +131,7 @@ final class ClaimCall {
 					options.visibilityTimeout().toMillis(), options.maxAttempts(), false, 0);
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Topic '{}': the claim whose reply was lost could not be undone; its messages come back when "
+			logger.debug("Partition '{}': the claim whose reply was lost could not be undone; its messages come back when "
 					+ "their lease ends", this.partition, ex);
 		}
 	}

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delayqueue.redis.Claim;
-import io.github.delayqueue.scheduling.TopicTrigger;
+import io.github.delayqueue.wakeup.TopicTrigger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -171,7 +171,7 @@ final class ClaimLoop {
 			}
 			catch (RejectedExecutionException ex) {
 				this.running.set(false);
-				logger.debug("Topic '{}': claim not started", this.partition, ex);
+				logger.debug("Partition '{}': claim not started", this.partition, ex);
 			}
 		}
 		return false;
@@ -193,10 +193,10 @@ final class ClaimLoop {
 		catch (RuntimeException ex) {
 			if (!this.failing) {
 				this.failing = true;
-				logger.warn("Topic '{}': claiming failed; trying again on the next poll", this.partition, ex);
+				logger.warn("Partition '{}': claiming failed; trying again on the next poll", this.partition, ex);
 			}
 			else {
-				logger.debug("Topic '{}': claiming failed again", this.partition, ex);
+				logger.debug("Partition '{}': claiming failed again", this.partition, ex);
 			}
 		}
 		finally {
@@ -270,7 +270,7 @@ final class ClaimLoop {
 		}
 		if (this.failing) {
 			this.failing = false;
-			logger.info("Topic '{}': claiming works again", this.partition);
+			logger.info("Partition '{}': claiming works again", this.partition);
 		}
 		// stopped meanwhile: the listener's queue is closed, and the messages go back at once, unstarted
 		this.calls.hand(claim);

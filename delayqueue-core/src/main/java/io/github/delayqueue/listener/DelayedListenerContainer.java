@@ -6,7 +6,7 @@ import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.TopicKeys;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;

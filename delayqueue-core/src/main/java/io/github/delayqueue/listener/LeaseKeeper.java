@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leases one topic's consumer holds: it extends them every third of the visibility timeout while they are
+ * The leases one partition's consumer holds: it extends them every third of the visibility timeout while they are
  * held, and lets each end once. Whoever takes a lease out ({@link #take}) decides how it ends: the handler's outcome
  * (ack, retry, dead letter) or the hand-back on stop, never both.
  * <p>
@@ -33,7 +33,8 @@ final class LeaseKeeper {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaseKeeper.class);
 
-	private final String topic;
+	/** The store's name of the partition (the topic itself for partition 0). */
+	private final String partition;
 
 	private final RedisMessageStore store;
 
@@ -49,8 +50,8 @@ final class LeaseKeeper {
 	/** The lease of the suspect this keeper holds, if any: its end opens the listener's {@link CrashIsolation}. */
 	private final AtomicReference<@Nullable Lease> suspect = new AtomicReference<>();
 
-	LeaseKeeper(String topic, RedisMessageStore store, Duration visibilityTimeout, CrashIsolation isolation) {
-		this.topic = topic;
+	LeaseKeeper(String partition, RedisMessageStore store, Duration visibilityTimeout, CrashIsolation isolation) {
+		this.partition = partition;
 		this.store = store;
 		this.visibilityTimeout = visibilityTimeout;
 		this.isolation = isolation;
@@ -145,7 +146,7 @@ final class LeaseKeeper {
 		List<Lease> current = new ArrayList<>(this.held.keySet());
 		long sent = System.nanoTime();
 		try {
-			Set<String> extended = this.store.leases().extend(this.topic, current, this.visibilityTimeout.toMillis());
+			Set<String> extended = this.store.leases().extend(this.partition, current, this.visibilityTimeout.toMillis());
 			// each one still this consumer's lasts a visibility timeout from the call; one that was not is counted
 			// on for no longer than before
 			long until = sent + this.visibilityTimeout.toNanos();
@@ -156,7 +157,7 @@ final class LeaseKeeper {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Topic '{}': could not extend the leases of {} message(s)", this.topic, current.size(), ex);
+			logger.warn("Partition '{}': could not extend the leases of {} message(s)", this.partition, current.size(), ex);
 		}
 	}
 
@@ -180,11 +181,11 @@ final class LeaseKeeper {
 			return;
 		}
 		try {
-			this.store.leases().release(this.topic, unfinished);
+			this.store.leases().release(this.partition, unfinished);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Topic '{}': could not hand back {} unfinished message(s); they are redelivered when "
-					+ "their lease ends", this.topic, unfinished.size(), ex);
+			logger.warn("Partition '{}': could not hand back {} unfinished message(s); they are redelivered when "
+					+ "their lease ends", this.partition, unfinished.size(), ex);
 		}
 		finally {
 			unfinished.forEach(this::ended);
@@ -216,11 +217,11 @@ final class LeaseKeeper {
 			}
 			else {
 				try {
-					this.store.leases().retry(this.topic, lease, 0, reason, true);
+					this.store.leases().retry(this.partition, lease, 0, reason, true);
 				}
 				catch (RuntimeException ex) {
-					logger.warn("Topic '{}': could not count the attempt of message '{}', still running; it is "
-							+ "redelivered when its lease ends", this.topic, lease.id(), ex);
+					logger.warn("Partition '{}': could not count the attempt of message '{}', still running; it is "
+							+ "redelivered when its lease ends", this.partition, lease.id(), ex);
 				}
 				finally {
 					ended(lease);

@@ -9,7 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

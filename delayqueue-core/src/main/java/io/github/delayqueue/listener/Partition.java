@@ -5,8 +5,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
 import io.github.delayqueue.redis.Lease;
-import io.github.delayqueue.scheduling.TopicTrigger;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.TopicTrigger;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -2,13 +2,15 @@ package io.github.delayqueue.scheduling;
 
 import java.time.Duration;
 
+import io.github.delayqueue.wakeup.WakeUpTimer;
+
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * The wake-up timer under its 0.2 name.
  *
  * @since 0.1.0
- * @deprecated since 0.3.0 for removal in 0.4: it is a wake-up timer, not a scheduler; use {@link WakeUpTimer}
+ * @deprecated since 0.3.0 for removal in 0.4: it is a wake-up timer, not a scheduler; use {@link WakeUpTimer} (package {@code io.github.delayqueue.wakeup})
  */
 @Deprecated(since = "0.3.0", forRemoval = true)
 public class DelayedMessageScheduler extends WakeUpTimer {

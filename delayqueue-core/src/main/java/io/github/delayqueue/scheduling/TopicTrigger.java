@@ -1,30 +1,12 @@
 package io.github.delayqueue.scheduling;
 
-import java.util.concurrent.TimeUnit;
-
 /**
- * A topic's wake-up: armed for the next due time, fired by the timer, the wake channel, a (re)subscription or
- * the fallback poll. Firing runs the topic's callback, which must only hand work to another thread.
+ * A topic's wake-up under the package it had until 0.2.
  *
  * @since 0.1.0
+ * @deprecated since 0.3.0 for removal in 0.4: use {@link io.github.delayqueue.wakeup.TopicTrigger}
  */
-public interface TopicTrigger {
-
-	/**
-	 * Arms the trigger to fire after a delay, unless it is already armed to fire no later than that.
-	 * @param delay the delay; zero or less fires at once
-	 * @param unit the delay's unit
-	 */
-	void armIn(long delay, TimeUnit unit);
-
-	/**
-	 * Fires the trigger now.
-	 */
-	void fire();
-
-	/**
-	 * Disarms the trigger and stops its wake-ups for good.
-	 */
-	void close();
+@Deprecated(since = "0.3.0", forRemoval = true)
+public interface TopicTrigger extends io.github.delayqueue.wakeup.TopicTrigger {
 
 }

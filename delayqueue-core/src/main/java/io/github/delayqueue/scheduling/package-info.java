@@ -1,7 +1,6 @@
 /**
- * Waking consumers at due times: {@link io.github.delayqueue.scheduling.WakeUpTimer} keeps one Netty
- * wheel-timer timeout per topic, armed from claim results and from each topic's wake channel, with a slow
- * fallback poll.
+ * The wake-up timer's package until 0.2, deprecated: {@code DelayedMessageScheduler} and {@code TopicTrigger} remain
+ * here for a release; the timer is {@link io.github.delayqueue.wakeup.WakeUpTimer}.
  */
 @NullMarked
 package io.github.delayqueue.scheduling;

@@ -13,7 +13,7 @@ import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.TopicTrigger;
+import io.github.delayqueue.wakeup.TopicTrigger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

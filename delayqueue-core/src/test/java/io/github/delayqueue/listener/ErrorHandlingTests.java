@@ -14,7 +14,7 @@ import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.RedisDelayedQueue;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;

@@ -10,7 +10,7 @@ import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;

@@ -56,7 +56,7 @@ import static org.awaitility.Awaitility.await;
 		+ "-Ddashboard.chromium and -Ddashboard.chromedriver")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.orders.payment-timeout=5s", "delayqueue.scheduler.poll-interval=200ms",
+		properties = { "sample.orders.payment-timeout=5s", "delayqueue.wake-up.poll-interval=200ms",
 				"delayqueue.dashboard.sample-interval=300ms", "management.endpoint.delayqueue.access=unrestricted" })
 class DashboardBrowserTests {
 

@@ -14,7 +14,7 @@ import io.github.delayqueue.docs.model.OrderBook;
 import io.github.delayqueue.docs.model.OrderTimeout;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.scheduling.WakeUpTimer;
+import io.github.delayqueue.wakeup.WakeUpTimer;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

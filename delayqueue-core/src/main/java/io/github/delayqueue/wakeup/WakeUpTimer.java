@@ -1,4 +1,4 @@
-package io.github.delayqueue.scheduling;
+package io.github.delayqueue.wakeup;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

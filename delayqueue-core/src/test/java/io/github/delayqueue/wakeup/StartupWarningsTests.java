@@ -1,4 +1,4 @@
-package io.github.delayqueue.scheduling;
+package io.github.delayqueue.wakeup;
 
 import java.time.Duration;
 import java.util.List;
