@@ -24,18 +24,18 @@
 -- the controls, read before the acknowledgements, which wake consumers if the cap had cut a claim short
 readControls()
 acknowledge(12, #ARGV, true)
+local now, nowUs = clock()
 local consumer = (ARGV[9] ~= '') and ARGV[9] or nil
 local stale = false
 if consumer then
-  local handedBack
-  handedBack, stale = handBackUnseen(consumer, tonumber(ARGV[10]), tonumber(ARGV[11]))
+  local handedBack, earliestBack
+  handedBack, stale, earliestBack = handBackUnseen(consumer, tonumber(ARGV[10]), tonumber(ARGV[11]))
   if handedBack > 0 then
-    -- due again: other consumers may take what this claim has no room for; under a cap, their slots are free again
-    redis.call('PUBLISH', WAKE, '0')
-    slotsFreed()
+    -- pending again: other consumers may take what this claim has no room for, once due; under a cap, their slots are
+    -- free again
+    wakeForHandedBack(earliestBack, nowUs, slotsFreed())
   end
 end
-local now, nowUs = clock()
 local nowScore = score(nowUs)
 local limit = tonumber(ARGV[1])
 local leaseMillis = tonumber(ARGV[2])

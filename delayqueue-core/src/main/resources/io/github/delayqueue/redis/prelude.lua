@@ -122,19 +122,22 @@ end
 -- at: ms), cap (the most messages leased at once), refused ('1' while a claim was cut by the cap).
 local CONTROL = BASE .. 'control'
 
--- After leases ended (acknowledged, failed, handed back): if the cap cut a claim short, wake the consumers, since a
--- slot is free now. One command for a topic without a cap.
 -- What a claim read of the controls (see readControls), so that it pays one command for them, not two; nil: not read.
 local controls = nil
 
+-- After leases ended (acknowledged, failed, handed back): if the cap cut a claim short, wake the consumers, since a
+-- slot is free now. One command for a topic without a cap; none if the controls were read (readControls) and no
+-- claim was cut short. Returns whether it woke them.
 local function slotsFreed()
   if controls ~= nil and not controls[7] then
     -- read at the start of this script: no claim was cut short
-    return
+    return false
   end
   if redis.call('HDEL', CONTROL, 'refused') == 1 then
     redis.call('PUBLISH', WAKE, '0')
+    return true
   end
+  return false
 end
 
 -- Reads the topic's controls once for the whole script: paused, rate, burst, tokens, at, cap, refused.
@@ -359,6 +362,16 @@ local function unlease(ids, scores)
   each('ZADD', PENDING, scores)
   each('ZREM', LEASED, ids)
   each('HDEL', LEASE, ids)
+end
+
+-- After leased messages went back to pending (handed back, or a claim whose reply never came undone), the earliest
+-- of them due at 'due' (a score): wakes the consumers, at once if it is due now ('0'), else at its due time as a
+-- schedule does (messages leased ahead of their due time by a claim's lookahead go back before they are due), so that
+-- nobody claims for messages not yet due. Skipped if 'woken' (slotsFreed woke them already).
+local function wakeForHandedBack(due, nowUs, woken)
+  if not woken then
+    redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
+  end
 end
 
 local function endLease(id)
@@ -649,26 +662,26 @@ local CLAIMS = BASE .. 'claims'
 -- connection dropped; or this is that same claim, sent again by the client after a reconnect), and no handler of it
 -- will run these messages. They go back to pending at their due time at once, uncharged (a suspect's count, carried by
 -- its lease record, is dropped; it stays a suspect), rather than waiting out the lease and then running one at a time
--- as suspects. Returns how many went back, and whether this claim is stale: a later claim of the consumer ran already
--- (this one is a copy the client sent again late), so this one must lease nothing and leave the later one's record
--- alone.
+-- as suspects. Returns how many went back, whether this claim is stale (a later claim of the consumer ran already:
+-- this one is a copy the client sent again late, so it must lease nothing and leave the later one's record alone),
+-- and the earliest due score of those that went back (nil if none).
 local function handBackUnseen(consumer, number, received)
   local record = redis.call('HGET', CLAIMS, consumer)
   if not record then
-    return 0, false
+    return 0, false, nil
   end
   local last, token, ends = string.match(record, '^(%d+):(%d+):(%d+)$')
   last = tonumber(last)
   if last and last > number then
-    return 0, true
+    return 0, true, nil
   end
   if last and last <= received then
-    return 0, false
+    return 0, false, nil
   end
   redis.call('HDEL', CLAIMS, consumer)
   if not last then
     -- unreadable: nothing to go by
-    return 0, false
+    return 0, false, nil
   end
   -- its leases end when the record says (nobody could extend them: nobody has their token), among any others of
   -- the same deadline, told apart by the token
@@ -676,6 +689,7 @@ local function handBackUnseen(consumer, number, received)
   local leases = hmget(LEASE, candidates)
   local prefix = token .. ':'
   local ids, scores = {}, {}
+  local earliestDue = nil
   for k, id in ipairs(candidates) do
     local lease = leases[k]
     if lease and string.sub(lease, 1, #prefix) == prefix then
@@ -684,11 +698,14 @@ local function handBackUnseen(consumer, number, received)
         ids[#ids + 1] = id
         scores[#scores + 1] = due
         scores[#scores + 1] = id
+        if earliestDue == nil or tonumber(due) < earliestDue then
+          earliestDue = tonumber(due)
+        end
       end
     end
   end
   unlease(ids, scores)
-  return #ids, false
+  return #ids, false, earliestDue
 end
 
 -- Forgets the last claims whose leases have ended (their consumers claim no more, or have claimed nothing since):

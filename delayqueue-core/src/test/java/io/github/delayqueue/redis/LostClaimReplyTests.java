@@ -133,7 +133,7 @@ class LostClaimReplyTests {
 		// the late claim is the first of a claimant whose second claim ran already: Redis's record of that claimant's
 		// claims is the one of the two claims above
 		Claimant late = Claimant.create();
-		moveRecord(earlier, late, 2);
+		ClaimRecords.move(redis.get(), TOPIC, earlier, late, 2);
 
 		Claim copy = claim(late, 3);
 
@@ -179,16 +179,8 @@ class LostClaimReplyTests {
 	private Claim lostClaim(Claimant claimant, long number, int limit, boolean mayLeaseSuspect) {
 		Claimant standIn = Claimant.create();
 		Claim lost = claim(standIn, limit, mayLeaseSuspect);
-		moveRecord(standIn, claimant, number);
+		ClaimRecords.move(redis.get(), TOPIC, standIn, claimant, number);
 		return lost;
-	}
-
-	/** Moves Redis's record of one claimant's last claim to another's id, numbered {@code number}. */
-	private static void moveRecord(Claimant from, Claimant to, long number) {
-		String record = redis.get().call("HGET", key("claims"), idOf(from));
-		assertThat(record).as("the record of the claim").isNotNull();
-		redis.get().call("HSET", key("claims"), idOf(to), number + record.substring(record.indexOf(':')));
-		redis.get().call("HDEL", key("claims"), idOf(from));
 	}
 
 	private Claim claim(Claimant claimant, int limit) {
@@ -216,7 +208,7 @@ class LostClaimReplyTests {
 	}
 
 	private static String idOf(Claimant claimant) {
-		return new String(claimant.id(), StandardCharsets.US_ASCII);
+		return ClaimRecords.idOf(claimant);
 	}
 
 	private static String key(String name) {
