@@ -31,6 +31,8 @@ if consumer then
   local handedBack, earliestBack
   handedBack, stale, earliestBack = handBackUnseen(consumer, tonumber(ARGV[10]), tonumber(ARGV[11]))
   if handedBack > 0 then
+    -- none of them started: under a rate limit their tokens go back (before this claim counts its own)
+    giveBack(handedBack, now)
     -- pending again: other consumers may take what this claim has no room for, once due; under a cap, their slots are
     -- free again
     wakeForHandedBack(earliestBack, nowUs, slotsFreed())

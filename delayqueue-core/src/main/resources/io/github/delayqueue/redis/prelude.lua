@@ -146,6 +146,32 @@ local function readControls()
   return controls
 end
 
+-- The tokens in the rate's bucket at 'now' (ms), refilled on the Redis clock since they were last counted (a full
+-- bucket if they never were), from the controls read; the rate and the burst too.
+local function tokensAt(c, now)
+  local rate, burst = tonumber(c[2]), tonumber(c[3])
+  return math.min(burst, (tonumber(c[4]) or burst) + math.max(0, now - (tonumber(c[5]) or now)) * rate / 1000),
+      rate, burst
+end
+
+-- After 'n' leased messages went back to pending unstarted (a consumer handed them back, or a claim whose reply never
+-- came was undone): under a rate limit, their tokens go back to the bucket, so that a message does not pay again when
+-- it is leased anew. A rate counts handler starts, and a claim spends a token per message it leases; a message handed
+-- back unstarted did not start. The tokens go back to the bucket they came from, which never holds more than the
+-- burst: no token is made that the rate did not give, and the starts over any time are bounded as before (a consumer
+-- that held the messages could have started them at this moment just as well). A token comes back for each message
+-- whether or not its lease spent one (one leased before the rate was set, say), which the burst bounds too. O(1): one
+-- command for the whole hand-back, and only for a topic with a rate. Needs the controls read (readControls).
+local function giveBack(n, now)
+  local c = controls
+  if n <= 0 or not c[2] then
+    return
+  end
+  local tokens, _, burst = tokensAt(c, now)
+  c[4], c[5] = tostring(math.min(burst, tokens + n)), int(now)
+  redis.call('HSET', CONTROL, 'tokens', c[4], 'at', c[5])
+end
+
 -- @section buckets -----------------------------------------------------------------------------------------------
 
 -- The bucket count, read before anything is written: if it is unreadable no envelope can be found, so the script
@@ -780,8 +806,7 @@ local function admit(limit, now)
     end
   end
   if c[2] then
-    local rate, burst = tonumber(c[2]), tonumber(c[3])
-    local tokens = math.min(burst, (tonumber(c[4]) or burst) + math.max(0, now - (tonumber(c[5]) or now)) * rate / 1000)
+    local tokens, rate, burst = tokensAt(c, now)
     cut.rate, cut.burst, cut.tokens = rate, burst, tokens
     if tokens < limit then
       limit = math.floor(tokens)

@@ -94,6 +94,58 @@ class HandBackTests {
 		assertThat(Long.parseLong(wakes.get(0))).as("the delay to its due time, in ms").isBetween(1L, 3_000L);
 	}
 
+	@Test
+	void underARateLimitMessagesHandedBackUnstartedDoNotPayAgainWhenLeasedAnew() {
+		// a token every ten seconds, three saved up: the test runs on the three
+		this.store.controls().limit(TOPIC, 0.1, 3, null);
+		schedule("m1", Duration.ZERO);
+		schedule("m2", Duration.ZERO);
+		schedule("m3", Duration.ZERO);
+		Claim first = claim(Claimant.create(), 3, 0);
+		assertThat(ids(first)).containsExactly("m1", "m2", "m3");
+
+		assertThat(this.store.leases().release(TOPIC, leases(first))).isEqualTo(3);
+
+		assertThat(ids(claim(Claimant.create(), 3, 0))).as("leased anew on the tokens they gave back")
+			.containsExactly("m1", "m2", "m3");
+		schedule("m4", Duration.ZERO);
+		assertThat(claim(Claimant.create(), 3, 0).messages()).as("no token beyond those").isEmpty();
+	}
+
+	@Test
+	void underARateLimitALostClaimUndoneGivesItsTokensBack() {
+		this.store.controls().limit(TOPIC, 0.1, 3, null);
+		schedule("m1", Duration.ZERO);
+		schedule("m2", Duration.ZERO);
+		schedule("m3", Duration.ZERO);
+		Claimant claimant = Claimant.create();
+		assertThat(ids(lostClaim(claimant, 3, 0))).containsExactly("m1", "m2", "m3");
+		claimant.next();
+
+		// undoes the lost claim, then leases its messages anew
+		Claim next = claim(claimant, 3, 0);
+
+		assertThat(ids(next)).as("leased anew on the tokens they gave back").containsExactly("m1", "m2", "m3");
+		schedule("m4", Duration.ZERO);
+		assertThat(claim(Claimant.create(), 3, 0).messages()).as("no token beyond those").isEmpty();
+	}
+
+	@Test
+	void tokensHandedBackNeverFillTheBucketBeyondItsBurst() {
+		// a fast rate: the bucket is full again a few ms after the first claim emptied it
+		this.store.controls().limit(TOPIC, 1000.0, 3, null);
+		for (int i = 1; i <= 6; i++) {
+			schedule("m" + i, Duration.ZERO);
+		}
+		Claim first = claim(Claimant.create(), 3, 0);
+		assertThat(ids(first)).containsExactly("m1", "m2", "m3");
+
+		this.store.leases().release(TOPIC, leases(first));
+
+		assertThat(claim(Claimant.create(), 6, 0).messages()).as("the burst, not the burst and the tokens given back")
+			.hasSize(3);
+	}
+
 	/** A claim in the claimant's name (its first) whose reply it never receives (see {@link ClaimRecords}). */
 	private Claim lostClaim(Claimant claimant, int limit, long lookaheadMicros) {
 		Claimant standIn = Claimant.create();
