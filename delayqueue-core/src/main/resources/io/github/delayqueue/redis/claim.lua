@@ -1,4 +1,4 @@
--- uses: controls, buckets, leases, dead, claims, v1, format1
+-- uses: controls, claimread, buckets, leases, dead, claims, v1, format1
 -- What a consumer sends for more messages: acknowledges what its handlers delivered (each only if its lease is the
 -- current one), returns expired leases to the pending set at their original due time (each a suspect now, its
 -- attempt counted if it was a suspect's), adopts some format-1 messages; then leases up to ARGV[1] due messages under
@@ -99,7 +99,9 @@ if limit > 0 then
 end
 
 if consumer and not stale and out[5] ~= '' then
-  redis.call('HSET', CLAIMS, consumer, ARGV[10] .. ':' .. out[5] .. ':' .. int(now + leaseMillis))
+  local ends = now + leaseMillis
+  redis.call('HSET', CLAIMS, consumer, ARGV[10] .. ':' .. out[5] .. ':' .. int(ends))
+  claimRecorded(ends)
 end
 
 local next = earliestBeyond(PENDING, left)

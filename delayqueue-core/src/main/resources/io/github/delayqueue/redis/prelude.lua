@@ -11,7 +11,10 @@
 --                   never touches a later claim
 --   body:<n>  HASH  id -> envelope, in buckets that grow and shrink with the topic (linear hashing), so that each
 --                   stays a small listpack-encoded hash: a message costs a few bytes more than its id and envelope
---   meta      HASH  buckets -> bucket count; token -> last lease token handed out
+--   meta      HASH  buckets -> bucket count; token -> last lease token handed out; upkeep -> when a claim that
+--                   leased messages last did the upkeep (ms); claims -> no later than the earliest lease end among
+--                   the claims records (ms; past them all if there is none): the upkeep reads the records only once
+--                   it has passed (absent: not known, read at the next upkeep)
 --   tries     HASH  id -> attempts counted so far (failures, and suspects' runs; absent before the first); while a
 --                   suspect is leased, its lease record carries the count
 --   suspect   SET   ids of messages whose lease ran out without an outcome (the message may have killed its consumer),
@@ -35,6 +38,12 @@ local PENDING = KEYS[1]
 local BASE = string.sub(PENDING, 1, -8)
 local META = BASE .. 'meta'
 local WAKE = BASE .. 'wake'
+
+-- What a script reads of meta besides the bucket count, in the same command (see the buckets section): a list of
+-- fields, set by a section such as claimread; nil for a script that reads the bucket count alone. What it read goes
+-- in metaRead (field -> value, false if absent).
+local metaAlso = nil
+local metaRead = {}
 
 -- Messages per bucket on average before a bucket splits; the fullest buckets hold about twice this, well under
 -- the 128 entries up to which Redis keeps a hash listpack-encoded by default.
@@ -172,6 +181,13 @@ local function giveBack(n, now)
   redis.call('HSET', CONTROL, 'tokens', c[4], 'at', c[5])
 end
 
+-- @section claimread ---------------------------------------------------------------------------------------------
+
+-- What a claim reads of meta, in the one command that reads the bucket count, so that none of it costs a command of
+-- its own: the last lease token handed out, when the upkeep last ran on a claim that leased messages, and how early
+-- a claims record may end (see the claims section).
+metaAlso = { 'token', 'upkeep', 'claims' }
+
 -- @section buckets -----------------------------------------------------------------------------------------------
 
 -- The bucket count, read before anything is written: if it is unreadable no envelope can be found, so the script
@@ -179,7 +195,16 @@ end
 local bucketCount = nil
 local bucketLow = 1
 do
-  local raw = redis.call('HGET', META, 'buckets')
+  local raw
+  if metaAlso then
+    local values = redis.call('HMGET', META, 'buckets', unpack(metaAlso))
+    for i, field in ipairs(metaAlso) do
+      metaRead[field] = values[i + 1]
+    end
+    raw = values[1]
+  else
+    raw = redis.call('HGET', META, 'buckets')
+  end
   bucketCount = count(raw)
   if bucketCount == nil then
     bucketCount = 1
@@ -526,8 +551,8 @@ end
 
 -- @section claims -----------------------------------------------------------------------------------------------
 
--- When a claim that leased messages last did the topic's upkeep (Redis ms; 0: never), as leaseDue read it with the
--- token (one command for both); nil if it did not run.
+-- When a claim that leased messages last did the topic's upkeep (Redis ms; 0: never), as leaseDue found it in
+-- meta (read with the bucket count); nil if leaseDue did not run.
 local lastUpkeep = nil
 
 -- Leases up to 'limit' due messages, earliest first, under one new token. Batched messages are leased without
@@ -582,9 +607,8 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   if redis.call('EXISTS', EXPIRY) == 1 then
     expiries = hmget(EXPIRY, chosen)
   end
-  local meta = redis.call('HMGET', META, 'token', 'upkeep')
-  lastUpkeep = tonumber(meta[2]) or 0
-  local token = count(meta[1])
+  lastUpkeep = tonumber(metaRead.upkeep) or 0
+  local token = count(metaRead.token)
   if token == false then
     -- unreadable: continue above any token a counter could have handed out
     token = now * 1000
@@ -734,18 +758,44 @@ local function handBackUnseen(consumer, number, received)
   return #ids, false, earliestDue
 end
 
+-- meta's 'claims' when no record is held: after any time a record can end.
+local NO_CLAIMS = '9007199254740992'
+
+-- After a claims record was written whose lease ends at 'ends' (ms): keeps meta's 'claims' no later than the earliest
+-- lease end among the records. One command, and only if this one ends earlier than meta says: mostly none, since a
+-- consumer's records end later and later (a record rewritten or handed back leaves meta early, which costs the
+-- upkeep one read of the records too many, never a record kept).
+local function claimRecorded(ends)
+  local known = tonumber(metaRead.claims)
+  if known == nil or ends < known then
+    metaRead.claims = int(ends)
+    redis.call('HSET', META, 'claims', metaRead.claims)
+  end
+end
+
 -- Forgets the last claims whose leases have ended (their consumers claim no more, or have claimed nothing since):
--- part of the upkeep.
+-- part of the upkeep. Reads the records only once the earliest lease end among them (meta's 'claims', read with the
+-- bucket count) has passed, so that an upkeep with nothing to forget costs no command; then notes the earliest end
+-- among those left.
 local function forgetClaims(now)
+  local known = tonumber(metaRead.claims)
+  if known ~= nil and known >= now then
+    return
+  end
   local all = redis.call('HGETALL', CLAIMS)
   local gone = {}
+  local earliestEnd = nil
   for i = 1, #all, 2 do
     local ends = tonumber(string.match(all[i + 1], ':(%d+)$'))
     if not ends or ends < now then
       gone[#gone + 1] = all[i]
+    elseif earliestEnd == nil or ends < earliestEnd then
+      earliestEnd = ends
     end
   end
   each('HDEL', CLAIMS, gone)
+  metaRead.claims = earliestEnd and int(earliestEnd) or NO_CLAIMS
+  redis.call('HSET', META, 'claims', metaRead.claims)
 end
 
 -- The earliest score in a sorted set (a due time, a lease deadline), or nil if it is empty.
