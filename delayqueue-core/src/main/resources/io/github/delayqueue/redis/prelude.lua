@@ -12,9 +12,11 @@
 --   body:<n>  HASH  id -> envelope, in buckets that grow and shrink with the topic (linear hashing), so that each
 --                   stays a small listpack-encoded hash: a message costs a few bytes more than its id and envelope
 --   meta      HASH  buckets -> bucket count; token -> last lease token handed out; upkeep -> when a claim that
---                   leased messages last did the upkeep (ms); claims -> no later than the earliest lease end among
---                   the claims records (ms; past them all if there is none): the upkeep reads the records only once
---                   it has passed (absent: not known, read at the next upkeep)
+--                   leased messages last did the upkeep (ms); expiry -> '1' once the topic stored a message with an
+--                   expiry deadline (only then do claims read the expiry hash; absent in a topic stored before 0.3,
+--                   which had no expiries); claims -> no later than the earliest lease end among the claims records
+--                   (ms; past them all if there is none): the upkeep reads the records only once it has passed
+--                   (absent: not known, read at the next upkeep)
 --   tries     HASH  id -> attempts counted so far (failures, and suspects' runs; absent before the first); while a
 --                   suspect is leased, its lease record carries the count
 --   suspect   SET   ids of messages whose lease ran out without an outcome (the message may have killed its consumer),
@@ -29,7 +31,7 @@
 --                   the upkeep after that lease ended: a claim whose reply its consumer never received is undone
 --                   (handBackUnseen)
 --   control HASH  the topic's pause, rate limit and concurrency cap (see the controls section)
---   expiry  HASH  id -> deadline of a message that carries one
+--   expiry  HASH  id -> deadline of a message that carries one (see meta's expiry field)
 -- Sections: 'base' is in every script; a script names the others it uses on a '-- uses:' line, and gets them in
 -- this file's order. A section may use the ones before it: leases and dead use buckets, format1 uses v1.
 -- @section base
@@ -184,9 +186,10 @@ end
 -- @section claimread ---------------------------------------------------------------------------------------------
 
 -- What a claim reads of meta, in the one command that reads the bucket count, so that none of it costs a command of
--- its own: the last lease token handed out, when the upkeep last ran on a claim that leased messages, and how early
--- a claims record may end (see the claims section).
-metaAlso = { 'token', 'upkeep', 'claims' }
+-- its own: the last lease token handed out, when the upkeep last ran on a claim that leased messages, whether the
+-- topic ever stored a message with an expiry deadline, and how early a claims record may end (see the claims
+-- section).
+metaAlso = { 'token', 'upkeep', 'expiry', 'claims' }
 
 -- @section buckets -----------------------------------------------------------------------------------------------
 
@@ -604,7 +607,8 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   end
   local tries = hmget(TRIES, chosen)
   local expiries = {}
-  if redis.call('EXISTS', EXPIRY) == 1 then
+  -- only a topic that ever stored a message with an expiry has any: meta says so, read with the bucket count
+  if metaRead.expiry then
     expiries = hmget(EXPIRY, chosen)
   end
   lastUpkeep = tonumber(metaRead.upkeep) or 0

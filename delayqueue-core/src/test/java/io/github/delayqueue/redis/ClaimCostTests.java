@@ -91,6 +91,81 @@ class ClaimCostTests {
 		assertThat(redis.get().call("HEXISTS", key("claims"), idOf(lasting))).isEqualTo("1");
 	}
 
+	@Test
+	void aClaimOfTenMessagesReadsNoExpiryKeyInATopicWithoutExpiries() {
+		Claimant claimant = Claimant.create();
+		List<Lease> acks = new ArrayList<>();
+		CommandCounts counts = new CommandCounts(redis.get());
+		claimTen(claimant, acks, 0, counts);
+		Map<String, Long> claims = new TreeMap<>();
+
+		for (int round = 1; round <= ROUNDS; round++) {
+			claimTen(claimant, acks, round, counts).forEach((name, calls) -> claims.merge(name, calls, Long::sum));
+		}
+
+		report("claim of 10 carrying 10 acks", claims, ROUNDS);
+		// one EXISTS for format 1's keys, one for the keys the acknowledgements may clean up; none for the expiry hash
+		assertThat(claims.getOrDefault("exists", 0L)).as("EXISTS per claim").isEqualTo(2 * ROUNDS);
+	}
+
+	@Test
+	void aClaimStillFindsTheExpiryOfMessagesThatCarryOne() {
+		Claimant claimant = Claimant.create();
+		Instant deadline = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
+		schedule("plain", Duration.ZERO, null);
+		schedule("expiring", Duration.ZERO, new Expiry(deadline, true));
+		CommandCounts counts = new CommandCounts(redis.get());
+
+		Claim claim = claim(claimant, List.of(), 10);
+
+		report("claim of 2, one with an expiry", counts.sinceLast(), 1);
+		assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactlyInAnyOrder("plain", "expiring");
+		assertThat(claim.messages()).filteredOn((message) -> message.id().equals("expiring"))
+			.singleElement()
+			.satisfies((message) -> assertThat(message.expiry()).isEqualTo(new Expiry(deadline, true)));
+		assertThat(claim.messages()).filteredOn((message) -> message.id().equals("plain"))
+			.singleElement()
+			.satisfies((message) -> assertThat(message.expiry()).isNull());
+	}
+
+	@Test
+	void aClaimFindsTheExpiryAReplacementGaveAMessage() {
+		schedule("replaced", Duration.ZERO, null);
+		Instant passed = Instant.now().minus(Duration.ofMinutes(1)).truncatedTo(ChronoUnit.MILLIS);
+		// the topic's first expiry comes with a replacement, not a schedule
+		assertThat(this.store.messages().replace(TOPIC, message("replaced", Duration.ZERO, new Expiry(passed, false))))
+			.isEqualTo(Replacement.REPLACED);
+
+		Claim claim = claim(Claimant.create(), List.of(), 10);
+
+		assertThat(claim.messages()).isEmpty();
+		assertThat(claim.expired()).isEqualTo(1);
+		assertThat(redis.get().call("ZSCORE", key("buried"), "replaced")).as("dead-lettered, as it says").isNotNull();
+	}
+
+	/**
+	 * Schedules ten messages due now and claims them, carrying the acknowledgements of the round before; returns the
+	 * commands the claim ran.
+	 */
+	private Map<String, Long> claimTen(Claimant claimant, List<Lease> acks, int round, CommandCounts counts) {
+		scheduleTen("r" + round);
+		counts.sinceLast();
+		Claim claim = claim(claimant, List.copyOf(acks), 10);
+		Map<String, Long> ran = counts.sinceLast();
+		assertThat(claim.messages()).hasSize(10);
+		acks.clear();
+		claim.messages().forEach((message) -> acks.add(message.lease()));
+		return ran;
+	}
+
+	private void scheduleTen(String prefix) {
+		List<NewMessage> messages = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			messages.add(message(prefix + "-" + i, Duration.ZERO, null));
+		}
+		assertThat(this.store.messages().schedule(TOPIC, messages)).containsOnly(true);
+	}
+
 	private Claim claim(Claimant claimant, List<Lease> acks, int limit) {
 		return this.store.leases().claim(TOPIC, claimant, acks, limit, LEASE, 10, false, 0);
 	}
