@@ -72,17 +72,6 @@ public final class Claimant {
 		this.received.accumulateAndGet(number, Math::max);
 	}
 
-	/**
-	 * A claimant with this one's id and numbers, whose claims this one does not hear of (tests: a claim whose reply this
-	 * one never received is a claim of the copy).
-	 */
-	Claimant copy() {
-		Claimant copy = new Claimant(this.id);
-		copy.sent.set(this.sent.get());
-		copy.received.set(this.received.get());
-		return copy;
-	}
-
 	@Override
 	public String toString() {
 		return "Claimant[" + new String(this.id, StandardCharsets.US_ASCII) + "]";

@@ -1,4 +1,4 @@
--- uses: controls, buckets, leases, dead, claims, v1, format1
+-- uses: controls, claimread, buckets, leases, dead, claims, v1, format1
 -- What a consumer sends for more messages: acknowledges what its handlers delivered (each only if its lease is the
 -- current one), returns expired leases to the pending set at their original due time (each a suspect now, its
 -- attempt counted if it was a suspect's), adopts some format-1 messages; then leases up to ARGV[1] due messages under
@@ -24,18 +24,20 @@
 -- the controls, read before the acknowledgements, which wake consumers if the cap had cut a claim short
 readControls()
 acknowledge(12, #ARGV, true)
+local now, nowUs = clock()
 local consumer = (ARGV[9] ~= '') and ARGV[9] or nil
 local stale = false
 if consumer then
-  local handedBack
-  handedBack, stale = handBackUnseen(consumer, tonumber(ARGV[10]), tonumber(ARGV[11]))
+  local handedBack, earliestBack
+  handedBack, stale, earliestBack = handBackUnseen(consumer, tonumber(ARGV[10]), tonumber(ARGV[11]))
   if handedBack > 0 then
-    -- due again: other consumers may take what this claim has no room for; under a cap, their slots are free again
-    redis.call('PUBLISH', WAKE, '0')
-    slotsFreed()
+    -- none of them started: under a rate limit their tokens go back (before this claim counts its own)
+    giveBack(handedBack, now)
+    -- pending again: other consumers may take what this claim has no room for, once due; under a cap, their slots are
+    -- free again
+    wakeForHandedBack(earliestBack, nowUs, slotsFreed())
   end
 end
-local now, nowUs = clock()
 local nowScore = score(nowUs)
 local limit = tonumber(ARGV[1])
 local leaseMillis = tonumber(ARGV[2])
@@ -97,7 +99,9 @@ if limit > 0 then
 end
 
 if consumer and not stale and out[5] ~= '' then
-  redis.call('HSET', CLAIMS, consumer, ARGV[10] .. ':' .. out[5] .. ':' .. int(now + leaseMillis))
+  local ends = now + leaseMillis
+  redis.call('HSET', CLAIMS, consumer, ARGV[10] .. ':' .. out[5] .. ':' .. int(ends))
+  claimRecorded(ends)
 end
 
 local next = earliestBeyond(PENDING, left)

@@ -11,7 +11,12 @@
 --                   never touches a later claim
 --   body:<n>  HASH  id -> envelope, in buckets that grow and shrink with the topic (linear hashing), so that each
 --                   stays a small listpack-encoded hash: a message costs a few bytes more than its id and envelope
---   meta      HASH  buckets -> bucket count; token -> last lease token handed out
+--   meta      HASH  buckets -> bucket count; token -> last lease token handed out; upkeep -> when a claim that
+--                   leased messages last did the upkeep (ms); expiry -> '1' once the topic stored a message with an
+--                   expiry deadline (only then do claims read the expiry hash; absent in a topic stored before 0.3,
+--                   which had no expiries); claims -> no later than the earliest lease end among the claims records
+--                   (ms; past them all if there is none): the upkeep reads the records only once it has passed
+--                   (absent: not known, read at the next upkeep)
 --   tries     HASH  id -> attempts counted so far (failures, and suspects' runs; absent before the first); while a
 --                   suspect is leased, its lease record carries the count
 --   suspect   SET   ids of messages whose lease ran out without an outcome (the message may have killed its consumer),
@@ -26,7 +31,7 @@
 --                   the upkeep after that lease ended: a claim whose reply its consumer never received is undone
 --                   (handBackUnseen)
 --   control HASH  the topic's pause, rate limit and concurrency cap (see the controls section)
---   expiry  HASH  id -> deadline of a message that carries one
+--   expiry  HASH  id -> deadline of a message that carries one (see meta's expiry field)
 -- Sections: 'base' is in every script; a script names the others it uses on a '-- uses:' line, and gets them in
 -- this file's order. A section may use the ones before it: leases and dead use buckets, format1 uses v1.
 -- @section base
@@ -35,6 +40,12 @@ local PENDING = KEYS[1]
 local BASE = string.sub(PENDING, 1, -8)
 local META = BASE .. 'meta'
 local WAKE = BASE .. 'wake'
+
+-- What a script reads of meta besides the bucket count, in the same command (see the buckets section): a list of
+-- fields, set by a section such as claimread; nil for a script that reads the bucket count alone. What it read goes
+-- in metaRead (field -> value, false if absent).
+local metaAlso = nil
+local metaRead = {}
 
 -- Messages per bucket on average before a bucket splits; the fullest buckets hold about twice this, well under
 -- the 128 entries up to which Redis keeps a hash listpack-encoded by default.
@@ -122,19 +133,22 @@ end
 -- at: ms), cap (the most messages leased at once), refused ('1' while a claim was cut by the cap).
 local CONTROL = BASE .. 'control'
 
--- After leases ended (acknowledged, failed, handed back): if the cap cut a claim short, wake the consumers, since a
--- slot is free now. One command for a topic without a cap.
 -- What a claim read of the controls (see readControls), so that it pays one command for them, not two; nil: not read.
 local controls = nil
 
+-- After leases ended (acknowledged, failed, handed back): if the cap cut a claim short, wake the consumers, since a
+-- slot is free now. One command for a topic without a cap; none if the controls were read (readControls) and no
+-- claim was cut short. Returns whether it woke them.
 local function slotsFreed()
   if controls ~= nil and not controls[7] then
     -- read at the start of this script: no claim was cut short
-    return
+    return false
   end
   if redis.call('HDEL', CONTROL, 'refused') == 1 then
     redis.call('PUBLISH', WAKE, '0')
+    return true
   end
+  return false
 end
 
 -- Reads the topic's controls once for the whole script: paused, rate, burst, tokens, at, cap, refused.
@@ -143,6 +157,40 @@ local function readControls()
   return controls
 end
 
+-- The tokens in the rate's bucket at 'now' (ms), refilled on the Redis clock since they were last counted (a full
+-- bucket if they never were), from the controls read; the rate and the burst too.
+local function tokensAt(c, now)
+  local rate, burst = tonumber(c[2]), tonumber(c[3])
+  return math.min(burst, (tonumber(c[4]) or burst) + math.max(0, now - (tonumber(c[5]) or now)) * rate / 1000),
+      rate, burst
+end
+
+-- After 'n' leased messages went back to pending unstarted (a consumer handed them back, or a claim whose reply never
+-- came was undone): under a rate limit, their tokens go back to the bucket, so that a message does not pay again when
+-- it is leased anew. A rate counts handler starts, and a claim spends a token per message it leases; a message handed
+-- back unstarted did not start. The tokens go back to the bucket they came from, which never holds more than the
+-- burst: no token is made that the rate did not give, and the starts over any time are bounded as before (a consumer
+-- that held the messages could have started them at this moment just as well). A token comes back for each message
+-- whether or not its lease spent one (one leased before the rate was set, say), which the burst bounds too. O(1): one
+-- command for the whole hand-back, and only for a topic with a rate. Needs the controls read (readControls).
+local function giveBack(n, now)
+  local c = controls
+  if n <= 0 or not c[2] then
+    return
+  end
+  local tokens, _, burst = tokensAt(c, now)
+  c[4], c[5] = tostring(math.min(burst, tokens + n)), int(now)
+  redis.call('HSET', CONTROL, 'tokens', c[4], 'at', c[5])
+end
+
+-- @section claimread ---------------------------------------------------------------------------------------------
+
+-- What a claim reads of meta, in the one command that reads the bucket count, so that none of it costs a command of
+-- its own: the last lease token handed out, when the upkeep last ran on a claim that leased messages, whether the
+-- topic ever stored a message with an expiry deadline, and how early a claims record may end (see the claims
+-- section).
+metaAlso = { 'token', 'upkeep', 'expiry', 'claims' }
+
 -- @section buckets -----------------------------------------------------------------------------------------------
 
 -- The bucket count, read before anything is written: if it is unreadable no envelope can be found, so the script
@@ -150,7 +198,16 @@ end
 local bucketCount = nil
 local bucketLow = 1
 do
-  local raw = redis.call('HGET', META, 'buckets')
+  local raw
+  if metaAlso then
+    local values = redis.call('HMGET', META, 'buckets', unpack(metaAlso))
+    for i, field in ipairs(metaAlso) do
+      metaRead[field] = values[i + 1]
+    end
+    raw = values[1]
+  else
+    raw = redis.call('HGET', META, 'buckets')
+  end
   bucketCount = count(raw)
   if bucketCount == nil then
     bucketCount = 1
@@ -361,6 +418,16 @@ local function unlease(ids, scores)
   each('HDEL', LEASE, ids)
 end
 
+-- After leased messages went back to pending (handed back, or a claim whose reply never came undone), the earliest
+-- of them due at 'due' (a score): wakes the consumers, at once if it is due now ('0'), else at its due time as a
+-- schedule does (messages leased ahead of their due time by a claim's lookahead go back before they are due), so that
+-- nobody claims for messages not yet due. Skipped if 'woken' (slotsFreed woke them already).
+local function wakeForHandedBack(due, nowUs, woken)
+  if not woken then
+    redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
+  end
+end
+
 local function endLease(id)
   redis.call('ZREM', LEASED, id)
   redis.call('HDEL', LEASE, id)
@@ -487,8 +554,8 @@ end
 
 -- @section claims -----------------------------------------------------------------------------------------------
 
--- When a claim that leased messages last did the topic's upkeep (Redis ms; 0: never), as leaseDue read it with the
--- token (one command for both); nil if it did not run.
+-- When a claim that leased messages last did the topic's upkeep (Redis ms; 0: never), as leaseDue found it in
+-- meta (read with the bucket count); nil if leaseDue did not run.
 local lastUpkeep = nil
 
 -- Leases up to 'limit' due messages, earliest first, under one new token. Batched messages are leased without
@@ -540,12 +607,12 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   end
   local tries = hmget(TRIES, chosen)
   local expiries = {}
-  if redis.call('EXISTS', EXPIRY) == 1 then
+  -- only a topic that ever stored a message with an expiry has any: meta says so, read with the bucket count
+  if metaRead.expiry then
     expiries = hmget(EXPIRY, chosen)
   end
-  local meta = redis.call('HMGET', META, 'token', 'upkeep')
-  lastUpkeep = tonumber(meta[2]) or 0
-  local token = count(meta[1])
+  lastUpkeep = tonumber(metaRead.upkeep) or 0
+  local token = count(metaRead.token)
   if token == false then
     -- unreadable: continue above any token a counter could have handed out
     token = now * 1000
@@ -649,26 +716,26 @@ local CLAIMS = BASE .. 'claims'
 -- connection dropped; or this is that same claim, sent again by the client after a reconnect), and no handler of it
 -- will run these messages. They go back to pending at their due time at once, uncharged (a suspect's count, carried by
 -- its lease record, is dropped; it stays a suspect), rather than waiting out the lease and then running one at a time
--- as suspects. Returns how many went back, and whether this claim is stale: a later claim of the consumer ran already
--- (this one is a copy the client sent again late), so this one must lease nothing and leave the later one's record
--- alone.
+-- as suspects. Returns how many went back, whether this claim is stale (a later claim of the consumer ran already:
+-- this one is a copy the client sent again late, so it must lease nothing and leave the later one's record alone),
+-- and the earliest due score of those that went back (nil if none).
 local function handBackUnseen(consumer, number, received)
   local record = redis.call('HGET', CLAIMS, consumer)
   if not record then
-    return 0, false
+    return 0, false, nil
   end
   local last, token, ends = string.match(record, '^(%d+):(%d+):(%d+)$')
   last = tonumber(last)
   if last and last > number then
-    return 0, true
+    return 0, true, nil
   end
   if last and last <= received then
-    return 0, false
+    return 0, false, nil
   end
   redis.call('HDEL', CLAIMS, consumer)
   if not last then
     -- unreadable: nothing to go by
-    return 0, false
+    return 0, false, nil
   end
   -- its leases end when the record says (nobody could extend them: nobody has their token), among any others of
   -- the same deadline, told apart by the token
@@ -676,6 +743,7 @@ local function handBackUnseen(consumer, number, received)
   local leases = hmget(LEASE, candidates)
   local prefix = token .. ':'
   local ids, scores = {}, {}
+  local earliestDue = nil
   for k, id in ipairs(candidates) do
     local lease = leases[k]
     if lease and string.sub(lease, 1, #prefix) == prefix then
@@ -684,25 +752,54 @@ local function handBackUnseen(consumer, number, received)
         ids[#ids + 1] = id
         scores[#scores + 1] = due
         scores[#scores + 1] = id
+        if earliestDue == nil or tonumber(due) < earliestDue then
+          earliestDue = tonumber(due)
+        end
       end
     end
   end
   unlease(ids, scores)
-  return #ids, false
+  return #ids, false, earliestDue
+end
+
+-- meta's 'claims' when no record is held: after any time a record can end.
+local NO_CLAIMS = '9007199254740992'
+
+-- After a claims record was written whose lease ends at 'ends' (ms): keeps meta's 'claims' no later than the earliest
+-- lease end among the records. One command, and only if this one ends earlier than meta says: mostly none, since a
+-- consumer's records end later and later (a record rewritten or handed back leaves meta early, which costs the
+-- upkeep one read of the records too many, never a record kept).
+local function claimRecorded(ends)
+  local known = tonumber(metaRead.claims)
+  if known == nil or ends < known then
+    metaRead.claims = int(ends)
+    redis.call('HSET', META, 'claims', metaRead.claims)
+  end
 end
 
 -- Forgets the last claims whose leases have ended (their consumers claim no more, or have claimed nothing since):
--- part of the upkeep.
+-- part of the upkeep. Reads the records only once the earliest lease end among them (meta's 'claims', read with the
+-- bucket count) has passed, so that an upkeep with nothing to forget costs no command; then notes the earliest end
+-- among those left.
 local function forgetClaims(now)
+  local known = tonumber(metaRead.claims)
+  if known ~= nil and known >= now then
+    return
+  end
   local all = redis.call('HGETALL', CLAIMS)
   local gone = {}
+  local earliestEnd = nil
   for i = 1, #all, 2 do
     local ends = tonumber(string.match(all[i + 1], ':(%d+)$'))
     if not ends or ends < now then
       gone[#gone + 1] = all[i]
+    elseif earliestEnd == nil or ends < earliestEnd then
+      earliestEnd = ends
     end
   end
   each('HDEL', CLAIMS, gone)
+  metaRead.claims = earliestEnd and int(earliestEnd) or NO_CLAIMS
+  redis.call('HSET', META, 'claims', metaRead.claims)
 end
 
 -- The earliest score in a sorted set (a due time, a lease deadline), or nil if it is empty.
@@ -763,8 +860,7 @@ local function admit(limit, now)
     end
   end
   if c[2] then
-    local rate, burst = tonumber(c[2]), tonumber(c[3])
-    local tokens = math.min(burst, (tonumber(c[4]) or burst) + math.max(0, now - (tonumber(c[5]) or now)) * rate / 1000)
+    local tokens, rate, burst = tokensAt(c, now)
     cut.rate, cut.burst, cut.tokens = rate, burst, tokens
     if tokens < limit then
       limit = math.floor(tokens)

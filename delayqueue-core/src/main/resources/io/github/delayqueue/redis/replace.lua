@@ -27,6 +27,8 @@ if ARGV[5] == '' then
   redis.call('HDEL', EXPIRY, id)
 else
   redis.call('HSET', EXPIRY, id, ARGV[5])
+  -- claims read the expiry hash only in a topic that ever stored an expiry (see the prelude's meta)
+  redis.call('HSET', META, 'expiry', '1')
 end
 if not replaced and h % 16 == 0 then
   resizing().grow()

@@ -104,6 +104,8 @@ for i = 1, #scores, 1000 do
 end
 if #expiries > 0 then
   redis.call('HSET', EXPIRY, unpack(expiries))
+  -- claims read the expiry hash only in a topic that ever stored an expiry (see the prelude's meta)
+  redis.call('HSET', META, 'expiry', '1')
 end
 if check then
   resizing().grow()

@@ -20,8 +20,9 @@ import static org.awaitility.Awaitility.await;
  * A claim whose reply never reached its consumer: Redis ran it, the connection dropped before the reply came back,
  * and the client either sent it again after reconnecting (Lettuce does, by default) or reported it failed. Its
  * messages must not wait out their lease (and then run one at a time as suspects), and a suspect among them must not
- * be charged for a run that never happened. A {@link Claimant#copy() copy} of the claimant makes the claim whose reply
- * the claimant never hears of.
+ * be charged for a run that never happened. A claim whose reply a claimant never hears of is made by a stand-in
+ * claimant, and Redis's record of it then moved to the claimant's id ({@link #lostClaim}): Redis holds what the claim
+ * did, as if the claimant had sent it, and the claimant never received its reply.
  */
 class LostClaimReplyTests {
 
@@ -51,7 +52,7 @@ class LostClaimReplyTests {
 	@Test
 	void aClaimSentAgainAfterItsReplyWasLostLeasesItsMessagesAgainInsteadOfLeavingThemLeased() {
 		Claimant claimant = Claimant.create();
-		Claim lost = claim(claimant.copy(), 2);
+		Claim lost = lostClaim(claimant, 1, 2, false);
 		assertThat(ids(lost)).containsExactly("m1", "m2");
 
 		// the same claim (its number, what its consumer had received) runs again: its first run is undone
@@ -72,7 +73,7 @@ class LostClaimReplyTests {
 	@Test
 	void theClaimAfterOneThatFailedHandsItsMessagesBackAtOnce() {
 		Claimant claimant = Claimant.create();
-		assertThat(ids(claim(claimant.copy(), 2))).containsExactly("m1", "m2");
+		assertThat(ids(lostClaim(claimant, 1, 2, false))).containsExactly("m1", "m2");
 		// the claimant sent it too, and its reply never came
 		claimant.next();
 
@@ -96,7 +97,7 @@ class LostClaimReplyTests {
 			return "1".equals(redis.get().call("SCARD", key("suspect")));
 		});
 		Claimant claimant = Claimant.create();
-		Claim lost = claim(claimant.copy(), 1, true);
+		Claim lost = lostClaim(claimant, 1, 1, true);
 		assertThat(lost.messages()).singleElement().satisfies((message) -> {
 			assertThat(message.suspect()).isTrue();
 			assertThat(message.attempt()).as("counted as it is leased").isEqualTo(1);
@@ -126,24 +127,26 @@ class LostClaimReplyTests {
 
 	@Test
 	void aCopyOfAClaimThatRunsAfterALaterClaimOfItsConsumerLeasesNothingAndUndoesNothing() {
-		Claimant claimant = Claimant.create();
-		// the copy's claim is the claimant's first, sent again late (on another connection, say)
-		Claimant late = claimant.copy();
-		Claim first = claim(claimant, 1);
-		Claim second = claim(claimant, 1);
+		Claimant earlier = Claimant.create();
+		Claim first = claim(earlier, 1);
+		Claim second = claim(earlier, 1);
+		// the late claim is the first of a claimant whose second claim ran already: Redis's record of that claimant's
+		// claims is the one of the two claims above
+		Claimant late = Claimant.create();
+		ClaimRecords.move(redis.get(), TOPIC, earlier, late, 2);
 
 		Claim copy = claim(late, 3);
 
 		assertThat(copy.messages()).isEmpty();
 		assertThat(this.store.leases().ack(TOPIC, leases(first))).isEqualTo(1);
 		assertThat(this.store.leases().ack(TOPIC, leases(second))).isEqualTo(1);
-		assertThat(redis.get().call("HGET", key("claims"), idOf(claimant))).startsWith("2:");
+		assertThat(redis.get().call("HGET", key("claims"), idOf(late))).startsWith("2:");
 	}
 
 	@Test
 	void anotherConsumersLostClaimIsNotThisConsumersToUndo() {
 		Claimant other = Claimant.create();
-		Claim lost = claim(other.copy(), 2);
+		Claim lost = lostClaim(other, 1, 2, false);
 		other.next();
 		Claimant claimant = Claimant.create();
 
@@ -166,6 +169,18 @@ class LostClaimReplyTests {
 			return "0".equals(redis.get().call("HEXISTS", key("claims"), idOf(gone)));
 		});
 		assertThat(redis.get().call("EXISTS", key("claims"))).isEqualTo("0");
+	}
+
+	/**
+	 * A claim in the claimant's name whose reply it never receives: a stand-in claimant makes it, and Redis's record of
+	 * the stand-in's claim is moved to the claimant's id, numbered as the claimant's claim {@code number}. The claimant
+	 * is told nothing (whether it sent the claim is the test's to say, with {@link Claimant#next()}).
+	 */
+	private Claim lostClaim(Claimant claimant, long number, int limit, boolean mayLeaseSuspect) {
+		Claimant standIn = Claimant.create();
+		Claim lost = claim(standIn, limit, mayLeaseSuspect);
+		ClaimRecords.move(redis.get(), TOPIC, standIn, claimant, number);
+		return lost;
 	}
 
 	private Claim claim(Claimant claimant, int limit) {
@@ -193,7 +208,7 @@ class LostClaimReplyTests {
 	}
 
 	private static String idOf(Claimant claimant) {
-		return new String(claimant.id(), StandardCharsets.US_ASCII);
+		return ClaimRecords.idOf(claimant);
 	}
 
 	private static String key(String name) {

@@ -1,0 +1,196 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.build.redis.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What a claim costs Redis, in commands its script runs ({@code INFO commandstats} deltas on the test's own server,
+ * see {@link CommandCounts}): a claim that leases a batch, and a claim that leases nothing (the upkeep), whose cost
+ * must not grow with the number of consumers. Each figure is printed ({@code claim cost:} lines) as well as checked.
+ */
+class ClaimCostTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private static final String TOPIC = "cost";
+
+	private static final long LEASE = 60_000;
+
+	private static final int ROUNDS = 10;
+
+	private RedisFixture fixture;
+
+	private RedisMessageStore store;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.store = this.fixture.store(this.fixture.connectionFactory());
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.fixture.close();
+	}
+
+	@Test
+	void aClaimThatLeasesNothingReadsNoClaimRecordsWhateverTheirNumber() {
+		// thirty consumers hold leases (their claim records stay until those end), and a message waits for later
+		schedule("later", Duration.ofHours(1), null);
+		for (int i = 0; i < 30; i++) {
+			schedule("m" + i, Duration.ZERO, null);
+			assertThat(claim(Claimant.create(), List.of(), 1).messages()).hasSize(1);
+		}
+		assertThat(redis.get().call("HLEN", key("claims"))).isEqualTo("30");
+		Claimant idle = Claimant.create();
+		claim(idle, List.of(), 10);
+		CommandCounts counts = new CommandCounts(redis.get());
+
+		for (int i = 0; i < ROUNDS; i++) {
+			assertThat(claim(idle, List.of(), 10).messages()).isEmpty();
+		}
+
+		Map<String, Long> idleClaims = counts.sinceLast();
+		report("idle claim, 30 claim records", idleClaims, ROUNDS);
+		assertThat(idleClaims.getOrDefault("hgetall", 0L)).as("claim records read").isZero();
+	}
+
+	@Test
+	void claimRecordsWhoseLeasesEndedAreForgottenByTheNextClaimThatLeasesNothing() {
+		for (int i = 0; i < 5; i++) {
+			schedule("m" + i, Duration.ZERO, null);
+			assertThat(this.store.leases().claim(TOPIC, Claimant.create(), List.of(), 1, 100, 10, false, 0).messages())
+				.hasSize(1);
+		}
+		Claimant lasting = Claimant.create();
+		schedule("lasting", Duration.ZERO, null);
+		assertThat(claim(lasting, List.of(), 1).messages()).hasSize(1);
+		assertThat(redis.get().call("HLEN", key("claims"))).isEqualTo("6");
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			this.store.leases().claim(TOPIC, 0, LEASE, 10);
+			return "1".equals(redis.get().call("HLEN", key("claims")));
+		});
+		assertThat(redis.get().call("HEXISTS", key("claims"), idOf(lasting))).isEqualTo("1");
+	}
+
+	@Test
+	void aClaimOfTenMessagesReadsNoExpiryKeyInATopicWithoutExpiries() {
+		Claimant claimant = Claimant.create();
+		List<Lease> acks = new ArrayList<>();
+		CommandCounts counts = new CommandCounts(redis.get());
+		claimTen(claimant, acks, 0, counts);
+		Map<String, Long> claims = new TreeMap<>();
+
+		for (int round = 1; round <= ROUNDS; round++) {
+			claimTen(claimant, acks, round, counts).forEach((name, calls) -> claims.merge(name, calls, Long::sum));
+		}
+
+		report("claim of 10 carrying 10 acks", claims, ROUNDS);
+		// one EXISTS for format 1's keys, one for the keys the acknowledgements may clean up; none for the expiry hash
+		assertThat(claims.getOrDefault("exists", 0L)).as("EXISTS per claim").isEqualTo(2 * ROUNDS);
+	}
+
+	@Test
+	void aClaimStillFindsTheExpiryOfMessagesThatCarryOne() {
+		Claimant claimant = Claimant.create();
+		Instant deadline = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
+		schedule("plain", Duration.ZERO, null);
+		schedule("expiring", Duration.ZERO, new Expiry(deadline, true));
+		CommandCounts counts = new CommandCounts(redis.get());
+
+		Claim claim = claim(claimant, List.of(), 10);
+
+		report("claim of 2, one with an expiry", counts.sinceLast(), 1);
+		assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactlyInAnyOrder("plain", "expiring");
+		assertThat(claim.messages()).filteredOn((message) -> message.id().equals("expiring"))
+			.singleElement()
+			.satisfies((message) -> assertThat(message.expiry()).isEqualTo(new Expiry(deadline, true)));
+		assertThat(claim.messages()).filteredOn((message) -> message.id().equals("plain"))
+			.singleElement()
+			.satisfies((message) -> assertThat(message.expiry()).isNull());
+	}
+
+	@Test
+	void aClaimFindsTheExpiryAReplacementGaveAMessage() {
+		schedule("replaced", Duration.ZERO, null);
+		Instant passed = Instant.now().minus(Duration.ofMinutes(1)).truncatedTo(ChronoUnit.MILLIS);
+		// the topic's first expiry comes with a replacement, not a schedule
+		assertThat(this.store.messages().replace(TOPIC, message("replaced", Duration.ZERO, new Expiry(passed, false))))
+			.isEqualTo(Replacement.REPLACED);
+
+		Claim claim = claim(Claimant.create(), List.of(), 10);
+
+		assertThat(claim.messages()).isEmpty();
+		assertThat(claim.expired()).isEqualTo(1);
+		assertThat(redis.get().call("ZSCORE", key("buried"), "replaced")).as("dead-lettered, as it says").isNotNull();
+	}
+
+	/**
+	 * Schedules ten messages due now and claims them, carrying the acknowledgements of the round before; returns the
+	 * commands the claim ran.
+	 */
+	private Map<String, Long> claimTen(Claimant claimant, List<Lease> acks, int round, CommandCounts counts) {
+		scheduleTen("r" + round);
+		counts.sinceLast();
+		Claim claim = claim(claimant, List.copyOf(acks), 10);
+		Map<String, Long> ran = counts.sinceLast();
+		assertThat(claim.messages()).hasSize(10);
+		acks.clear();
+		claim.messages().forEach((message) -> acks.add(message.lease()));
+		return ran;
+	}
+
+	private void scheduleTen(String prefix) {
+		List<NewMessage> messages = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			messages.add(message(prefix + "-" + i, Duration.ZERO, null));
+		}
+		assertThat(this.store.messages().schedule(TOPIC, messages)).containsOnly(true);
+	}
+
+	private Claim claim(Claimant claimant, List<Lease> acks, int limit) {
+		return this.store.leases().claim(TOPIC, claimant, acks, limit, LEASE, 10, false, 0);
+	}
+
+	private void schedule(String id, Duration delay, Expiry expiry) {
+		assertThat(this.store.messages().schedule(TOPIC, List.of(message(id, delay, expiry)))).containsExactly(true);
+	}
+
+	private static NewMessage message(String id, Duration delay, Expiry expiry) {
+		return new NewMessage(id, DueTime.in(delay.toNanos() / 1000), Instant.now(), Map.of(),
+				"p".getBytes(StandardCharsets.UTF_8), expiry);
+	}
+
+	private static void report(String what, Map<String, Long> counts, int claims) {
+		long total = CommandCounts.total(counts);
+		System.out.printf("claim cost: %s: %.1f commands per claim %s (over %d claims)%n", what,
+				(double) total / claims, counts, claims);
+	}
+
+	private static String idOf(Claimant claimant) {
+		return new String(claimant.id(), StandardCharsets.US_ASCII);
+	}
+
+	private static String key(String name) {
+		return RedisFixture.PREFIX + ":{" + TOPIC + "}:" + name;
+	}
+
+}
