@@ -131,16 +131,23 @@ public final class DelayQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RecurringStore delayQueueRecurringStore(RedisConnectionFactory connectionFactory, RedisMessageStore store) {
-		return new RecurringStore(connectionFactory, store.keys().prefix());
+	RecurringStore delayQueueRecurringStore(RedisMessageStore store) {
+		return new RecurringStore(store);
 	}
 
+	/**
+	 * The recurring schedules, whose ticks the application's {@link RedisDelayedQueue} writes (with its payload
+	 * limit, metrics and observation), or a queue of their own if there is no single one.
+	 */
 	@Bean
 	@ConditionalOnMissingBean(RecurringSchedules.class)
 	RedisRecurringSchedules delayQueueRecurringSchedules(RecurringStore recurringStore, RedisMessageStore store,
-			PayloadConverter converter, TopicPartitioning partitioning, DelayQueueProperties properties) {
+			ObjectProvider<RedisDelayedQueue> queue, PayloadConverter converter, TopicPartitioning partitioning,
+			DelayQueueProperties properties) {
+		RedisDelayedQueue ticks = queue.getIfUnique(() -> new DelayQueuePropertiesMapper(properties)
+			.delayedQueue(store, converter));
 		RedisRecurringSchedules schedules = new DelayQueuePropertiesMapper(properties)
-			.recurringSchedules(recurringStore, store, converter);
+			.recurringSchedules(recurringStore, ticks, converter);
 		schedules.setPartitioning(partitioning);
 		return schedules;
 	}

@@ -196,10 +196,10 @@ final class DelayQueuePropertiesMapper {
 	/**
 	 * Applies a property's value; a value the part rejects fails naming the property.
 	 */
-	RedisRecurringSchedules recurringSchedules(RecurringStore store, RedisMessageStore messages,
+	RedisRecurringSchedules recurringSchedules(RecurringStore store, RedisDelayedQueue queue,
 			PayloadConverter converter) {
 		DelayQueueProperties.Recurring recurring = this.properties.getRecurring();
-		RedisRecurringSchedules schedules = new RedisRecurringSchedules(store, messages, converter);
+		RedisRecurringSchedules schedules = new RedisRecurringSchedules(store, queue, converter);
 		check("delayqueue.recurring.poll-interval", recurring.getPollInterval(), (interval) -> {
 			schedules.setPollInterval(interval);
 			return interval;

@@ -18,12 +18,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DueTime;
-import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.TopicKeys;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +39,9 @@ import org.springframework.util.Assert;
  * (so the tick is in Redis before it is due, and is delivered on time like any message), and of the ticks missed
  * since its last one, as its {@link MissedTicks} policy says. A script stores a tick only if the schedule's cursor
  * in Redis is before it and moves the cursor, so however many instances run, each tick fires once, with no leader.
+ * Tick messages are written through the {@link RedisDelayedQueue} given, like every message (payload limit, metrics,
+ * observation); they and the cursor live in the topic's first partition, which every instance has whatever partition
+ * count it uses, so instances that disagree on the count (a rolling deploy that changes it) still fire each tick once.
  * <p>
  * Missed ticks are counted at most 31 days back. Ticks are instants of this instance's clock, stored as Redis-clock
  * due times: a clock that runs off from Redis's moves ticks by as much.
@@ -60,7 +64,7 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 
 	private final RecurringStore store;
 
-	private final RedisMessageStore messages;
+	private final RedisDelayedQueue queue;
 
 	private final PayloadConverter converter;
 
@@ -83,20 +87,37 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	/**
 	 * Creates the schedules.
 	 * @param store where definitions and cursors live
-	 * @param messages where the topics' messages live (to register the topics)
-	 * @param converter serialises payloads
+	 * @param queue the queue that writes the ticks' messages (with its payload limit, metrics and observation)
+	 * @param converter serialises payloads (the queue's): it must write JSON, which definitions keep
+	 * @since 0.3.0
 	 */
-	public RedisRecurringSchedules(RecurringStore store, RedisMessageStore messages, PayloadConverter converter) {
+	public RedisRecurringSchedules(RecurringStore store, RedisDelayedQueue queue, PayloadConverter converter) {
 		Assert.notNull(store, "RecurringStore must not be null");
-		Assert.notNull(messages, "RedisMessageStore must not be null");
+		Assert.notNull(queue, "RedisDelayedQueue must not be null");
 		Assert.notNull(converter, "PayloadConverter must not be null");
 		this.store = store;
-		this.messages = messages;
+		this.queue = queue;
 		this.converter = converter;
 	}
 
 	/**
-	 * Sets how many partitions each topic has (the same as the queue's); a schedule's ticks all go to one partition.
+	 * Creates the schedules, writing ticks through a queue of their own (without metrics or observation).
+	 * @param store where definitions and cursors live
+	 * @param messages where the topics' messages live
+	 * @param converter serialises payloads
+	 * @deprecated since 0.3.0 in favour of
+	 * {@link #RedisRecurringSchedules(RecurringStore, RedisDelayedQueue, PayloadConverter)}, which writes ticks
+	 * through the application's queue
+	 */
+	@Deprecated(since = "0.3.0")
+	public RedisRecurringSchedules(RecurringStore store, RedisMessageStore messages, PayloadConverter converter) {
+		this(store, new RedisDelayedQueue(messages, converter), converter);
+	}
+
+	/**
+	 * Sets how many partitions each topic has (the same as the queue's). Ticks go to a topic's first partition
+	 * whatever the count; the count only says where builds before 0.3.0 kept a schedule's cursor (the partition of
+	 * its name), which is handed over to the first partition on first use.
 	 * @param partitioning the partitioning
 	 */
 	public void setPartitioning(TopicPartitioning partitioning) {
@@ -148,7 +169,7 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		boolean paused = previous != null && previous.paused();
 		byte[] stored = StoredDefinition.of(schedule, payloadOf(schedule), paused).encode();
 		this.store.put(schedule.name(), stored);
-		this.messages.topics().register(List.of(schedule.topic()));
+		this.store.registerTopic(schedule.topic());
 		if (previous != null && !previous.topic().equals(schedule.topic())) {
 			changed(schedule.name(), previous, "-", true);
 		}
@@ -256,6 +277,9 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		RecurringSchedule schedule = definition.schedule(name);
 		String partition = partitionOf(schedule);
 		Long cursorMillis = this.store.cursor(partition, name);
+		if (cursorMillis == null && adoptLegacyCursor(schedule)) {
+			cursorMillis = this.store.cursor(partition, name);
+		}
 		List<Instant> ticks = new ArrayList<>();
 		Instant from;
 		if (cursorMillis == null) {
@@ -281,7 +305,7 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 			headers.put(TICK_HEADER, tick.toString());
 			NewMessage message = new NewMessage(tickId(name, tick), DueTime.at(tick.toEpochMilli()), now, headers,
 					payload);
-			if (this.store.tick(partition, name, message, digest)) {
+			if (this.queue.storeTick(schedule.topic(), name, message, digest) != null) {
 				stored++;
 			}
 		}
@@ -336,6 +360,9 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		List<String> waiting = new ArrayList<>();
 		if (reset) {
 			Long cursor = this.store.cursor(partition, name);
+			if (cursor == null && adoptLegacyCursor(schedule)) {
+				cursor = this.store.cursor(partition, name);
+			}
 			Instant tick = schedule.nextTick(this.clock.instant().minusSeconds(1));
 			for (int i = 0; tick != null && cursor != null && tick.toEpochMilli() <= cursor && i < MAX_AHEAD; i++) {
 				waiting.add(tickId(name, tick));
@@ -377,10 +404,26 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		}
 	}
 
-	/** All of a schedule's ticks go to one partition, chosen by its name, so its cursor is in one place. */
-	private String partitionOf(RecurringSchedule schedule) {
-		return TopicKeys.partitionName(schedule.topic(),
-				this.partitioning.partitionOf(schedule.topic(), schedule.name()));
+	/**
+	 * All of a schedule's ticks go to its topic's first partition, which every instance has whatever its partition
+	 * count, so its cursor is in one place for all of them (where the queue's writer stores ticks).
+	 */
+	private static String partitionOf(RecurringSchedule schedule) {
+		return TopicKeys.partitionName(schedule.topic(), 0);
+	}
+
+	/**
+	 * Hands over a cursor that a build before 0.3.0 kept in the partition of the schedule's name (by this
+	 * instance's count) to the first partition.
+	 * @return whether a cursor was handed over
+	 */
+	private boolean adoptLegacyCursor(RecurringSchedule schedule) {
+		int legacy = this.partitioning.partitionOf(schedule.topic(), schedule.name());
+		if (legacy == 0) {
+			return false;
+		}
+		return this.store.adopt(TopicKeys.partitionName(schedule.topic(), legacy), partitionOf(schedule),
+				schedule.name());
 	}
 
 	/** A tick's message id: the schedule's name and the tick's epoch milliseconds. */

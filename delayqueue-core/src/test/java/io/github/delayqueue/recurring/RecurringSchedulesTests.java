@@ -16,18 +16,26 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.redis.DueTime;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.support.DelayQueueMonitor;
+import io.github.delayqueue.support.micrometer.DelayedMessageSenderContext;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.script.DigestUtils;
+import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -145,25 +153,27 @@ class RecurringSchedulesTests {
 
 	@Test
 	void aTickComputedFromADefinitionThatChangedMeanwhileIsRefused() {
-		RecurringStore store = new RecurringStore(this.fixture.connectionFactory(), RedisFixture.PREFIX);
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RecurringStore store = new RecurringStore(messages);
 		store.changed("t", "edited", "new-digest", true, Instant.parse("2027-11-24T10:00:00Z").toEpochMilli(), List.of());
 		NewMessage tick = tick("edited@1", Instant.parse("2027-11-24T10:01:00Z").toEpochMilli());
-		assertThat(store.tick("t", "edited", tick, "old-digest")).as("read before the edit").isFalse();
+		assertThat(messages.messages().tick("t", "edited", tick, "old-digest")).as("read before the edit").isNull();
 		assertThat(waitingIds("t")).isEmpty();
-		assertThat(store.tick("t", "edited", tick, "new-digest")).isTrue();
+		assertThat(messages.messages().tick("t", "edited", tick, "new-digest")).isEqualTo("edited@1");
 	}
 
 	@Test
 	void aTickWakesConsumersOnlyWhenItIsTheNewEarliestMessage() {
-		RecurringStore store = new RecurringStore(this.fixture.connectionFactory(), RedisFixture.PREFIX);
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RecurringStore store = new RecurringStore(messages);
 		long now = System.currentTimeMillis();
 		for (String name : List.of("first", "later", "earlier")) {
 			store.changed("t", name, "digest", true, now, List.of());
 		}
 		List<String> wakes = this.fixture.recordWakes("t");
-		assertThat(store.tick("t", "first", tick("first@1", now + 60_000), "digest")).isTrue();
-		assertThat(store.tick("t", "later", tick("later@1", now + 120_000), "digest")).isTrue();
-		assertThat(store.tick("t", "earlier", tick("earlier@1", now + 30_000), "digest")).isTrue();
+		assertThat(messages.messages().tick("t", "first", tick("first@1", now + 60_000), "digest")).isNotNull();
+		assertThat(messages.messages().tick("t", "later", tick("later@1", now + 120_000), "digest")).isNotNull();
+		assertThat(messages.messages().tick("t", "earlier", tick("earlier@1", now + 30_000), "digest")).isNotNull();
 		// one channel's messages arrive in order: a wake-up for the later tick would come before the second
 		await().atMost(WAIT).until(() -> wakes.size() >= 2);
 		assertThat(wakes).hasSize(2);
@@ -268,6 +278,94 @@ class RecurringSchedulesTests {
 	}
 
 	@Test
+	void ticksAreWrittenThroughTheQueuesWriterCountedObservedAndBoundedLikeEveryMessage() {
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RedisDelayedQueue queue = new RedisDelayedQueue(messages, this.fixture.converter(), DataSize.ofBytes(16));
+		List<String> scheduled = new CopyOnWriteArrayList<>();
+		queue.setMonitor(new DelayQueueMonitor() {
+			@Override
+			public void scheduled(String topic, int count) {
+				scheduled.add(topic + ":" + count);
+			}
+		});
+		List<DelayedMessageSenderContext> observed = new CopyOnWriteArrayList<>();
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new ObservationHandler<>() {
+			@Override
+			public void onStop(Observation.Context context) {
+				observed.add((DelayedMessageSenderContext) context);
+			}
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return context instanceof DelayedMessageSenderContext;
+			}
+		});
+		queue.setObservationRegistry(observations);
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules schedules = instance(clock, new RecurringStore(messages), queue, TopicPartitioning.NONE);
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build());
+		schedules.define(RecurringSchedule.builder("too-big", "t").cron("0 * * * * *")
+			.payload("a payload over the queue's limit of 16 bytes").build());
+
+		assertThat(schedules.fireDue()).as("the tick within the limit").isEqualTo(1);
+		assertThat(waitingIds("t")).containsExactly(tickId("2027-11-24T10:01:00Z"));
+		assertThat(scheduled).as("counted as scheduled").containsExactly("t:1");
+		assertThat(observed).singleElement().satisfies((context) -> {
+			assertThat(context.getTopic()).isEqualTo("t");
+			assertThat(context.getMessageId()).isEqualTo(tickId("2027-11-24T10:01:00Z"));
+		});
+	}
+
+	@Test
+	void instancesWithDifferentPartitionCountsFireEachTickOnce() {
+		// a rolling deploy that changes the topic's partition count: "minutely" hashes to partition 3 of 4
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules one = instance(clock, TopicPartitioning.NONE);
+		RedisRecurringSchedules four = instance(clock, new TopicPartitioning(Map.of("t", 4)));
+		RecurringSchedule minutely = RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build();
+		one.define(minutely);
+		four.define(minutely);
+		assertThat(one.fireDue() + four.fireDue()).isEqualTo(1);
+		clock.set(Instant.parse("2027-11-24T10:01:59.950Z"));
+		assertThat(four.fireDue() + one.fireDue()).isEqualTo(1);
+		List<String> everywhere = new ArrayList<>();
+		for (String partition : List.of("t", "t#1", "t#2", "t#3")) {
+			everywhere.addAll(waitingIds(partition));
+		}
+		assertThat(everywhere).containsExactlyInAnyOrder(tickId("2027-11-24T10:01:00Z"), tickId("2027-11-24T10:02:00Z"));
+		assertThat(one.get("minutely").orElseThrow().lastTick()).isEqualTo(Instant.parse("2027-11-24T10:02:00Z"));
+		assertThat(four.get("minutely").orElseThrow().lastTick()).isEqualTo(Instant.parse("2027-11-24T10:02:00Z"));
+	}
+
+	@Test
+	void aCursorKeptInThePartitionOfTheNameByAnEarlierBuildIsHandedOver() {
+		// as the build before this one left it: the definition (format 1), and in the partition of the schedule's
+		// name by the instance's count (3 of 4 for "minutely") its digest and cursor, the tick of 10:01 stored
+		String definition = "{\"version\":1,\"topic\":\"t\",\"cron\":\"0 * * * * *\",\"everyMillis\":null,"
+				+ "\"zone\":\"UTC\",\"payload\":\"\\\"x\\\"\",\"missedTicks\":\"FIRE_ONCE\",\"maxMissed\":10,"
+				+ "\"paused\":false}";
+		String legacy = RedisFixture.PREFIX + ":{t#3}:recurring";
+		redis.get().call("HSET", RedisFixture.PREFIX + ":recurring", "minutely", definition);
+		redis.get().call("HSET", legacy, "minutely:def", DigestUtils.sha1DigestAsHex(definition), "minutely",
+				Long.toString(Instant.parse("2027-11-24T10:01:00Z").toEpochMilli()));
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules schedules = instance(clock, new TopicPartitioning(Map.of("t", 4)));
+
+		assertThat(schedules.list()).singleElement().satisfies((info) -> {
+			assertThat(info.cron()).isEqualTo("0 * * * * *");
+			assertThat(info.payloadJson()).isEqualTo("\"x\"");
+		});
+		assertThat(schedules.fireDue()).as("10:01 was stored before").isZero();
+		assertThat(schedules.get("minutely").orElseThrow().lastTick()).isEqualTo(Instant.parse("2027-11-24T10:01:00Z"));
+		clock.set(Instant.parse("2027-11-24T10:01:59.950Z"));
+		assertThat(schedules.fireDue()).isEqualTo(1);
+		assertThat(waitingIds("t")).containsExactly(tickId("2027-11-24T10:02:00Z"));
+		assertThat(redis.get().call("HGET", legacy, "minutely:def")).as("an earlier build's ticks are refused there")
+			.isEqualTo("moved");
+	}
+
+	@Test
 	void badDefinitionsAreRefusedWithAClearMessage() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RecurringSchedule.builder("bad name", "t"))
@@ -305,10 +403,20 @@ class RecurringSchedulesTests {
 	}
 
 	private RedisRecurringSchedules instance(Clock clock) {
-		LettuceConnectionFactory connectionFactory = this.fixture.connectionFactory();
-		RedisMessageStore messages = this.fixture.store(connectionFactory);
-		RedisRecurringSchedules schedules = new RedisRecurringSchedules(
-				new RecurringStore(connectionFactory, RedisFixture.PREFIX), messages, this.fixture.converter());
+		return instance(clock, TopicPartitioning.NONE);
+	}
+
+	private RedisRecurringSchedules instance(Clock clock, TopicPartitioning partitioning) {
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RedisDelayedQueue queue = this.fixture.queue(messages);
+		queue.setPartitioning(partitioning);
+		return instance(clock, new RecurringStore(messages), queue, partitioning);
+	}
+
+	private RedisRecurringSchedules instance(Clock clock, RecurringStore store, RedisDelayedQueue queue,
+			TopicPartitioning partitioning) {
+		RedisRecurringSchedules schedules = new RedisRecurringSchedules(store, queue, this.fixture.converter());
+		schedules.setPartitioning(partitioning);
 		schedules.setClock(clock);
 		schedules.setPollInterval(Duration.ofMillis(50));
 		this.running.add(schedules);
