@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.build.redis.TestRedisExtension;
@@ -363,6 +364,39 @@ class RecurringSchedulesTests {
 		assertThat(waitingIds("t")).containsExactly(tickId("2027-11-24T10:02:00Z"));
 		assertThat(redis.get().call("HGET", legacy, "minutely:def")).as("an earlier build's ticks are refused there")
 			.isEqualTo("moved");
+	}
+
+	@Test
+	void aTickWhoseIdACallersMessageHasIsStoredUnderAnotherAndWithdrawnUnderIt() {
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules schedules = instance(clock);
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build());
+		String tickId = tickId("2027-11-24T10:01:00Z");
+		RedisDelayedQueue queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
+		queue.schedule(ScheduleRequest.builder("t", "mine").id(tickId).delay(Duration.ofHours(1)).build());
+
+		assertThat(schedules.fireDue()).as("the tick, under another id").isEqualTo(1);
+		assertThat(waitingIds("t")).containsExactlyInAnyOrder(tickId, tickId + "~1");
+		assertThat(schedules.fireDue()).as("stored once").isZero();
+
+		// an edit withdraws the tick under the id it has, and leaves the caller's message alone
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("y").build());
+		assertThat(waitingIds("t")).containsExactly(tickId);
+		assertThat(queue.lookup("t", tickId)).hasValueSatisfying(
+				(info) -> assertThat(info.payload(String.class)).isEqualTo("mine"));
+	}
+
+	@Test
+	void aTickThatStaysThroughAnEditIsNotStoredAgain() {
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules schedules = instance(clock);
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build());
+		assertThat(schedules.fireDue()).isEqualTo(1);
+		// the tick failed once and waits for its retry: an edit leaves it
+		redis.get().call("HSET", RedisFixture.PREFIX + ":{t}:tries", tickId("2027-11-24T10:01:00Z"), "1");
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("y").build());
+		assertThat(schedules.fireDue()).isZero();
+		assertThat(waitingIds("t")).containsExactly(tickId("2027-11-24T10:01:00Z"));
 	}
 
 	@Test
