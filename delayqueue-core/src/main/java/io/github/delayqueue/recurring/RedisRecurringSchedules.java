@@ -319,15 +319,17 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	}
 
 	/**
-	 * The ticks after the cursor up to now that the schedule's policy fires, oldest first. A tick only a little late
-	 * (a poll delayed by a pause or a slow Redis) is not missed: it fires whatever the policy.
+	 * The ticks after the cursor up to now that fire, oldest first. If the cursor is within the grace of now (a poll
+	 * delayed by a pause or a slow Redis, while the look-ahead had stored the ticks up to the cursor), none of them
+	 * is missed: they all fire, whatever the policy. Otherwise (no instance ran for a while, or the schedule was
+	 * paused) the schedule's policy says which: {@link MissedTicks#SKIP} only those within the grace of now.
 	 */
 	private List<Instant> missed(RecurringSchedule schedule, Instant cursor, Instant now) {
 		if (!cursor.isBefore(now)) {
 			return List.of();
 		}
-		if (schedule.missedTicks() == MissedTicks.SKIP) {
-			Instant late = now.minus(lateGrace());
+		Instant late = now.minus(lateGrace());
+		if (!cursor.isBefore(late) || schedule.missedTicks() == MissedTicks.SKIP) {
 			List<Instant> ticks = new ArrayList<>();
 			Instant tick = schedule.nextTick(cursor.isAfter(late) ? cursor : late);
 			for (int i = 0; tick != null && !tick.isAfter(now) && i < MAX_AHEAD; i++) {

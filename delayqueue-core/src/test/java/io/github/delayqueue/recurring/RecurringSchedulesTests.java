@@ -153,6 +153,30 @@ class RecurringSchedulesTests {
 	}
 
 	@Test
+	void ticksOfAPollThatCameLateFireWhateverThePolicy() {
+		for (MissedTicks policy : MissedTicks.values()) {
+			this.fixture.close();
+			redis.get().flush();
+			this.fixture = new RedisFixture(redis.get());
+			TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:00.050Z"));
+			RedisRecurringSchedules schedules = instance(clock);
+			schedules.setPollInterval(RedisRecurringSchedules.DEFAULT_POLL_INTERVAL);
+			schedules.define(RecurringSchedule.builder("fast", "t").every(Duration.ofMillis(100)).payload("x")
+				.missedTicks(policy).maxMissed(2).build());
+			assertThat(schedules.fireDue()).as("the look-ahead: two polls").isEqualTo(10);
+			// the next poll comes 1.7 s after this one, not 0.5 s (a GC pause, a slow Redis): 10:00:01.1 to
+			// 10:00:02.2 were not stored ahead, and are late, not missed
+			clock.set(Instant.parse("2027-11-24T10:00:02.250Z"));
+			schedules.fireDue();
+			List<String> ids = waitingIds("t");
+			for (int i = 1; i <= 32; i++) {
+				assertThat(ids).as(policy + ": tick " + i).contains(RedisRecurringSchedules.tickId("fast",
+						Instant.parse("2027-11-24T10:00:00Z").plusMillis(100L * i)));
+			}
+		}
+	}
+
+	@Test
 	void aTickComputedFromADefinitionThatChangedMeanwhileIsRefused() {
 		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
 		RecurringStore store = new RecurringStore(messages);
