@@ -339,17 +339,36 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 			return ticks;
 		}
 		int keep = (schedule.missedTicks() == MissedTicks.FIRE_ONCE) ? 1 : schedule.maxMissed();
-		Deque<Instant> latest = new ArrayDeque<>(keep);
 		Instant from = cursor.isBefore(now.minus(MISSED_WINDOW)) ? now.minus(MISSED_WINDOW) : cursor;
-		Instant tick = schedule.nextTick(from);
-		for (int i = 0; tick != null && !tick.isAfter(now) && i < MAX_TICKS_COUNTED; i++) {
-			if (latest.size() == keep) {
-				latest.removeFirst();
+		return latestTicks(schedule, from, now, keep);
+	}
+
+	/**
+	 * The latest {@code keep} ticks after {@code from} up to {@code to}, oldest first. Ticks are only computed
+	 * forwards, so they are looked for in a window before {@code to} that doubles until it holds {@code keep} of
+	 * them or reaches back to {@code from}: however many ticks an outage missed, this computes about as many as it
+	 * keeps, not all of them.
+	 */
+	static List<Instant> latestTicks(RecurringSchedule schedule, Instant from, Instant to, int keep) {
+		Duration every = schedule.every();
+		Duration window = (every != null) ? every.multipliedBy(keep) : Duration.ofMinutes(1);
+		while (true) {
+			Instant start = to.minus(window);
+			boolean whole = !start.isAfter(from);
+			Deque<Instant> latest = new ArrayDeque<>(keep);
+			Instant tick = schedule.nextTick(whole ? from : start);
+			for (int i = 0; tick != null && !tick.isAfter(to) && i < MAX_TICKS_COUNTED; i++) {
+				if (latest.size() == keep) {
+					latest.removeFirst();
+				}
+				latest.addLast(tick);
+				tick = schedule.nextTick(tick);
 			}
-			latest.addLast(tick);
-			tick = schedule.nextTick(tick);
+			if (latest.size() == keep || whole) {
+				return new ArrayList<>(latest);
+			}
+			window = window.multipliedBy(2);
 		}
-		return new ArrayList<>(latest);
 	}
 
 	/**

@@ -247,6 +247,32 @@ class RecurringSchedulesTests {
 	}
 
 	@Test
+	void afterAnOutageOfMillionsOfTicksTheLatestOnesFire() {
+		for (MissedTicks policy : List.of(MissedTicks.FIRE_ONCE, MissedTicks.FIRE_EACH)) {
+			this.fixture.close();
+			redis.get().flush();
+			this.fixture = new RedisFixture(redis.get());
+			TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:00.950Z"));
+			RedisRecurringSchedules schedules = instance(clock);
+			schedules.define(RecurringSchedule.builder("secondly", "t").cron("* * * * * *").payload("x")
+				.missedTicks(policy).maxMissed(3).build());
+			assertThat(schedules.fireDue()).isEqualTo(1);
+			// 20 days without an instance: 1.7 million ticks missed
+			clock.set(Instant.parse("2027-12-14T10:00:00.500Z"));
+			schedules.fireDue();
+			List<String> expected = new ArrayList<>(List.of(secondly("2027-11-24T10:00:01Z")));
+			List<String> latest = List.of(secondly("2027-12-14T09:59:58Z"), secondly("2027-12-14T09:59:59Z"),
+					secondly("2027-12-14T10:00:00Z"));
+			expected.addAll((policy == MissedTicks.FIRE_ONCE) ? latest.subList(2, 3) : latest);
+			assertThat(waitingIds("t")).as(policy.name()).containsExactlyInAnyOrderElementsOf(expected);
+		}
+	}
+
+	private static String secondly(String tick) {
+		return RedisRecurringSchedules.tickId("secondly", Instant.parse(tick));
+	}
+
+	@Test
 	void aPausedScheduleFiresNothingAndItsWaitingTickIsWithdrawn() {
 		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
 		RedisRecurringSchedules schedules = instance(clock);
