@@ -59,6 +59,9 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 
 	private static final int MAX_TICKS_COUNTED = 1_000_000;
 
+	/** The most times a change is tried while other instances change the same schedule. */
+	private static final int MAX_ATTEMPTS = 100;
+
 	/** The most ticks stored ahead at once. */
 	private static final int MAX_AHEAD = 1000;
 
@@ -162,18 +165,40 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		this.declared = List.copyOf(schedules);
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The definition is replaced only if it is still the one read (compare and set), so that a pause made meanwhile
+	 * by another instance is kept: the definition is read again and keeps the pause.
+	 */
 	@Override
 	public void define(RecurringSchedule schedule) {
 		Assert.notNull(schedule, "RecurringSchedule must not be null");
-		StoredDefinition previous = readable(schedule.name());
-		boolean paused = previous != null && previous.paused();
-		byte[] stored = StoredDefinition.of(schedule, payloadOf(schedule), paused).encode();
-		this.store.put(schedule.name(), stored);
-		this.store.registerTopic(schedule.topic());
-		if (previous != null && !previous.topic().equals(schedule.topic())) {
-			changed(schedule.name(), previous, "-", true);
+		String name = schedule.name();
+		byte[] payload = payloadOf(schedule);
+		for (int attempt = 1;; attempt++) {
+			byte[] current = this.store.get(name);
+			StoredDefinition previous = readable(name, current);
+			boolean paused = previous != null && previous.paused();
+			byte[] stored = StoredDefinition.of(schedule, payload, paused).encode();
+			if (this.store.replace(name, current, stored)) {
+				this.store.registerTopic(schedule.topic());
+				if (previous != null && !previous.topic().equals(schedule.topic())) {
+					changed(name, previous, "-", true);
+				}
+				changed(name, StoredDefinition.decode(name, stored), digest(stored), true);
+				return;
+			}
+			contended(name, attempt);
 		}
-		changed(schedule.name(), StoredDefinition.decode(schedule.name(), stored), digest(stored), true);
+	}
+
+	/** After a definition changed under a caller that was changing it: gives up after many attempts. */
+	private static void contended(String name, int attempt) {
+		if (attempt >= MAX_ATTEMPTS) {
+			throw new IllegalStateException("Recurring schedule '" + name + "' was changed by others " + attempt
+					+ " times while this instance was changing it; nothing was changed");
+		}
 	}
 
 	private byte[] payloadOf(RecurringSchedule schedule) {
@@ -193,27 +218,33 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 
 	@Override
 	public boolean pause(String name) {
-		StoredDefinition definition = readable(RecurringSchedule.validateName(name));
-		if (definition == null) {
-			return false;
-		}
-		byte[] stored = definition.paused(true).encode();
-		this.store.put(name, stored);
-		changed(name, definition, digest(stored), true);
-		return true;
+		return setPaused(RecurringSchedule.validateName(name), true);
 	}
 
 	@Override
 	public boolean resume(String name) {
-		StoredDefinition definition = readable(RecurringSchedule.validateName(name));
-		if (definition == null) {
-			return false;
+		return setPaused(RecurringSchedule.validateName(name), false);
+	}
+
+	/**
+	 * Pauses or resumes a schedule, only if its definition is still the one read (compare and set), so that a
+	 * definition stored meanwhile by another instance is neither lost nor loses the pause.
+	 */
+	private boolean setPaused(String name, boolean paused) {
+		for (int attempt = 1;; attempt++) {
+			byte[] current = this.store.get(name);
+			StoredDefinition definition = readable(name, current);
+			if (definition == null) {
+				return false;
+			}
+			byte[] stored = definition.paused(paused).encode();
+			if (this.store.replace(name, current, stored)) {
+				// resumed, the cursor stays where the pause left it: the ticks missed meanwhile follow the policy
+				changed(name, definition, digest(stored), paused);
+				return true;
+			}
+			contended(name, attempt);
 		}
-		byte[] stored = definition.paused(false).encode();
-		this.store.put(name, stored);
-		// the cursor stays where the pause left it: the ticks missed meanwhile follow the schedule's policy
-		changed(name, definition, digest(stored), false);
-		return true;
 	}
 
 	@Override
@@ -412,7 +443,10 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 
 	/** The stored definition, or {@code null} if there is none or it cannot be read (it is then replaced). */
 	private @Nullable StoredDefinition readable(String name) {
-		byte[] bytes = this.store.get(name);
+		return readable(name, this.store.get(name));
+	}
+
+	private static @Nullable StoredDefinition readable(String name, byte @Nullable [] bytes) {
 		if (bytes == null) {
 			return null;
 		}

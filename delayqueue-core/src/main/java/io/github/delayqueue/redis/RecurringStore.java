@@ -31,6 +31,8 @@ public class RecurringStore {
 
 	private static final Script ADOPT = Script.load("recurring-adopt");
 
+	private static final Script PUT = Script.load("recurring-put");
+
 	private final TopicKeys keys;
 
 	private final ScriptExecutor scripts;
@@ -82,10 +84,26 @@ public class RecurringStore {
 	 * Stores a definition, replacing the one of the same name whatever it is.
 	 * @param name the schedule's name
 	 * @param definition its encoded definition
+	 * @see #replace(String, byte[], byte[])
 	 */
 	public void put(String name, byte[] definition) {
 		this.scripts.execute((connection) -> connection.hashCommands()
 			.hSet(this.keys.recurringDefinitions(), bytes(name), definition));
+	}
+
+	/**
+	 * Replaces a definition only if it is still the one read (compare and set, one script on the definitions' key),
+	 * so that two instances changing one schedule at once never lose either change: the one refused reads again.
+	 * @param name the schedule's name
+	 * @param expected the definition read, or {@code null} if there was none
+	 * @param definition the new encoded definition
+	 * @return {@code true} if it was replaced, {@code false} if the stored definition had changed meanwhile
+	 * @since 0.3.0
+	 */
+	public boolean replace(String name, byte @Nullable [] expected, byte[] definition) {
+		Long replaced = this.scripts.run(PUT, ReturnType.INTEGER, this.keys.recurringDefinitions(), bytes(name),
+				flag(expected != null), (expected != null) ? expected : new byte[0], definition);
+		return replaced == 1L;
 	}
 
 	/**

@@ -300,6 +300,36 @@ class RecurringSchedulesTests {
 	}
 
 	@Test
+	void aPauseMadeOnAnotherInstanceWhileOneDefinesIsKept() {
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules other = instance(clock);
+		other.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build());
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		AtomicInteger reads = new AtomicInteger();
+		RecurringStore racing = new RecurringStore(messages) {
+			@Override
+			public byte[] get(String name) {
+				byte[] read = super.get(name);
+				if (reads.incrementAndGet() == 1) {
+					// the other instance pauses it between this one's read and write
+					assertThat(other.pause(name)).isTrue();
+				}
+				return read;
+			}
+		};
+		RedisRecurringSchedules defining = instance(clock, racing, this.fixture.queue(messages), TopicPartitioning.NONE);
+
+		defining.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("y").build());
+		assertThat(reads).hasValueGreaterThan(1);
+		assertThat(other.get("minutely")).hasValueSatisfying((info) -> {
+			assertThat(info.paused()).as("still paused").isTrue();
+			assertThat(info.payloadJson()).as("and defined anew").isEqualTo("\"y\"");
+		});
+		assertThat(defining.fireDue()).isZero();
+		assertThat(waitingIds("t")).isEmpty();
+	}
+
+	@Test
 	void acrossDaylightSavingChangesCronTicksAsSpringsCronDoes() {
 		ZoneId berlin = ZoneId.of("Europe/Berlin");
 		RecurringSchedule nightly = RecurringSchedule.builder("nightly", "t").cron("0 30 2 * * *").zone(berlin)
