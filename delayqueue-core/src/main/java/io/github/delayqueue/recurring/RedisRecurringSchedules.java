@@ -168,7 +168,9 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * The definition is replaced only if it is still the one read (compare and set), so that a pause made meanwhile
+	 * A payload given as an object is written by the {@link PayloadConverter} and must come out as JSON text (the
+	 * definition keeps it so), or this throws an {@link IllegalArgumentException} and stores nothing. The definition
+	 * is replaced only if it is still the one read (compare and set), so that a pause made meanwhile
 	 * by another instance is kept: the definition is read again and keeps the pause.
 	 */
 	@Override
@@ -201,10 +203,24 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		}
 	}
 
+	/**
+	 * The payload as stored in the definition: JSON text, as given or as the converter writes it.
+	 * @throws IllegalArgumentException if the converter does not write JSON (a definition keeps its payload as JSON
+	 * text, and could not be read back)
+	 */
 	private byte[] payloadOf(RecurringSchedule schedule) {
 		String json = schedule.payloadJson();
-		return (json != null) ? json.getBytes(StandardCharsets.UTF_8)
-				: this.converter.write(Objects.requireNonNull(schedule.payload()));
+		if (json != null) {
+			return json.getBytes(StandardCharsets.UTF_8);
+		}
+		byte[] written = this.converter.write(Objects.requireNonNull(schedule.payload()));
+		if (!StoredDefinition.isJson(written)) {
+			throw new IllegalArgumentException("Recurring schedule '" + schedule.name() + "': its payload as "
+					+ this.converter.getClass().getName() + " writes it is not JSON text, and a recurring schedule "
+					+ "keeps its payload in its definition as JSON text: give the payload as JSON text "
+					+ "(payloadJson), or use a PayloadConverter that writes JSON");
+		}
+		return written;
 	}
 
 	/** Defines a declared schedule unless Redis holds the same definition already (every instance declares it). */

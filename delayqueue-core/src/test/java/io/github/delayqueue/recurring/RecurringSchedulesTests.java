@@ -1,5 +1,7 @@
 package io.github.delayqueue.recurring;
 
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,6 +23,7 @@ import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.listener.ListenerRegistration;
+import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DueTime;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RecurringStore;
@@ -477,6 +480,34 @@ class RecurringSchedulesTests {
 		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("y").build());
 		assertThat(schedules.fireDue()).isZero();
 		assertThat(waitingIds("t")).containsExactly(tickId("2027-11-24T10:01:00Z"));
+	}
+
+	@Test
+	void aPayloadThatTheConverterDoesNotWriteAsJsonIsRefusedWhenDefined() {
+		PayloadConverter plainText = new PayloadConverter() {
+			@Override
+			public byte[] write(Object payload) {
+				return payload.toString().getBytes(StandardCharsets.UTF_8);
+			}
+
+			@Override
+			public Object read(byte[] bytes, Type type) {
+				return new String(bytes, StandardCharsets.UTF_8);
+			}
+		};
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RedisRecurringSchedules schedules = new RedisRecurringSchedules(new RecurringStore(messages),
+				new RedisDelayedQueue(messages, plainText), plainText);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *")
+				.payload("hello").build()))
+			.withMessageContaining("is not JSON text");
+		assertThat(schedules.list()).isEmpty();
+		// given as JSON text, it is kept as it is
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payloadJson("\"hello\"")
+			.build());
+		assertThat(schedules.get("minutely")).hasValueSatisfying(
+				(info) -> assertThat(info.payloadJson()).isEqualTo("\"hello\""));
 	}
 
 	@Test
