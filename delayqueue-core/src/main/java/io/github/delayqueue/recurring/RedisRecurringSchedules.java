@@ -13,9 +13,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.core.RedisDelayedQueue;
@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.core.script.DigestUtils;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.util.Assert;
 
 /**
@@ -42,6 +44,9 @@ import org.springframework.util.Assert;
  * Tick messages are written through the {@link RedisDelayedQueue} given, like every message (payload limit, metrics,
  * observation); they and the cursor live in the topic's first partition, which every instance has whatever partition
  * count it uses, so instances that disagree on the count (a rolling deploy that changes it) still fire each tick once.
+ * <p>
+ * The ticker runs on the {@link TaskScheduler} given (see {@link #setTaskScheduler(TaskScheduler)}), or on a
+ * scheduler of its own.
  * <p>
  * Missed ticks are counted at most 31 days back. Ticks are instants of this instance's clock, stored as Redis-clock
  * due times: a clock that runs off from Redis's moves ticks by as much.
@@ -79,7 +84,17 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 
 	private boolean autoStartup = true;
 
-	private @Nullable ScheduledExecutorService ticker;
+	/** The scheduler given, or {@code null} to run on one of its own. */
+	private @Nullable TaskScheduler taskScheduler;
+
+	/** The scheduler it created for itself while running without one given. */
+	private @Nullable ThreadPoolTaskScheduler ownScheduler;
+
+	/** The ticker's repeated task, while running. */
+	private @Nullable ScheduledFuture<?> ticker;
+
+	/** Held while the ticker runs, so that {@link #stop()} waits for a run in progress. */
+	private final ReentrantLock running = new ReentrantLock();
 
 	/** Whether the last look at the definitions failed (logged once, until it works again). */
 	private volatile boolean failing;
@@ -145,6 +160,18 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	public void setClock(Clock clock) {
 		Assert.notNull(clock, "Clock must not be null");
 		this.clock = clock;
+	}
+
+	/**
+	 * Sets the scheduler the ticker runs on, such as the application's; by default (or with {@code null}) it
+	 * creates a scheduler of its own, with one thread, when it starts, and shuts it down when it stops. The ticker's
+	 * runs are short (a few Redis calls) and store ticks ahead of their time, so a scheduler that others use too is
+	 * fine as long as their tasks do not hold its threads for long.
+	 * @param taskScheduler the scheduler, or {@code null} for one of its own
+	 * @since 0.3.0
+	 */
+	public void setTaskScheduler(@Nullable TaskScheduler taskScheduler) {
+		this.taskScheduler = taskScheduler;
 	}
 
 	/**
@@ -507,17 +534,29 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		if (this.ticker != null) {
 			return;
 		}
-		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "delayqueue-recurring");
-			thread.setDaemon(true);
-			return thread;
-		});
-		long period = this.pollInterval.toMillis();
-		executor.scheduleWithFixedDelay(this::fireQuietly, 0, period, TimeUnit.MILLISECONDS);
-		this.ticker = executor;
+		TaskScheduler scheduler = this.taskScheduler;
+		if (scheduler == null) {
+			ThreadPoolTaskScheduler own = new ThreadPoolTaskScheduler();
+			own.setThreadNamePrefix("delayqueue-recurring-");
+			own.setDaemon(true);
+			own.initialize();
+			this.ownScheduler = own;
+			scheduler = own;
+		}
+		this.ticker = scheduler.scheduleWithFixedDelay(this::fireQuietly, this.pollInterval);
 	}
 
 	private void fireQuietly() {
+		this.running.lock();
+		try {
+			fireAndLog();
+		}
+		finally {
+			this.running.unlock();
+		}
+	}
+
+	private void fireAndLog() {
 		boolean wasFailing = this.failing;
 		try {
 			List<RecurringSchedule> toDefine = this.declared;
@@ -552,18 +591,26 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		}
 	}
 
+	/** Stops the ticker, waiting up to 5 seconds for a run in progress to end. */
 	@Override
 	public synchronized void stop() {
-		ScheduledExecutorService executor = this.ticker;
+		ScheduledFuture<?> task = this.ticker;
 		this.ticker = null;
-		if (executor != null) {
-			executor.shutdownNow();
+		if (task != null) {
+			task.cancel(false);
 			try {
-				executor.awaitTermination(5, TimeUnit.SECONDS);
+				if (this.running.tryLock(5, TimeUnit.SECONDS)) {
+					this.running.unlock();
+				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
+		}
+		ThreadPoolTaskScheduler own = this.ownScheduler;
+		this.ownScheduler = null;
+		if (own != null) {
+			own.shutdown();
 		}
 	}
 

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.core.script.DigestUtils;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -508,6 +509,46 @@ class RecurringSchedulesTests {
 			.build());
 		assertThat(schedules.get("minutely")).hasValueSatisfying(
 				(info) -> assertThat(info.payloadJson()).isEqualTo("\"hello\""));
+	}
+
+	@Test
+	void theTickerRunsOnTheSchedulerGivenOrOnOneOfItsOwn() {
+		List<String> threads = new CopyOnWriteArrayList<>();
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RecurringStore watched = new RecurringStore(messages) {
+			@Override
+			public Map<String, byte[]> all() {
+				threads.add(Thread.currentThread().getName());
+				return super.all();
+			}
+		};
+		ThreadPoolTaskScheduler given = new ThreadPoolTaskScheduler();
+		given.setThreadNamePrefix("given-");
+		given.initialize();
+		try {
+			RedisRecurringSchedules schedules = instance(Clock.systemUTC(), watched, this.fixture.queue(messages),
+					TopicPartitioning.NONE);
+			schedules.setTaskScheduler(given);
+			schedules.start();
+			await().atMost(WAIT).until(() -> threads.size() >= 2);
+			schedules.stop();
+			assertThat(schedules.isRunning()).isFalse();
+			assertThat(threads).allMatch((name) -> name.startsWith("given-"));
+			assertThat(given.getScheduledExecutor().isShutdown()).as("the scheduler given is left running").isFalse();
+		}
+		finally {
+			given.shutdown();
+		}
+
+		threads.clear();
+		RedisRecurringSchedules schedules = instance(Clock.systemUTC(), watched, this.fixture.queue(messages),
+				TopicPartitioning.NONE);
+		schedules.start();
+		await().atMost(WAIT).until(() -> threads.size() >= 2);
+		assertThat(threads).allMatch((name) -> name.startsWith("delayqueue-recurring-"));
+		schedules.stop();
+		await().atMost(WAIT).until(() -> Thread.getAllStackTraces().keySet().stream()
+			.noneMatch((thread) -> thread.getName().startsWith("delayqueue-recurring-")));
 	}
 
 	@Test
