@@ -30,6 +30,7 @@ import io.github.delayqueue.scheduling.WakeUpTimer;
 import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
 import io.github.delayqueue.support.micrometer.MicrometerDelayQueueMonitor;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.github.delayqueue.build.redis.TestRedisExtension;
@@ -163,6 +164,24 @@ class DelayQueueAutoConfigurationTests {
 			.run((context) -> assertThat(
 					context.getBean(io.github.delayqueue.recurring.RedisRecurringSchedules.class).isRunning())
 				.isFalse());
+	}
+
+	@Test
+	void recurringTicksAreCountedAsScheduledMessagesLikeEveryMessage() {
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("delayqueue.recurring.poll-interval=50ms",
+					"delayqueue.recurring.schedules.counted.topic=counted-ticks",
+					"delayqueue.recurring.schedules.counted.every=200ms",
+					"delayqueue.recurring.schedules.counted.payload=\"tick\"")
+			.run((context) -> {
+				SimpleMeterRegistry meters = context.getBean(SimpleMeterRegistry.class);
+				await().atMost(Duration.ofSeconds(20)).until(() -> {
+					Counter scheduled = meters.find("delayqueue.messages.scheduled").tag("topic", "counted-ticks")
+						.counter();
+					return scheduled != null && scheduled.count() >= 2;
+				});
+				context.getBean(io.github.delayqueue.recurring.RecurringSchedules.class).remove("counted");
+			});
 	}
 
 	@Test
