@@ -42,6 +42,7 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.scheduling.TaskScheduler;
 import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 /**
@@ -131,17 +132,27 @@ public final class DelayQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RecurringStore delayQueueRecurringStore(RedisConnectionFactory connectionFactory, RedisMessageStore store) {
-		return new RecurringStore(connectionFactory, store.keys().prefix());
+	RecurringStore delayQueueRecurringStore(RedisMessageStore store) {
+		return new RecurringStore(store);
 	}
 
+	/**
+	 * The recurring schedules, whose ticks the application's {@link RedisDelayedQueue} writes (with its payload
+	 * limit, metrics and observation), or a queue of their own if there is no single one. The ticker runs on the
+	 * application's {@link TaskScheduler} if it has exactly one (Boot's, with {@code @EnableScheduling}), else on
+	 * a scheduler of its own.
+	 */
 	@Bean
 	@ConditionalOnMissingBean(RecurringSchedules.class)
 	RedisRecurringSchedules delayQueueRecurringSchedules(RecurringStore recurringStore, RedisMessageStore store,
-			PayloadConverter converter, TopicPartitioning partitioning, DelayQueueProperties properties) {
+			ObjectProvider<RedisDelayedQueue> queue, PayloadConverter converter, TopicPartitioning partitioning,
+			DelayQueueProperties properties, ObjectProvider<TaskScheduler> taskScheduler) {
+		RedisDelayedQueue ticks = queue.getIfUnique(() -> new DelayQueuePropertiesMapper(properties)
+			.delayedQueue(store, converter));
 		RedisRecurringSchedules schedules = new DelayQueuePropertiesMapper(properties)
-			.recurringSchedules(recurringStore, store, converter);
+			.recurringSchedules(recurringStore, ticks, converter);
 		schedules.setPartitioning(partitioning);
+		schedules.setTaskScheduler(taskScheduler.getIfUnique());
 		return schedules;
 	}
 

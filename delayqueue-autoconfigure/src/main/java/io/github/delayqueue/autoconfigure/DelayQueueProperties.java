@@ -1,9 +1,11 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.delayqueue.recurring.MissedTicks;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -197,9 +199,9 @@ public class DelayQueueProperties {
 		private @Nullable Duration every;
 
 		/**
-		 * Zone the cron expression is read in.
+		 * Zone the cron expression is read in, such as 'Europe/Berlin'.
 		 */
-		private String zone = "UTC";
+		private ZoneId zone = ZoneId.of("UTC");
 
 		/**
 		 * Payload of every tick's message, as JSON text (a JSON string needs its quotes).
@@ -209,7 +211,7 @@ public class DelayQueueProperties {
 		/**
 		 * What happens to ticks missed while no instance ran: skip, fire-once or fire-each.
 		 */
-		private String missedTicks = "fire-once";
+		private MissedTicks missedTicks = MissedTicks.FIRE_ONCE;
 
 		/**
 		 * Most missed ticks fire-each fires.
@@ -240,11 +242,11 @@ public class DelayQueueProperties {
 			this.every = every;
 		}
 
-		public String getZone() {
+		public ZoneId getZone() {
 			return this.zone;
 		}
 
-		public void setZone(String zone) {
+		public void setZone(ZoneId zone) {
 			this.zone = zone;
 		}
 
@@ -256,11 +258,11 @@ public class DelayQueueProperties {
 			this.payload = payload;
 		}
 
-		public String getMissedTicks() {
+		public MissedTicks getMissedTicks() {
 			return this.missedTicks;
 		}
 
-		public void setMissedTicks(String missedTicks) {
+		public void setMissedTicks(MissedTicks missedTicks) {
 			this.missedTicks = missedTicks;
 		}
 

@@ -1,12 +1,9 @@
 package io.github.delayqueue.autoconfigure;
 
-import java.time.DateTimeException;
 import java.time.Duration;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -17,7 +14,6 @@ import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.payload.PayloadConverter;
-import io.github.delayqueue.recurring.MissedTicks;
 import io.github.delayqueue.recurring.RecurringSchedule;
 import io.github.delayqueue.recurring.RedisRecurringSchedules;
 import io.github.delayqueue.redis.DeadLetterPolicy;
@@ -199,10 +195,10 @@ final class DelayQueuePropertiesMapper {
 	/**
 	 * Applies a property's value; a value the part rejects fails naming the property.
 	 */
-	RedisRecurringSchedules recurringSchedules(RecurringStore store, RedisMessageStore messages,
+	RedisRecurringSchedules recurringSchedules(RecurringStore store, RedisDelayedQueue queue,
 			PayloadConverter converter) {
 		DelayQueueProperties.Recurring recurring = this.properties.getRecurring();
-		RedisRecurringSchedules schedules = new RedisRecurringSchedules(store, messages, converter);
+		RedisRecurringSchedules schedules = new RedisRecurringSchedules(store, queue, converter);
 		check("delayqueue.recurring.poll-interval", recurring.getPollInterval(), (interval) -> {
 			schedules.setPollInterval(interval);
 			return interval;
@@ -224,28 +220,14 @@ final class DelayQueuePropertiesMapper {
 		if (schedule.getEvery() != null) {
 			check(prefix + "every", schedule.getEvery(), builder::every);
 		}
-		check(prefix + "zone", schedule.getZone(), (zone) -> {
-			try {
-				return builder.zone(ZoneId.of(zone));
-			}
-			catch (DateTimeException ex) {
-				throw new IllegalArgumentException("Unknown zone '" + zone + "'");
-			}
-		});
+		check(prefix + "zone", schedule.getZone(), builder::zone);
 		check(prefix + "payload", schedule.getPayload(), (payload) -> {
 			if (payload == null) {
 				throw new IllegalArgumentException("A payload (JSON text) is required");
 			}
 			return builder.payloadJson(payload);
 		});
-		check(prefix + "missed-ticks", schedule.getMissedTicks(), (policy) -> {
-			try {
-				return builder.missedTicks(MissedTicks.valueOf(policy.trim().toUpperCase(Locale.ROOT).replace('-', '_')));
-			}
-			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException("Must be skip, fire-once or fire-each");
-			}
-		});
+		check(prefix + "missed-ticks", schedule.getMissedTicks(), builder::missedTicks);
 		check(prefix + "max-missed", schedule.getMaxMissed(), builder::maxMissed);
 		return check(prefix + "cron", schedule.getCron(), (cron) -> {
 			if (schedule.getCron() != null && schedule.getEvery() != null) {

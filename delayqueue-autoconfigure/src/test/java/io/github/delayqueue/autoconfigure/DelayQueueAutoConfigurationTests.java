@@ -2,6 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.lang.reflect.Type;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -29,6 +30,7 @@ import io.github.delayqueue.wakeup.WakeUpTimer;
 import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
 import io.github.delayqueue.support.micrometer.MicrometerDelayQueueMonitor;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.github.delayqueue.build.redis.TestRedisExtension;
@@ -162,6 +164,58 @@ class DelayQueueAutoConfigurationTests {
 			.run((context) -> assertThat(
 					context.getBean(io.github.delayqueue.recurring.RedisRecurringSchedules.class).isRunning())
 				.isFalse());
+	}
+
+	@Test
+	void recurringTicksAreCountedAsScheduledMessagesLikeEveryMessage() {
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("delayqueue.recurring.poll-interval=50ms",
+					"delayqueue.recurring.schedules.counted.topic=counted-ticks",
+					"delayqueue.recurring.schedules.counted.every=200ms",
+					"delayqueue.recurring.schedules.counted.payload=\"tick\"")
+			.run((context) -> {
+				SimpleMeterRegistry meters = context.getBean(SimpleMeterRegistry.class);
+				await().atMost(Duration.ofSeconds(20)).until(() -> {
+					Counter scheduled = meters.find("delayqueue.messages.scheduled").tag("topic", "counted-ticks")
+						.counter();
+					return scheduled != null && scheduled.count() >= 2;
+				});
+				context.getBean(io.github.delayqueue.recurring.RecurringSchedules.class).remove("counted");
+			});
+	}
+
+	@Test
+	void aDeclaredSchedulesZoneAndMissedTicksBindAsAZoneIdAndAnEnum() {
+		this.runner
+			.withPropertyValues("delayqueue.recurring.enabled=false",
+					"delayqueue.recurring.schedules.nightly.topic=reports",
+					"delayqueue.recurring.schedules.nightly.cron=0 30 2 * * *",
+					"delayqueue.recurring.schedules.nightly.zone=Europe/Berlin",
+					"delayqueue.recurring.schedules.nightly.payload=\"night\"",
+					"delayqueue.recurring.schedules.nightly.missed-ticks=fire-each")
+			.run((context) -> {
+				DelayQueueProperties.Schedule nightly = context.getBean(DelayQueueProperties.class)
+					.getRecurring()
+					.getSchedules()
+					.get("nightly");
+				assertThat(nightly.getZone()).isEqualTo(ZoneId.of("Europe/Berlin"));
+				assertThat(nightly.getMissedTicks()).isEqualTo(io.github.delayqueue.recurring.MissedTicks.FIRE_EACH);
+			});
+		this.runner
+			.withPropertyValues("delayqueue.recurring.schedules.nightly.topic=reports",
+					"delayqueue.recurring.schedules.nightly.cron=0 30 2 * * *",
+					"delayqueue.recurring.schedules.nightly.zone=Europe/Nowhere",
+					"delayqueue.recurring.schedules.nightly.payload=1")
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("Failed to bind properties under 'delayqueue.recurring.schedules.nightly.zone'"));
+		this.runner
+			.withPropertyValues("delayqueue.recurring.schedules.nightly.topic=reports",
+					"delayqueue.recurring.schedules.nightly.cron=0 30 2 * * *",
+					"delayqueue.recurring.schedules.nightly.missed-ticks=sometimes",
+					"delayqueue.recurring.schedules.nightly.payload=1")
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining(
+						"Failed to bind properties under 'delayqueue.recurring.schedules.nightly.missed-ticks'"));
 	}
 
 	@Test

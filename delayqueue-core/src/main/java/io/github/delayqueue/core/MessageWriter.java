@@ -24,6 +24,7 @@ import io.github.delayqueue.redis.Expiry;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.Replacement;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import io.github.delayqueue.support.GroupCommit;
 import io.github.delayqueue.support.micrometer.DefaultDelayQueueScheduleObservationConvention;
@@ -123,6 +124,50 @@ final class MessageWriter implements TransactionalWrites.Target {
 			headers = carrier;
 		}
 		return new NewMessage(id, dueTime(request.delay(), request.dueAt(), sinceNanos), now, headers, payload, expiry);
+	}
+
+	/**
+	 * Stores the message of a recurring schedule's tick, checked, counted and observed as every message is: its
+	 * payload bounded, an observation started (which stores the trace context in its headers), counted as scheduled
+	 * when stored. It goes to the topic's first partition, which every instance has whatever its partition count,
+	 * beside the schedule's cursor, so that instances that disagree on the count still store each tick once.
+	 * @return the id it was stored under, or {@code null} if another instance stored the tick, or the definition
+	 * changed
+	 */
+	@Nullable String storeTick(String topic, String schedule, NewMessage tick, String digest) {
+		if (tick.payload().length > this.maxPayloadBytes) {
+			throw new PayloadTooLargeException(topic, tick.payload().length, this.maxPayloadBytes);
+		}
+		NewMessage message = tick;
+		Observation observation = null;
+		if (isObserved()) {
+			Map<String, String> carrier = new LinkedHashMap<>(tick.headers());
+			DelayedMessageSenderContext context = new DelayedMessageSenderContext(carrier, topic, tick.id());
+			observation = DelayQueueObservation.SCHEDULE
+				.observation(this.observationConvention, DefaultDelayQueueScheduleObservationConvention.INSTANCE,
+						() -> context, this.observationRegistry)
+				.start();
+			message = new NewMessage(tick.id(), tick.due(), tick.createdAt(), carrier, tick.payload(), tick.expiry());
+		}
+		try {
+			String stored = this.store.messages().tick(TopicKeys.partitionName(topic, 0), schedule, message, digest);
+			if (stored != null) {
+				this.monitor.scheduled(topic, 1);
+				registerTopic(topic);
+			}
+			return stored;
+		}
+		catch (RuntimeException ex) {
+			if (observation != null) {
+				observation.error(ex);
+			}
+			throw ex;
+		}
+		finally {
+			if (observation != null) {
+				observation.stop();
+			}
+		}
 	}
 
 	private static @Nullable Expiry expiryOf(ScheduleRequest request, Instant now) {

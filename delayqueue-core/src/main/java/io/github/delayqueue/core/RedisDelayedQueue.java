@@ -163,6 +163,28 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 		this.eventPublisher = eventPublisher;
 	}
 
+	/**
+	 * Stores the message of one tick of a recurring schedule through this queue's writer, like every message: its
+	 * payload bounded by the size limit, an observation around it (with the trace context in its headers), counted as
+	 * scheduled. It is stored in the topic's first partition, beside the schedule's cursor, unless the cursor is at
+	 * or past the tick (another instance stored it) or the schedule's definition changed since it was read. Not
+	 * transaction-bound. This is how {@link io.github.delayqueue.recurring.RedisRecurringSchedules} stores ticks;
+	 * applications define recurring schedules instead.
+	 * @param topic the topic
+	 * @param schedule the schedule's name
+	 * @param tick the tick's message: its id, due at the tick, its headers and serialised payload
+	 * @param definitionDigest the digest of the definition the tick was computed from
+	 * @return the id it was stored under (the tick's, or {@code <id>~<n>} if another message has that id), or
+	 * {@code null} if it was not stored
+	 * @throws io.github.delayqueue.PayloadTooLargeException if the payload is over the size limit
+	 * @since 0.3.0
+	 */
+	public @Nullable String storeTick(String topic, String schedule, NewMessage tick, String definitionDigest) {
+		Topics.validate(topic);
+		Assert.notNull(tick, "Tick must not be null");
+		return this.writer.storeTick(topic, schedule, tick, definitionDigest);
+	}
+
 	private boolean followsTransaction() {
 		return this.transactionAware && TransactionalWrites.isTransactionActive();
 	}

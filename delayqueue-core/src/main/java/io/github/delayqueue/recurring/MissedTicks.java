@@ -1,7 +1,9 @@
 package io.github.delayqueue.recurring;
 
 /**
- * What a recurring schedule does with the ticks that passed while no instance ran (or while it was paused).
+ * What a recurring schedule does with the ticks that passed while no instance ran (or while it was paused). Ticks
+ * that a poll finds only a little late (its schedule's cursor, the latest tick stored, is within a few polls of now,
+ * at least a second: a poll delayed by a pause or a slow Redis) are not missed: they all fire, whatever the policy.
  *
  * @since 0.3.0
  */

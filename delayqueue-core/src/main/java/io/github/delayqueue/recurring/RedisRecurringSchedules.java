@@ -13,23 +13,26 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DueTime;
-import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.TopicKeys;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.core.script.DigestUtils;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.util.Assert;
 
 /**
@@ -38,6 +41,12 @@ import org.springframework.util.Assert;
  * (so the tick is in Redis before it is due, and is delivered on time like any message), and of the ticks missed
  * since its last one, as its {@link MissedTicks} policy says. A script stores a tick only if the schedule's cursor
  * in Redis is before it and moves the cursor, so however many instances run, each tick fires once, with no leader.
+ * Tick messages are written through the {@link RedisDelayedQueue} given, like every message (payload limit, metrics,
+ * observation); they and the cursor live in the topic's first partition, which every instance has whatever partition
+ * count it uses, so instances that disagree on the count (a rolling deploy that changes it) still fire each tick once.
+ * <p>
+ * The ticker runs on the {@link TaskScheduler} given (see {@link #setTaskScheduler(TaskScheduler)}), or on a
+ * scheduler of its own.
  * <p>
  * Missed ticks are counted at most 31 days back. Ticks are instants of this instance's clock, stored as Redis-clock
  * due times: a clock that runs off from Redis's moves ticks by as much.
@@ -55,12 +64,15 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 
 	private static final int MAX_TICKS_COUNTED = 1_000_000;
 
+	/** The most times a change is tried while other instances change the same schedule. */
+	private static final int MAX_ATTEMPTS = 100;
+
 	/** The most ticks stored ahead at once. */
 	private static final int MAX_AHEAD = 1000;
 
 	private final RecurringStore store;
 
-	private final RedisMessageStore messages;
+	private final RedisDelayedQueue queue;
 
 	private final PayloadConverter converter;
 
@@ -72,7 +84,17 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 
 	private boolean autoStartup = true;
 
-	private @Nullable ScheduledExecutorService ticker;
+	/** The scheduler given, or {@code null} to run on one of its own. */
+	private @Nullable TaskScheduler taskScheduler;
+
+	/** The scheduler it created for itself while running without one given. */
+	private @Nullable ThreadPoolTaskScheduler ownScheduler;
+
+	/** The ticker's repeated task, while running. */
+	private @Nullable ScheduledFuture<?> ticker;
+
+	/** Held while the ticker runs, so that {@link #stop()} waits for a run in progress. */
+	private final ReentrantLock running = new ReentrantLock();
 
 	/** Whether the last look at the definitions failed (logged once, until it works again). */
 	private volatile boolean failing;
@@ -83,20 +105,37 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	/**
 	 * Creates the schedules.
 	 * @param store where definitions and cursors live
-	 * @param messages where the topics' messages live (to register the topics)
-	 * @param converter serialises payloads
+	 * @param queue the queue that writes the ticks' messages (with its payload limit, metrics and observation)
+	 * @param converter serialises payloads (the queue's): it must write JSON, which definitions keep
+	 * @since 0.3.0
 	 */
-	public RedisRecurringSchedules(RecurringStore store, RedisMessageStore messages, PayloadConverter converter) {
+	public RedisRecurringSchedules(RecurringStore store, RedisDelayedQueue queue, PayloadConverter converter) {
 		Assert.notNull(store, "RecurringStore must not be null");
-		Assert.notNull(messages, "RedisMessageStore must not be null");
+		Assert.notNull(queue, "RedisDelayedQueue must not be null");
 		Assert.notNull(converter, "PayloadConverter must not be null");
 		this.store = store;
-		this.messages = messages;
+		this.queue = queue;
 		this.converter = converter;
 	}
 
 	/**
-	 * Sets how many partitions each topic has (the same as the queue's); a schedule's ticks all go to one partition.
+	 * Creates the schedules, writing ticks through a queue of their own (without metrics or observation).
+	 * @param store where definitions and cursors live
+	 * @param messages where the topics' messages live
+	 * @param converter serialises payloads
+	 * @deprecated since 0.3.0 in favour of
+	 * {@link #RedisRecurringSchedules(RecurringStore, RedisDelayedQueue, PayloadConverter)}, which writes ticks
+	 * through the application's queue
+	 */
+	@Deprecated(since = "0.3.0")
+	public RedisRecurringSchedules(RecurringStore store, RedisMessageStore messages, PayloadConverter converter) {
+		this(store, new RedisDelayedQueue(messages, converter), converter);
+	}
+
+	/**
+	 * Sets how many partitions each topic has (the same as the queue's). Ticks go to a topic's first partition
+	 * whatever the count; the count only says where builds before 0.3.0 kept a schedule's cursor (the partition of
+	 * its name), which is handed over to the first partition on first use.
 	 * @param partitioning the partitioning
 	 */
 	public void setPartitioning(TopicPartitioning partitioning) {
@@ -124,6 +163,18 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	}
 
 	/**
+	 * Sets the scheduler the ticker runs on, such as the application's; by default (or with {@code null}) it
+	 * creates a scheduler of its own, with one thread, when it starts, and shuts it down when it stops. The ticker's
+	 * runs are short (a few Redis calls) and store ticks ahead of their time, so a scheduler that others use too is
+	 * fine as long as their tasks do not hold its threads for long.
+	 * @param taskScheduler the scheduler, or {@code null} for one of its own
+	 * @since 0.3.0
+	 */
+	public void setTaskScheduler(@Nullable TaskScheduler taskScheduler) {
+		this.taskScheduler = taskScheduler;
+	}
+
+	/**
 	 * Sets whether the ticker starts with the application context.
 	 * @param autoStartup whether to start automatically
 	 */
@@ -141,24 +192,62 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		this.declared = List.copyOf(schedules);
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * A payload given as an object is written by the {@link PayloadConverter} and must come out as JSON text (the
+	 * definition keeps it so), or this throws an {@link IllegalArgumentException} and stores nothing. The definition
+	 * is replaced only if it is still the one read (compare and set), so that a pause made meanwhile
+	 * by another instance is kept: the definition is read again and keeps the pause.
+	 */
 	@Override
 	public void define(RecurringSchedule schedule) {
 		Assert.notNull(schedule, "RecurringSchedule must not be null");
-		StoredDefinition previous = readable(schedule.name());
-		boolean paused = previous != null && previous.paused();
-		byte[] stored = StoredDefinition.of(schedule, payloadOf(schedule), paused).encode();
-		this.store.put(schedule.name(), stored);
-		this.messages.topics().register(List.of(schedule.topic()));
-		if (previous != null && !previous.topic().equals(schedule.topic())) {
-			changed(schedule.name(), previous, "-", true);
+		String name = schedule.name();
+		byte[] payload = payloadOf(schedule);
+		for (int attempt = 1;; attempt++) {
+			byte[] current = this.store.get(name);
+			StoredDefinition previous = readable(name, current);
+			boolean paused = previous != null && previous.paused();
+			byte[] stored = StoredDefinition.of(schedule, payload, paused).encode();
+			if (this.store.replace(name, current, stored)) {
+				this.store.registerTopic(schedule.topic());
+				if (previous != null && !previous.topic().equals(schedule.topic())) {
+					changed(name, previous, "-", true);
+				}
+				changed(name, StoredDefinition.decode(name, stored), digest(stored), true);
+				return;
+			}
+			contended(name, attempt);
 		}
-		changed(schedule.name(), StoredDefinition.decode(schedule.name(), stored), digest(stored), true);
 	}
 
+	/** After a definition changed under a caller that was changing it: gives up after many attempts. */
+	private static void contended(String name, int attempt) {
+		if (attempt >= MAX_ATTEMPTS) {
+			throw new IllegalStateException("Recurring schedule '" + name + "' was changed by others " + attempt
+					+ " times while this instance was changing it; nothing was changed");
+		}
+	}
+
+	/**
+	 * The payload as stored in the definition: JSON text, as given or as the converter writes it.
+	 * @throws IllegalArgumentException if the converter does not write JSON (a definition keeps its payload as JSON
+	 * text, and could not be read back)
+	 */
 	private byte[] payloadOf(RecurringSchedule schedule) {
 		String json = schedule.payloadJson();
-		return (json != null) ? json.getBytes(StandardCharsets.UTF_8)
-				: this.converter.write(Objects.requireNonNull(schedule.payload()));
+		if (json != null) {
+			return json.getBytes(StandardCharsets.UTF_8);
+		}
+		byte[] written = this.converter.write(Objects.requireNonNull(schedule.payload()));
+		if (!StoredDefinition.isJson(written)) {
+			throw new IllegalArgumentException("Recurring schedule '" + schedule.name() + "': its payload as "
+					+ this.converter.getClass().getName() + " writes it is not JSON text, and a recurring schedule "
+					+ "keeps its payload in its definition as JSON text: give the payload as JSON text "
+					+ "(payloadJson), or use a PayloadConverter that writes JSON");
+		}
+		return written;
 	}
 
 	/** Defines a declared schedule unless Redis holds the same definition already (every instance declares it). */
@@ -172,27 +261,33 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 
 	@Override
 	public boolean pause(String name) {
-		StoredDefinition definition = readable(RecurringSchedule.validateName(name));
-		if (definition == null) {
-			return false;
-		}
-		byte[] stored = definition.paused(true).encode();
-		this.store.put(name, stored);
-		changed(name, definition, digest(stored), true);
-		return true;
+		return setPaused(RecurringSchedule.validateName(name), true);
 	}
 
 	@Override
 	public boolean resume(String name) {
-		StoredDefinition definition = readable(RecurringSchedule.validateName(name));
-		if (definition == null) {
-			return false;
+		return setPaused(RecurringSchedule.validateName(name), false);
+	}
+
+	/**
+	 * Pauses or resumes a schedule, only if its definition is still the one read (compare and set), so that a
+	 * definition stored meanwhile by another instance is neither lost nor loses the pause.
+	 */
+	private boolean setPaused(String name, boolean paused) {
+		for (int attempt = 1;; attempt++) {
+			byte[] current = this.store.get(name);
+			StoredDefinition definition = readable(name, current);
+			if (definition == null) {
+				return false;
+			}
+			byte[] stored = definition.paused(paused).encode();
+			if (this.store.replace(name, current, stored)) {
+				// resumed, the cursor stays where the pause left it: the ticks missed meanwhile follow the policy
+				changed(name, definition, digest(stored), paused);
+				return true;
+			}
+			contended(name, attempt);
 		}
-		byte[] stored = definition.paused(false).encode();
-		this.store.put(name, stored);
-		// the cursor stays where the pause left it: the ticks missed meanwhile follow the schedule's policy
-		changed(name, definition, digest(stored), false);
-		return true;
 	}
 
 	@Override
@@ -256,6 +351,9 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		RecurringSchedule schedule = definition.schedule(name);
 		String partition = partitionOf(schedule);
 		Long cursorMillis = this.store.cursor(partition, name);
+		if (cursorMillis == null && adoptLegacyCursor(schedule)) {
+			cursorMillis = this.store.cursor(partition, name);
+		}
 		List<Instant> ticks = new ArrayList<>();
 		Instant from;
 		if (cursorMillis == null) {
@@ -281,7 +379,7 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 			headers.put(TICK_HEADER, tick.toString());
 			NewMessage message = new NewMessage(tickId(name, tick), DueTime.at(tick.toEpochMilli()), now, headers,
 					payload);
-			if (this.store.tick(partition, name, message, digest)) {
+			if (this.queue.storeTick(schedule.topic(), name, message, digest) != null) {
 				stored++;
 			}
 		}
@@ -295,15 +393,17 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	}
 
 	/**
-	 * The ticks after the cursor up to now that the schedule's policy fires, oldest first. A tick only a little late
-	 * (a poll delayed by a pause or a slow Redis) is not missed: it fires whatever the policy.
+	 * The ticks after the cursor up to now that fire, oldest first. If the cursor is within the grace of now (a poll
+	 * delayed by a pause or a slow Redis, while the look-ahead had stored the ticks up to the cursor), none of them
+	 * is missed: they all fire, whatever the policy. Otherwise (no instance ran for a while, or the schedule was
+	 * paused) the schedule's policy says which: {@link MissedTicks#SKIP} only those within the grace of now.
 	 */
 	private List<Instant> missed(RecurringSchedule schedule, Instant cursor, Instant now) {
 		if (!cursor.isBefore(now)) {
 			return List.of();
 		}
-		if (schedule.missedTicks() == MissedTicks.SKIP) {
-			Instant late = now.minus(lateGrace());
+		Instant late = now.minus(lateGrace());
+		if (!cursor.isBefore(late) || schedule.missedTicks() == MissedTicks.SKIP) {
 			List<Instant> ticks = new ArrayList<>();
 			Instant tick = schedule.nextTick(cursor.isAfter(late) ? cursor : late);
 			for (int i = 0; tick != null && !tick.isAfter(now) && i < MAX_AHEAD; i++) {
@@ -313,17 +413,36 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 			return ticks;
 		}
 		int keep = (schedule.missedTicks() == MissedTicks.FIRE_ONCE) ? 1 : schedule.maxMissed();
-		Deque<Instant> latest = new ArrayDeque<>(keep);
 		Instant from = cursor.isBefore(now.minus(MISSED_WINDOW)) ? now.minus(MISSED_WINDOW) : cursor;
-		Instant tick = schedule.nextTick(from);
-		for (int i = 0; tick != null && !tick.isAfter(now) && i < MAX_TICKS_COUNTED; i++) {
-			if (latest.size() == keep) {
-				latest.removeFirst();
+		return latestTicks(schedule, from, now, keep);
+	}
+
+	/**
+	 * The latest {@code keep} ticks after {@code from} up to {@code to}, oldest first. Ticks are only computed
+	 * forwards, so they are looked for in a window before {@code to} that doubles until it holds {@code keep} of
+	 * them or reaches back to {@code from}: however many ticks an outage missed, this computes about as many as it
+	 * keeps, not all of them.
+	 */
+	static List<Instant> latestTicks(RecurringSchedule schedule, Instant from, Instant to, int keep) {
+		Duration every = schedule.every();
+		Duration window = (every != null) ? every.multipliedBy(keep) : Duration.ofMinutes(1);
+		while (true) {
+			Instant start = to.minus(window);
+			boolean whole = !start.isAfter(from);
+			Deque<Instant> latest = new ArrayDeque<>(keep);
+			Instant tick = schedule.nextTick(whole ? from : start);
+			for (int i = 0; tick != null && !tick.isAfter(to) && i < MAX_TICKS_COUNTED; i++) {
+				if (latest.size() == keep) {
+					latest.removeFirst();
+				}
+				latest.addLast(tick);
+				tick = schedule.nextTick(tick);
 			}
-			latest.addLast(tick);
-			tick = schedule.nextTick(tick);
+			if (latest.size() == keep || whole) {
+				return new ArrayList<>(latest);
+			}
+			window = window.multipliedBy(2);
 		}
-		return new ArrayList<>(latest);
 	}
 
 	/**
@@ -336,6 +455,9 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		List<String> waiting = new ArrayList<>();
 		if (reset) {
 			Long cursor = this.store.cursor(partition, name);
+			if (cursor == null && adoptLegacyCursor(schedule)) {
+				cursor = this.store.cursor(partition, name);
+			}
 			Instant tick = schedule.nextTick(this.clock.instant().minusSeconds(1));
 			for (int i = 0; tick != null && cursor != null && tick.toEpochMilli() <= cursor && i < MAX_AHEAD; i++) {
 				waiting.add(tickId(name, tick));
@@ -364,7 +486,10 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 
 	/** The stored definition, or {@code null} if there is none or it cannot be read (it is then replaced). */
 	private @Nullable StoredDefinition readable(String name) {
-		byte[] bytes = this.store.get(name);
+		return readable(name, this.store.get(name));
+	}
+
+	private static @Nullable StoredDefinition readable(String name, byte @Nullable [] bytes) {
 		if (bytes == null) {
 			return null;
 		}
@@ -377,10 +502,26 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		}
 	}
 
-	/** All of a schedule's ticks go to one partition, chosen by its name, so its cursor is in one place. */
-	private String partitionOf(RecurringSchedule schedule) {
-		return TopicKeys.partitionName(schedule.topic(),
-				this.partitioning.partitionOf(schedule.topic(), schedule.name()));
+	/**
+	 * All of a schedule's ticks go to its topic's first partition, which every instance has whatever its partition
+	 * count, so its cursor is in one place for all of them (where the queue's writer stores ticks).
+	 */
+	private static String partitionOf(RecurringSchedule schedule) {
+		return TopicKeys.partitionName(schedule.topic(), 0);
+	}
+
+	/**
+	 * Hands over a cursor that a build before 0.3.0 kept in the partition of the schedule's name (by this
+	 * instance's count) to the first partition.
+	 * @return whether a cursor was handed over
+	 */
+	private boolean adoptLegacyCursor(RecurringSchedule schedule) {
+		int legacy = this.partitioning.partitionOf(schedule.topic(), schedule.name());
+		if (legacy == 0) {
+			return false;
+		}
+		return this.store.adopt(TopicKeys.partitionName(schedule.topic(), legacy), partitionOf(schedule),
+				schedule.name());
 	}
 
 	/** A tick's message id: the schedule's name and the tick's epoch milliseconds. */
@@ -393,17 +534,29 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		if (this.ticker != null) {
 			return;
 		}
-		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "delayqueue-recurring");
-			thread.setDaemon(true);
-			return thread;
-		});
-		long period = this.pollInterval.toMillis();
-		executor.scheduleWithFixedDelay(this::fireQuietly, 0, period, TimeUnit.MILLISECONDS);
-		this.ticker = executor;
+		TaskScheduler scheduler = this.taskScheduler;
+		if (scheduler == null) {
+			ThreadPoolTaskScheduler own = new ThreadPoolTaskScheduler();
+			own.setThreadNamePrefix("delayqueue-recurring-");
+			own.setDaemon(true);
+			own.initialize();
+			this.ownScheduler = own;
+			scheduler = own;
+		}
+		this.ticker = scheduler.scheduleWithFixedDelay(this::fireQuietly, this.pollInterval);
 	}
 
 	private void fireQuietly() {
+		this.running.lock();
+		try {
+			fireAndLog();
+		}
+		finally {
+			this.running.unlock();
+		}
+	}
+
+	private void fireAndLog() {
 		boolean wasFailing = this.failing;
 		try {
 			List<RecurringSchedule> toDefine = this.declared;
@@ -438,18 +591,26 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		}
 	}
 
+	/** Stops the ticker, waiting up to 5 seconds for a run in progress to end. */
 	@Override
 	public synchronized void stop() {
-		ScheduledExecutorService executor = this.ticker;
+		ScheduledFuture<?> task = this.ticker;
 		this.ticker = null;
-		if (executor != null) {
-			executor.shutdownNow();
+		if (task != null) {
+			task.cancel(false);
 			try {
-				executor.awaitTermination(5, TimeUnit.SECONDS);
+				if (this.running.tryLock(5, TimeUnit.SECONDS)) {
+					this.running.unlock();
+				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
+		}
+		ThreadPoolTaskScheduler own = this.ownScheduler;
+		this.ownScheduler = null;
+		if (own != null) {
+			own.shutdown();
 		}
 	}
 

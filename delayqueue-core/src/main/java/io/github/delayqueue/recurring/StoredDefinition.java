@@ -1,5 +1,8 @@
 package io.github.delayqueue.recurring;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -53,6 +56,22 @@ record StoredDefinition(int version, String topic, @Nullable String cron, @Nulla
 		catch (JacksonException | IllegalArgumentException | DateTimeException | NullPointerException ex) {
 			throw new IllegalStateException("Recurring schedule '" + name + "' is not readable: " + ex.getMessage(),
 					ex);
+		}
+	}
+
+	/** Whether bytes are UTF-8 JSON text (one value), as a definition keeps its payload. */
+	static boolean isJson(byte[] bytes) {
+		try {
+			String text = StandardCharsets.UTF_8.newDecoder()
+				.onMalformedInput(CodingErrorAction.REPORT)
+				.onUnmappableCharacter(CodingErrorAction.REPORT)
+				.decode(ByteBuffer.wrap(bytes))
+				.toString();
+			JSON.readTree(text);
+			return !text.isBlank();
+		}
+		catch (CharacterCodingException | JacksonException ex) {
+			return false;
 		}
 	}
 

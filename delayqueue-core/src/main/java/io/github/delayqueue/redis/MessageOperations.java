@@ -39,6 +39,8 @@ public final class MessageOperations {
 
 	private static final Script WAITING = Script.load("waiting");
 
+	private static final Script TICK = Script.load("tick");
+
 	private static final byte[] NONE = bytes("");
 
 	private final TopicKeys keys;
@@ -48,6 +50,35 @@ public final class MessageOperations {
 	MessageOperations(TopicKeys keys, ScriptExecutor scripts) {
 		this.keys = keys;
 		this.scripts = scripts;
+	}
+
+	/**
+	 * Stores the message of one tick of a recurring schedule unless the schedule's cursor is at or past the tick,
+	 * and moves the cursor to it, atomically: however many instances store the same tick, one does. The cursor is
+	 * kept in the same partition, beside the message. Should the tick's id be taken by another message (a caller's
+	 * own id that happens to read like a tick's), the tick is stored under {@code <id>~<n>} instead, the first free
+	 * {@code n} from 1 to 8, and a change of the definition withdraws it under that id.
+	 * @param partition the store's name of the topic partition that keeps the schedule's cursor
+	 * @param schedule the schedule's name
+	 * @param message the tick's message, due at the tick ({@link DueTime#at(long)})
+	 * @param digest the digest of the definition the tick was computed from: the tick is refused if the schedule's
+	 * definition has changed since (see {@link RecurringStore#changed})
+	 * @return the id the message was stored under, or {@code null} if this call stored nothing (the cursor was at or
+	 * past the tick, or the definition has changed)
+	 * @throws IllegalStateException if the id and its eight alternatives are all taken (nothing is stored)
+	 * @since 0.3.0
+	 */
+	public @Nullable String tick(String partition, String schedule, NewMessage message, String digest) {
+		Assert.isTrue(!message.due().relative(), "A tick is due at an absolute time");
+		byte[] envelope = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
+		long stored = this.scripts.run(TICK, ReturnType.INTEGER, this.keys.pending(partition), bytes(schedule),
+				bytes(message.due().value()), bytes(message.id()), envelope, bytes(digest));
+		if (stored < 0) {
+			throw new IllegalStateException("Tick '" + message.id() + "' of recurring schedule '" + schedule
+					+ "' cannot be stored: its id and the ids '" + message.id() + "~1' to '" + message.id()
+					+ "~8' are all taken by other messages of topic '" + partition + "'");
+		}
+		return (stored == 0) ? null : (stored == 1) ? message.id() : message.id() + "~" + (stored - 1);
 	}
 
 	/**

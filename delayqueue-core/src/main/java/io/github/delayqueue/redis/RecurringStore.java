@@ -9,54 +9,101 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.util.Assert;
+
+import static io.github.delayqueue.redis.Replies.bytes;
+import static io.github.delayqueue.redis.Replies.flag;
+import static io.github.delayqueue.redis.Replies.nullableText;
 
 /**
  * Where recurring schedules live in Redis: their definitions, as opaque bytes by name, in one hash
- * ({@code <prefix>:recurring}), and each schedule's cursor (the latest tick stored) in its topic's
- * {@code <prefix>:{<topic>}:recurring} hash, beside the topic's messages, so that one script stores a tick's
- * message and moves the cursor atomically, in one cluster slot. What a definition means is decided above this
+ * ({@link TopicKeys}: {@code <prefix>:recurring}), and each schedule's cursor (the latest tick stored) in the
+ * {@code recurring} hash of its topic's first partition, beside the topic's messages, so that one script stores a
+ * tick's message and moves the cursor atomically, in one cluster slot (see
+ * {@link MessageOperations#tick(String, String, NewMessage, String)}). What a definition means is decided above this
  * layer.
  *
  * @since 0.3.0
  */
 public class RecurringStore {
 
-	private static final Script TICK = Script.load("tick");
-
 	private static final Script REWIND = Script.load("rewind");
 
-	private final RedisTemplate<byte[], byte[]> template;
+	private static final Script ADOPT = Script.load("recurring-adopt");
 
-	private final String keyPrefix;
+	private static final Script PUT = Script.load("recurring-put");
 
-	private final byte[] definitionsKey;
+	private final TopicKeys keys;
+
+	private final ScriptExecutor scripts;
+
+	private final MessageOperations messages;
+
+	private final KnownTopics topics;
+
+	/**
+	 * Creates the store beside a message store: the same key prefix and connection.
+	 * @param store the message store
+	 * @since 0.3.0
+	 */
+	public RecurringStore(RedisMessageStore store) {
+		Assert.notNull(store, "RedisMessageStore must not be null");
+		this.keys = store.keys();
+		this.scripts = store.scripts();
+		this.messages = store.messages();
+		this.topics = store.topics();
+	}
 
 	/**
 	 * Creates the store.
 	 * @param connectionFactory the Redis connection factory
 	 * @param keyPrefix the prefix of every key (the message store's)
+	 * @deprecated since 0.3.0 in favour of {@link #RecurringStore(RedisMessageStore)}, which shares the message
+	 * store's connection and key naming
 	 */
+	@Deprecated(since = "0.3.0")
 	public RecurringStore(RedisConnectionFactory connectionFactory, String keyPrefix) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
-		TopicKeys.validatePrefix(keyPrefix);
-		this.template = new RedisTemplate<>();
-		this.template.setConnectionFactory(connectionFactory);
-		this.template.setEnableDefaultSerializer(false);
-		this.template.afterPropertiesSet();
-		this.keyPrefix = keyPrefix;
-		this.definitionsKey = bytes(keyPrefix + ":recurring");
+		this.keys = new TopicKeys(keyPrefix);
+		this.scripts = new ScriptExecutor(connectionFactory);
+		this.messages = new MessageOperations(this.keys, this.scripts);
+		this.topics = new KnownTopics(this.keys, this.scripts);
 	}
 
 	/**
-	 * Stores a definition, replacing the one of the same name.
+	 * Adds the topic of a schedule to the known topics (see {@link RedisMessageStore#topics()}), so that operators'
+	 * tools list it before its first tick.
+	 * @param topic the topic
+	 * @since 0.3.0
+	 */
+	public void registerTopic(String topic) {
+		this.topics.register(List.of(topic));
+	}
+
+	/**
+	 * Stores a definition, replacing the one of the same name whatever it is.
 	 * @param name the schedule's name
 	 * @param definition its encoded definition
+	 * @see #replace(String, byte[], byte[])
 	 */
 	public void put(String name, byte[] definition) {
-		execute((connection) -> connection.hashCommands().hSet(this.definitionsKey, bytes(name), definition));
+		this.scripts.execute((connection) -> connection.hashCommands()
+			.hSet(this.keys.recurringDefinitions(), bytes(name), definition));
+	}
+
+	/**
+	 * Replaces a definition only if it is still the one read (compare and set, one script on the definitions' key),
+	 * so that two instances changing one schedule at once never lose either change: the one refused reads again.
+	 * @param name the schedule's name
+	 * @param expected the definition read, or {@code null} if there was none
+	 * @param definition the new encoded definition
+	 * @return {@code true} if it was replaced, {@code false} if the stored definition had changed meanwhile
+	 * @since 0.3.0
+	 */
+	public boolean replace(String name, byte @Nullable [] expected, byte[] definition) {
+		Long replaced = this.scripts.run(PUT, ReturnType.INTEGER, this.keys.recurringDefinitions(), bytes(name),
+				flag(expected != null), (expected != null) ? expected : new byte[0], definition);
+		return replaced == 1L;
 	}
 
 	/**
@@ -65,7 +112,8 @@ public class RecurringStore {
 	 * @return its encoded definition, or {@code null} if there is none
 	 */
 	public byte @Nullable [] get(String name) {
-		return execute((connection) -> connection.hashCommands().hGet(this.definitionsKey, bytes(name)));
+		return this.scripts
+			.execute((connection) -> connection.hashCommands().hGet(this.keys.recurringDefinitions(), bytes(name)));
 	}
 
 	/**
@@ -73,7 +121,8 @@ public class RecurringStore {
 	 * @return the encoded definitions (one command)
 	 */
 	public Map<String, byte[]> all() {
-		Map<byte[], byte[]> entries = execute((connection) -> connection.hashCommands().hGetAll(this.definitionsKey));
+		Map<byte[], byte[]> entries = this.scripts
+			.execute((connection) -> connection.hashCommands().hGetAll(this.keys.recurringDefinitions()));
 		Map<String, byte[]> definitions = new LinkedHashMap<>();
 		if (entries != null) {
 			entries.forEach((name, definition) -> definitions.put(new String(name, StandardCharsets.UTF_8), definition));
@@ -88,18 +137,20 @@ public class RecurringStore {
 	 * @return {@code true} if it existed
 	 */
 	public boolean remove(String name) {
-		Long removed = execute((connection) -> connection.hashCommands().hDel(this.definitionsKey, bytes(name)));
+		Long removed = this.scripts
+			.execute((connection) -> connection.hashCommands().hDel(this.keys.recurringDefinitions(), bytes(name)));
 		return removed != null && removed > 0;
 	}
 
 	/**
 	 * The latest tick stored for a schedule in a topic.
-	 * @param partition the store's name of the topic partition the schedule's messages go to
+	 * @param partition the store's name of the topic partition that keeps the schedule's cursor
 	 * @param name the schedule's name
 	 * @return the tick, epoch milliseconds, or {@code null} if none was stored
 	 */
 	public @Nullable Long cursor(String partition, String name) {
-		byte[] raw = execute((connection) -> connection.hashCommands().hGet(cursorKey(partition), bytes(name)));
+		byte[] raw = this.scripts.execute(
+				(connection) -> connection.hashCommands().hGet(this.keys.topicKey(partition, "recurring"), bytes(name)));
 		if (raw == null) {
 			return null;
 		}
@@ -112,68 +163,74 @@ public class RecurringStore {
 	}
 
 	/**
-	 * Stores one tick's message unless the schedule's cursor is at or past the tick, and moves the cursor to it:
-	 * atomic, so however many instances store the same tick, one does.
+	 * Stores one tick's message unless the schedule's cursor is at or past the tick, and moves the cursor to it.
 	 * @param partition the store's name of the topic partition
 	 * @param name the schedule's name
 	 * @param message the tick's message, due at the tick ({@link DueTime#at(long)})
-	 * @param digest the digest of the definition the tick was computed from: the tick is refused if the schedule's
-	 * definition has changed since (see {@link #changed})
+	 * @param digest the digest of the definition the tick was computed from
 	 * @return {@code true} if this call stored it
+	 * @deprecated since 0.3.0 in favour of {@link MessageOperations#tick(String, String, NewMessage, String)}, which
+	 * says under which id it was stored
 	 */
+	@Deprecated(since = "0.3.0")
 	public boolean tick(String partition, String name, NewMessage message, String digest) {
-		Assert.isTrue(!message.due().relative(), "A tick is due at an absolute time");
-		byte[] envelope = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
-		Long stored = run(TICK, ReturnType.INTEGER, pendingKey(partition), bytes(name),
-				bytes(Long.toString(message.due().value())), bytes(message.id()), envelope, bytes(digest));
-		return stored != null && stored == 1L;
+		return this.messages.tick(partition, name, message, digest) != null;
 	}
 
 	/**
 	 * Records that a schedule's definition changed: the digest of the definition now stored (ticks computed from
 	 * another are refused from now on), and unless {@code reset} is false (a resume), withdraws its ticks that wait
-	 * for a time after the Redis clock's now and were never attempted, and sets its cursor to that now.
-	 * @param partition the store's name of the topic partition its ticks go to
+	 * for a time after the Redis clock's now and were never attempted, and sets its cursor to that now (or to a later
+	 * tick of it that stays, leased ahead of its time).
+	 * @param partition the store's name of the topic partition that keeps the schedule's cursor
 	 * @param name the schedule's name
 	 * @param digest the digest of the definition stored now, or {@code "-"} once removed
 	 * @param reset whether to withdraw the waiting ticks and start the cursor afresh
 	 * @param nowMillis the caller's now: the cursor starts at the later of it and the Redis clock's
-	 * @param waitingIds the ids of the ticks that may wait (those after now are withdrawn)
+	 * @param waitingIds the ids of the ticks that may wait ({@code <name>@<tick millis>}; those after now are
+	 * withdrawn)
 	 * @return how many waiting ticks were withdrawn
 	 */
 	public long changed(String partition, String name, String digest, boolean reset, long nowMillis,
 			List<String> waitingIds) {
 		byte[][] args = new byte[5 + waitingIds.size()][];
-		args[0] = pendingKey(partition);
+		args[0] = this.keys.pending(partition);
 		args[1] = bytes(name);
 		args[2] = bytes(digest);
-		args[3] = bytes(reset ? "1" : "0");
-		args[4] = bytes(Long.toString(nowMillis));
+		args[3] = flag(reset);
+		args[4] = bytes(nowMillis);
 		for (int i = 0; i < waitingIds.size(); i++) {
 			args[5 + i] = bytes(waitingIds.get(i));
 		}
-		Long withdrawn = run(REWIND, ReturnType.INTEGER, args);
-		return (withdrawn != null) ? withdrawn : 0;
+		Long withdrawn = this.scripts.run(REWIND, ReturnType.INTEGER, args);
+		return withdrawn;
 	}
 
-	private byte[] pendingKey(String partition) {
-		return bytes(this.keyPrefix + ":{" + partition + "}:pending");
-	}
-
-	private byte[] cursorKey(String partition) {
-		return bytes(this.keyPrefix + ":{" + partition + "}:recurring");
-	}
-
-	private <T> @Nullable T run(Script script, ReturnType type, byte[]... keysAndArgs) {
-		return execute((connection) -> script.run(connection, type, keysAndArgs));
-	}
-
-	private <T> @Nullable T execute(RedisCallback<T> action) {
-		return this.template.execute(action, true);
-	}
-
-	private static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.UTF_8);
+	/**
+	 * Hands a schedule's cursor over from the partition where builds before 0.3.0 kept it (the partition of the
+	 * schedule's name by the instance's own count) to the partition that keeps it now, unless that one has one: the
+	 * old partition's definition digest is marked as moved first (so an instance of an earlier build stores no more
+	 * ticks there), then its digest and cursor are copied, if the new partition has none.
+	 * @param from the store's name of the partition the cursor was kept in
+	 * @param to the store's name of the partition that keeps it now
+	 * @param name the schedule's name
+	 * @return {@code true} if a cursor was handed over
+	 * @since 0.3.0
+	 */
+	public boolean adopt(String from, String to, String name) {
+		List<?> reply = this.scripts.run(ADOPT, ReturnType.MULTI, this.keys.pending(from), bytes(name));
+		String digest = nullableText(reply.get(0));
+		String cursor = nullableText(reply.get(1));
+		byte[] key = this.keys.topicKey(to, "recurring");
+		if (digest != null) {
+			this.scripts.execute((connection) -> connection.hashCommands().hSetNX(key, bytes(name + ":def"), bytes(digest)));
+		}
+		if (cursor != null) {
+			Boolean set = this.scripts
+				.execute((connection) -> connection.hashCommands().hSetNX(key, bytes(name), bytes(cursor)));
+			return Boolean.TRUE.equals(set);
+		}
+		return false;
 	}
 
 }

@@ -74,6 +74,11 @@ public class RedisMessageStore {
 		return this.keys;
 	}
 
+	/** The script runner the store's operations share (for the recurring schedules' store beside it). */
+	ScriptExecutor scripts() {
+		return this.scripts;
+	}
+
 	/**
 	 * What producers do: store, cancel and move messages; count a topic.
 	 * @return the message operations

@@ -1,5 +1,7 @@
 package io.github.delayqueue.recurring;
 
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,18 +18,29 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.listener.ListenerRegistration;
+import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DueTime;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.support.DelayQueueMonitor;
+import io.github.delayqueue.support.micrometer.DelayedMessageSenderContext;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.script.DigestUtils;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -144,26 +157,52 @@ class RecurringSchedulesTests {
 	}
 
 	@Test
+	void ticksOfAPollThatCameLateFireWhateverThePolicy() {
+		for (MissedTicks policy : MissedTicks.values()) {
+			this.fixture.close();
+			redis.get().flush();
+			this.fixture = new RedisFixture(redis.get());
+			TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:00.050Z"));
+			RedisRecurringSchedules schedules = instance(clock);
+			schedules.setPollInterval(RedisRecurringSchedules.DEFAULT_POLL_INTERVAL);
+			schedules.define(RecurringSchedule.builder("fast", "t").every(Duration.ofMillis(100)).payload("x")
+				.missedTicks(policy).maxMissed(2).build());
+			assertThat(schedules.fireDue()).as("the look-ahead: two polls").isEqualTo(10);
+			// the next poll comes 1.7 s after this one, not 0.5 s (a GC pause, a slow Redis): 10:00:01.1 to
+			// 10:00:02.2 were not stored ahead, and are late, not missed
+			clock.set(Instant.parse("2027-11-24T10:00:02.250Z"));
+			schedules.fireDue();
+			List<String> ids = waitingIds("t");
+			for (int i = 1; i <= 32; i++) {
+				assertThat(ids).as(policy + ": tick " + i).contains(RedisRecurringSchedules.tickId("fast",
+						Instant.parse("2027-11-24T10:00:00Z").plusMillis(100L * i)));
+			}
+		}
+	}
+
+	@Test
 	void aTickComputedFromADefinitionThatChangedMeanwhileIsRefused() {
-		RecurringStore store = new RecurringStore(this.fixture.connectionFactory(), RedisFixture.PREFIX);
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RecurringStore store = new RecurringStore(messages);
 		store.changed("t", "edited", "new-digest", true, Instant.parse("2027-11-24T10:00:00Z").toEpochMilli(), List.of());
 		NewMessage tick = tick("edited@1", Instant.parse("2027-11-24T10:01:00Z").toEpochMilli());
-		assertThat(store.tick("t", "edited", tick, "old-digest")).as("read before the edit").isFalse();
+		assertThat(messages.messages().tick("t", "edited", tick, "old-digest")).as("read before the edit").isNull();
 		assertThat(waitingIds("t")).isEmpty();
-		assertThat(store.tick("t", "edited", tick, "new-digest")).isTrue();
+		assertThat(messages.messages().tick("t", "edited", tick, "new-digest")).isEqualTo("edited@1");
 	}
 
 	@Test
 	void aTickWakesConsumersOnlyWhenItIsTheNewEarliestMessage() {
-		RecurringStore store = new RecurringStore(this.fixture.connectionFactory(), RedisFixture.PREFIX);
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RecurringStore store = new RecurringStore(messages);
 		long now = System.currentTimeMillis();
 		for (String name : List.of("first", "later", "earlier")) {
 			store.changed("t", name, "digest", true, now, List.of());
 		}
 		List<String> wakes = this.fixture.recordWakes("t");
-		assertThat(store.tick("t", "first", tick("first@1", now + 60_000), "digest")).isTrue();
-		assertThat(store.tick("t", "later", tick("later@1", now + 120_000), "digest")).isTrue();
-		assertThat(store.tick("t", "earlier", tick("earlier@1", now + 30_000), "digest")).isTrue();
+		assertThat(messages.messages().tick("t", "first", tick("first@1", now + 60_000), "digest")).isNotNull();
+		assertThat(messages.messages().tick("t", "later", tick("later@1", now + 120_000), "digest")).isNotNull();
+		assertThat(messages.messages().tick("t", "earlier", tick("earlier@1", now + 30_000), "digest")).isNotNull();
 		// one channel's messages arrive in order: a wake-up for the later tick would come before the second
 		await().atMost(WAIT).until(() -> wakes.size() >= 2);
 		assertThat(wakes).hasSize(2);
@@ -212,6 +251,32 @@ class RecurringSchedulesTests {
 	}
 
 	@Test
+	void afterAnOutageOfMillionsOfTicksTheLatestOnesFire() {
+		for (MissedTicks policy : List.of(MissedTicks.FIRE_ONCE, MissedTicks.FIRE_EACH)) {
+			this.fixture.close();
+			redis.get().flush();
+			this.fixture = new RedisFixture(redis.get());
+			TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:00.950Z"));
+			RedisRecurringSchedules schedules = instance(clock);
+			schedules.define(RecurringSchedule.builder("secondly", "t").cron("* * * * * *").payload("x")
+				.missedTicks(policy).maxMissed(3).build());
+			assertThat(schedules.fireDue()).isEqualTo(1);
+			// 20 days without an instance: 1.7 million ticks missed
+			clock.set(Instant.parse("2027-12-14T10:00:00.500Z"));
+			schedules.fireDue();
+			List<String> expected = new ArrayList<>(List.of(secondly("2027-11-24T10:00:01Z")));
+			List<String> latest = List.of(secondly("2027-12-14T09:59:58Z"), secondly("2027-12-14T09:59:59Z"),
+					secondly("2027-12-14T10:00:00Z"));
+			expected.addAll((policy == MissedTicks.FIRE_ONCE) ? latest.subList(2, 3) : latest);
+			assertThat(waitingIds("t")).as(policy.name()).containsExactlyInAnyOrderElementsOf(expected);
+		}
+	}
+
+	private static String secondly(String tick) {
+		return RedisRecurringSchedules.tickId("secondly", Instant.parse(tick));
+	}
+
+	@Test
 	void aPausedScheduleFiresNothingAndItsWaitingTickIsWithdrawn() {
 		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
 		RedisRecurringSchedules schedules = instance(clock);
@@ -236,6 +301,36 @@ class RecurringSchedulesTests {
 		// defined again, it does not repeat a tick it stored before
 		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build());
 		assertThat(schedules.fireDue()).isEqualTo(1);
+	}
+
+	@Test
+	void aPauseMadeOnAnotherInstanceWhileOneDefinesIsKept() {
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules other = instance(clock);
+		other.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build());
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		AtomicInteger reads = new AtomicInteger();
+		RecurringStore racing = new RecurringStore(messages) {
+			@Override
+			public byte[] get(String name) {
+				byte[] read = super.get(name);
+				if (reads.incrementAndGet() == 1) {
+					// the other instance pauses it between this one's read and write
+					assertThat(other.pause(name)).isTrue();
+				}
+				return read;
+			}
+		};
+		RedisRecurringSchedules defining = instance(clock, racing, this.fixture.queue(messages), TopicPartitioning.NONE);
+
+		defining.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("y").build());
+		assertThat(reads).hasValueGreaterThan(1);
+		assertThat(other.get("minutely")).hasValueSatisfying((info) -> {
+			assertThat(info.paused()).as("still paused").isTrue();
+			assertThat(info.payloadJson()).as("and defined anew").isEqualTo("\"y\"");
+		});
+		assertThat(defining.fireDue()).isZero();
+		assertThat(waitingIds("t")).isEmpty();
 	}
 
 	@Test
@@ -265,6 +360,195 @@ class RecurringSchedulesTests {
 		clock.set(Instant.parse("2027-10-31T01:29:59.950Z"));
 		assertThat(schedules.fireDue()).isEqualTo(1);
 		assertThat(schedules.fireDue()).isZero();
+	}
+
+	@Test
+	void ticksAreWrittenThroughTheQueuesWriterCountedObservedAndBoundedLikeEveryMessage() {
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RedisDelayedQueue queue = new RedisDelayedQueue(messages, this.fixture.converter(), DataSize.ofBytes(16));
+		List<String> scheduled = new CopyOnWriteArrayList<>();
+		queue.setMonitor(new DelayQueueMonitor() {
+			@Override
+			public void scheduled(String topic, int count) {
+				scheduled.add(topic + ":" + count);
+			}
+		});
+		List<DelayedMessageSenderContext> observed = new CopyOnWriteArrayList<>();
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new ObservationHandler<>() {
+			@Override
+			public void onStop(Observation.Context context) {
+				observed.add((DelayedMessageSenderContext) context);
+			}
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return context instanceof DelayedMessageSenderContext;
+			}
+		});
+		queue.setObservationRegistry(observations);
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules schedules = instance(clock, new RecurringStore(messages), queue, TopicPartitioning.NONE);
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build());
+		schedules.define(RecurringSchedule.builder("too-big", "t").cron("0 * * * * *")
+			.payload("a payload over the queue's limit of 16 bytes").build());
+
+		assertThat(schedules.fireDue()).as("the tick within the limit").isEqualTo(1);
+		assertThat(waitingIds("t")).containsExactly(tickId("2027-11-24T10:01:00Z"));
+		assertThat(scheduled).as("counted as scheduled").containsExactly("t:1");
+		assertThat(observed).singleElement().satisfies((context) -> {
+			assertThat(context.getTopic()).isEqualTo("t");
+			assertThat(context.getMessageId()).isEqualTo(tickId("2027-11-24T10:01:00Z"));
+		});
+	}
+
+	@Test
+	void instancesWithDifferentPartitionCountsFireEachTickOnce() {
+		// a rolling deploy that changes the topic's partition count: "minutely" hashes to partition 3 of 4
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules one = instance(clock, TopicPartitioning.NONE);
+		RedisRecurringSchedules four = instance(clock, new TopicPartitioning(Map.of("t", 4)));
+		RecurringSchedule minutely = RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build();
+		one.define(minutely);
+		four.define(minutely);
+		assertThat(one.fireDue() + four.fireDue()).isEqualTo(1);
+		clock.set(Instant.parse("2027-11-24T10:01:59.950Z"));
+		assertThat(four.fireDue() + one.fireDue()).isEqualTo(1);
+		List<String> everywhere = new ArrayList<>();
+		for (String partition : List.of("t", "t#1", "t#2", "t#3")) {
+			everywhere.addAll(waitingIds(partition));
+		}
+		assertThat(everywhere).containsExactlyInAnyOrder(tickId("2027-11-24T10:01:00Z"), tickId("2027-11-24T10:02:00Z"));
+		assertThat(one.get("minutely").orElseThrow().lastTick()).isEqualTo(Instant.parse("2027-11-24T10:02:00Z"));
+		assertThat(four.get("minutely").orElseThrow().lastTick()).isEqualTo(Instant.parse("2027-11-24T10:02:00Z"));
+	}
+
+	@Test
+	void aCursorKeptInThePartitionOfTheNameByAnEarlierBuildIsHandedOver() {
+		// as the build before this one left it: the definition (format 1), and in the partition of the schedule's
+		// name by the instance's count (3 of 4 for "minutely") its digest and cursor, the tick of 10:01 stored
+		String definition = "{\"version\":1,\"topic\":\"t\",\"cron\":\"0 * * * * *\",\"everyMillis\":null,"
+				+ "\"zone\":\"UTC\",\"payload\":\"\\\"x\\\"\",\"missedTicks\":\"FIRE_ONCE\",\"maxMissed\":10,"
+				+ "\"paused\":false}";
+		String legacy = RedisFixture.PREFIX + ":{t#3}:recurring";
+		redis.get().call("HSET", RedisFixture.PREFIX + ":recurring", "minutely", definition);
+		redis.get().call("HSET", legacy, "minutely:def", DigestUtils.sha1DigestAsHex(definition), "minutely",
+				Long.toString(Instant.parse("2027-11-24T10:01:00Z").toEpochMilli()));
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules schedules = instance(clock, new TopicPartitioning(Map.of("t", 4)));
+
+		assertThat(schedules.list()).singleElement().satisfies((info) -> {
+			assertThat(info.cron()).isEqualTo("0 * * * * *");
+			assertThat(info.payloadJson()).isEqualTo("\"x\"");
+		});
+		assertThat(schedules.fireDue()).as("10:01 was stored before").isZero();
+		assertThat(schedules.get("minutely").orElseThrow().lastTick()).isEqualTo(Instant.parse("2027-11-24T10:01:00Z"));
+		clock.set(Instant.parse("2027-11-24T10:01:59.950Z"));
+		assertThat(schedules.fireDue()).isEqualTo(1);
+		assertThat(waitingIds("t")).containsExactly(tickId("2027-11-24T10:02:00Z"));
+		assertThat(redis.get().call("HGET", legacy, "minutely:def")).as("an earlier build's ticks are refused there")
+			.isEqualTo("moved");
+	}
+
+	@Test
+	void aTickWhoseIdACallersMessageHasIsStoredUnderAnotherAndWithdrawnUnderIt() {
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules schedules = instance(clock);
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build());
+		String tickId = tickId("2027-11-24T10:01:00Z");
+		RedisDelayedQueue queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
+		queue.schedule(ScheduleRequest.builder("t", "mine").id(tickId).delay(Duration.ofHours(1)).build());
+
+		assertThat(schedules.fireDue()).as("the tick, under another id").isEqualTo(1);
+		assertThat(waitingIds("t")).containsExactlyInAnyOrder(tickId, tickId + "~1");
+		assertThat(schedules.fireDue()).as("stored once").isZero();
+
+		// an edit withdraws the tick under the id it has, and leaves the caller's message alone
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("y").build());
+		assertThat(waitingIds("t")).containsExactly(tickId);
+		assertThat(queue.lookup("t", tickId)).hasValueSatisfying(
+				(info) -> assertThat(info.payload(String.class)).isEqualTo("mine"));
+	}
+
+	@Test
+	void aTickThatStaysThroughAnEditIsNotStoredAgain() {
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisRecurringSchedules schedules = instance(clock);
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build());
+		assertThat(schedules.fireDue()).isEqualTo(1);
+		// the tick failed once and waits for its retry: an edit leaves it
+		redis.get().call("HSET", RedisFixture.PREFIX + ":{t}:tries", tickId("2027-11-24T10:01:00Z"), "1");
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("y").build());
+		assertThat(schedules.fireDue()).isZero();
+		assertThat(waitingIds("t")).containsExactly(tickId("2027-11-24T10:01:00Z"));
+	}
+
+	@Test
+	void aPayloadThatTheConverterDoesNotWriteAsJsonIsRefusedWhenDefined() {
+		PayloadConverter plainText = new PayloadConverter() {
+			@Override
+			public byte[] write(Object payload) {
+				return payload.toString().getBytes(StandardCharsets.UTF_8);
+			}
+
+			@Override
+			public Object read(byte[] bytes, Type type) {
+				return new String(bytes, StandardCharsets.UTF_8);
+			}
+		};
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RedisRecurringSchedules schedules = new RedisRecurringSchedules(new RecurringStore(messages),
+				new RedisDelayedQueue(messages, plainText), plainText);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *")
+				.payload("hello").build()))
+			.withMessageContaining("is not JSON text");
+		assertThat(schedules.list()).isEmpty();
+		// given as JSON text, it is kept as it is
+		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payloadJson("\"hello\"")
+			.build());
+		assertThat(schedules.get("minutely")).hasValueSatisfying(
+				(info) -> assertThat(info.payloadJson()).isEqualTo("\"hello\""));
+	}
+
+	@Test
+	void theTickerRunsOnTheSchedulerGivenOrOnOneOfItsOwn() {
+		List<String> threads = new CopyOnWriteArrayList<>();
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RecurringStore watched = new RecurringStore(messages) {
+			@Override
+			public Map<String, byte[]> all() {
+				threads.add(Thread.currentThread().getName());
+				return super.all();
+			}
+		};
+		ThreadPoolTaskScheduler given = new ThreadPoolTaskScheduler();
+		given.setThreadNamePrefix("given-");
+		given.initialize();
+		try {
+			RedisRecurringSchedules schedules = instance(Clock.systemUTC(), watched, this.fixture.queue(messages),
+					TopicPartitioning.NONE);
+			schedules.setTaskScheduler(given);
+			schedules.start();
+			await().atMost(WAIT).until(() -> threads.size() >= 2);
+			schedules.stop();
+			assertThat(schedules.isRunning()).isFalse();
+			assertThat(threads).allMatch((name) -> name.startsWith("given-"));
+			assertThat(given.getScheduledExecutor().isShutdown()).as("the scheduler given is left running").isFalse();
+		}
+		finally {
+			given.shutdown();
+		}
+
+		threads.clear();
+		RedisRecurringSchedules schedules = instance(Clock.systemUTC(), watched, this.fixture.queue(messages),
+				TopicPartitioning.NONE);
+		schedules.start();
+		await().atMost(WAIT).until(() -> threads.size() >= 2);
+		assertThat(threads).allMatch((name) -> name.startsWith("delayqueue-recurring-"));
+		schedules.stop();
+		await().atMost(WAIT).until(() -> Thread.getAllStackTraces().keySet().stream()
+			.noneMatch((thread) -> thread.getName().startsWith("delayqueue-recurring-")));
 	}
 
 	@Test
@@ -305,10 +589,20 @@ class RecurringSchedulesTests {
 	}
 
 	private RedisRecurringSchedules instance(Clock clock) {
-		LettuceConnectionFactory connectionFactory = this.fixture.connectionFactory();
-		RedisMessageStore messages = this.fixture.store(connectionFactory);
-		RedisRecurringSchedules schedules = new RedisRecurringSchedules(
-				new RecurringStore(connectionFactory, RedisFixture.PREFIX), messages, this.fixture.converter());
+		return instance(clock, TopicPartitioning.NONE);
+	}
+
+	private RedisRecurringSchedules instance(Clock clock, TopicPartitioning partitioning) {
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RedisDelayedQueue queue = this.fixture.queue(messages);
+		queue.setPartitioning(partitioning);
+		return instance(clock, new RecurringStore(messages), queue, partitioning);
+	}
+
+	private RedisRecurringSchedules instance(Clock clock, RecurringStore store, RedisDelayedQueue queue,
+			TopicPartitioning partitioning) {
+		RedisRecurringSchedules schedules = new RedisRecurringSchedules(store, queue, this.fixture.converter());
+		schedules.setPartitioning(partitioning);
 		schedules.setClock(clock);
 		schedules.setPollInterval(Duration.ofMillis(50));
 		this.running.add(schedules);
