@@ -259,7 +259,10 @@ final class ClaimLoop {
 	 * nothing is waiting or leased, or the loop was stopped meanwhile
 	 */
 	private long claim() {
-		int limit = this.next.isOpen() ? Math.max(0, this.context.share() - this.leases.size()) : 0;
+		// while the listener runs a suspect, it leases nothing else: if the suspect kills the JVM, no other message of
+		// the listener is left leased to become a suspect in turn (the suspect's end asks every partition to claim)
+		int limit = (this.next.isOpen() && !this.context.isolation().isSuspectHeld())
+				? Math.max(0, this.context.share() - this.leases.size()) : 0;
 		Claim claim;
 		try {
 			claim = this.calls.send(limit);
@@ -276,7 +279,8 @@ final class ClaimLoop {
 		this.calls.hand(claim);
 		this.calls.report(claim);
 		long delay = claim.nextWakeDelayMicros();
-		this.moreDue = (delay == 0);
+		// more due now, unless a suspect runs: then the claims wait for its end, which asks for the next
+		this.moreDue = (delay == 0) && !this.context.isolation().isSuspectHeld();
 		return (delay > 0 && this.next.isOpen()) ? NextClaim.delayMicros(delay, this.calls.lookaheadMicros()) : 0;
 	}
 

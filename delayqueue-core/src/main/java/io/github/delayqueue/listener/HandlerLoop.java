@@ -1,6 +1,7 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.redis.Lease;
@@ -89,7 +90,7 @@ final class HandlerLoop {
 			if (!isolation.isSuspectHeld() || ready.size() == 0) {
 				return null;
 			}
-			if (isolation.awaitTurn(ready::hasSuspect, () -> this.active)) {
+			if (isolation.awaitTurn(ready::hasSuspect, () -> this.active && ready.size() > 0)) {
 				// the suspect's handling is over (perhaps in a run stopped meanwhile): the next one may be leased
 				this.partitions.forEach(Partition::requestClaim);
 			}
@@ -112,10 +113,9 @@ final class HandlerLoop {
 		}
 		CrashIsolation isolation = this.context.isolation();
 		if (!isolation.tryStartBatched()) {
-			// a suspect was leased meanwhile: this one waits for its handling to end
-			if (!this.context.ready().putBack(delivery)) {
-				partition.handBack(List.of(lease));
-			}
+			// a suspect was leased meanwhile: the listener keeps nothing else leased while it runs, so this one goes
+			// back (unstarted, uncharged) and is leased again after it
+			partition.handBack(List.of(lease));
 			return;
 		}
 		try {
@@ -140,6 +140,7 @@ final class HandlerLoop {
 		Lease lease = delivery.message().lease();
 		try {
 			if (awaitAlone()) {
+				handBackBatched();
 				Duration settleFor = this.context.options().visibilityTimeout();
 				this.partitions.forEach((each) -> each.acknowledger().settle(settleFor));
 				decorateAndRun(delivery, partition);
@@ -154,6 +155,36 @@ final class HandlerLoop {
 		}
 		this.threads.wake(this.context.ready().size());
 		this.partitions.forEach(Partition::requestClaim);
+	}
+
+	/**
+	 * Hands back the batched messages waiting (leased before the suspect was), unstarted and uncharged: if the suspect
+	 * kills the JVM, they are not left leased to become suspects in turn. They are leased again after it.
+	 */
+	private void handBackBatched() {
+		handBack(this.context.ready().takeBatched());
+	}
+
+	/**
+	 * Hands leased messages that never started back to the queue at once, unstarted and uncharged, each through the
+	 * partition that leased it (one call per partition).
+	 * @param deliveries the messages
+	 */
+	void handBack(List<Delivery> deliveries) {
+		if (deliveries.isEmpty()) {
+			return;
+		}
+		List<List<Lease>> byPartition = new ArrayList<>(this.partitions.size());
+		this.partitions.forEach((each) -> byPartition.add(new ArrayList<>()));
+		for (Delivery delivery : deliveries) {
+			byPartition.get(delivery.partition()).add(delivery.message().lease());
+		}
+		for (Partition each : this.partitions) {
+			List<Lease> leases = byPartition.get(each.index());
+			if (!leases.isEmpty()) {
+				each.handBack(leases);
+			}
+		}
 	}
 
 	private boolean awaitAlone() {

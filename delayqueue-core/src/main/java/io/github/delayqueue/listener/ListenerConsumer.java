@@ -7,7 +7,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
 import io.github.delayqueue.payload.PayloadConverter;
-import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.wakeup.WakeUpTimer;
 import org.slf4j.Logger;
@@ -157,17 +156,7 @@ final class ListenerConsumer {
 		this.runner.stop();
 		this.loop.stop();
 		this.partitions.forEach(Partition::stopClaiming);
-		List<List<Lease>> waiting = new ArrayList<>(this.partitions.size());
-		this.partitions.forEach((partition) -> waiting.add(new ArrayList<>()));
-		for (Delivery delivery : this.context.ready().close()) {
-			waiting.get(delivery.partition()).add(delivery.message().lease());
-		}
-		for (Partition partition : this.partitions) {
-			List<Lease> leases = waiting.get(partition.index());
-			if (!leases.isEmpty()) {
-				partition.handBack(leases);
-			}
-		}
+		this.loop.handBack(this.context.ready().close());
 	}
 
 	/**

@@ -10,13 +10,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * The one queue of a listener's leased messages waiting for a handler thread, from all its partitions: claims
  * {@link #offer} what they leased, handler threads {@link #poll} it in claim order, and each arrival wakes the
- * listener's {@link HandlerThreads}. A suspect goes first in line, apart from the batch, so that nothing put back
- * ever queues before it; while the listener's {@link CrashIsolation} holds a suspect, batched messages wait here.
+ * listener's {@link HandlerThreads}. A suspect goes first in line, apart from the batch; when it is about to run
+ * alone, the batched messages still waiting are taken out to be handed back ({@link #takeBatched()}).
  * Closed on stop: what waits is handed back by the caller, and claims that come later hand back what they leased.
  */
 final class ReadyQueue {
 
-	/** Batched messages waiting, in claim order (one put back goes first again); guarded by itself. */
+	/** Batched messages waiting, in claim order; guarded by itself. */
 	private final Deque<Delivery> batched = new ArrayDeque<>();
 
 	/** The suspect waiting to start, if any; guarded by {@link #batched}. */
@@ -95,22 +95,16 @@ final class ReadyQueue {
 	}
 
 	/**
-	 * Puts back a message taken out that may not start now; it goes first in line again (a suspect stays first).
-	 * @return {@code false} if the queue closed meanwhile: the caller hands it back
+	 * Takes out every batched message waiting (the suspect, if one waits, stays), for the caller to hand back: a
+	 * suspect is about to run alone, and the listener keeps nothing else leased meanwhile.
+	 * @return the batched messages that waited, in claim order
 	 */
-	boolean putBack(Delivery delivery) {
+	List<Delivery> takeBatched() {
 		synchronized (this.batched) {
-			if (!this.open) {
-				return false;
-			}
-			if (delivery.suspect()) {
-				this.suspect = delivery;
-			}
-			else {
-				this.batched.addFirst(delivery);
-			}
-			this.size++;
-			return true;
+			List<Delivery> taken = new ArrayList<>(this.batched);
+			this.batched.clear();
+			this.size -= taken.size();
+			return taken;
 		}
 	}
 

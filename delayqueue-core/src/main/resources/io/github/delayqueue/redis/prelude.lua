@@ -562,9 +562,9 @@ local lastUpkeep = nil
 -- counting an attempt (their lease record says attempt 0): a consumer holds them in memory and runs them as handlers
 -- come free; a failure is counted by the call that reports it (fail.lua), and a lease that runs out without an
 -- outcome makes the message a suspect, uncharged, since nobody knows whether its handler started. A suspect (see the
--- 'suspect' key) is leased only if 'suspects' is 1, and then at most one, with its attempt counted in its lease
--- record before its handler starts (the consumer runs it alone), so that a message that kills its JVM uses up its own
--- attempts and nobody else's. A message whose attempts are used up, or that has no stored envelope, goes to the dead
+-- 'suspect' key) is leased only if 'suspects' is 1, and then at most one and nothing beside it, with its attempt
+-- counted in its lease record before its handler starts (the consumer runs it alone), so that a message that kills its
+-- JVM uses up its own attempts and nobody else's, and leaves no other lease behind to make a suspect of. A message whose attempts are used up, or that has no stored envelope, goes to the dead
 -- letters instead. Per message one command (its envelope's bucket); the rest once for the whole claim.
 -- A message past its expiry deadline is not leased: it goes to the dead letters or is dropped, as it says, and counts
 -- in out[6].
@@ -587,20 +587,33 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   if suspectCount > 0 then
     flags = hmget(SUSPECT, ids, 'SMISMEMBER')
   end
-  -- the messages to lease: suspects only as allowed, the rest up to the limit
+  -- the messages to lease: a due suspect alone, if one may be leased (a claim that leases it leases nothing else, so
+  -- that if it kills its consumer, no other message is left leased by that consumer to become a suspect in turn);
+  -- else the batched messages up to the limit, suspects passed over
   local chosen, dueOf = {}, {}
   local leftDue = nil
   local suspectLeased = nil
+  if suspects == 1 and limit >= 1 then
+    for k, id in ipairs(ids) do
+      if flags[k] == 1 and tonumber(due[2 * k]) <= tonumber(nowScore) then
+        chosen[1] = id
+        dueOf[1] = due[2 * k]
+        suspectLeased = id
+        break
+      end
+    end
+  end
   for k, id in ipairs(ids) do
     local suspect = flags[k] == 1
-    if suspect and tonumber(due[2 * k]) > tonumber(nowScore) then
+    if suspectLeased then
+      if suspect and id ~= suspectLeased and leftDue == nil and tonumber(due[2 * k]) <= tonumber(nowScore) then
+        leftDue = due[2 * k]
+      end
+    elseif suspect and tonumber(due[2 * k]) > tonumber(nowScore) then
       -- not due yet: a suspect is leased only once due
-    elseif #chosen < limit and (not suspect or (suspects == 1 and suspectLeased == nil)) then
+    elseif not suspect and #chosen < limit then
       chosen[#chosen + 1] = id
       dueOf[#chosen] = due[2 * k]
-      if suspect then
-        suspectLeased = id
-      end
     elseif suspect and leftDue == nil then
       leftDue = due[2 * k]
     end

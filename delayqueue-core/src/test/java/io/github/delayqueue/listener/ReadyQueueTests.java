@@ -16,9 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A listener's ready queue: what claims lease waits here for a handler thread, a suspect always first whatever was
- * put back meanwhile; each arrival wakes the handler threads; once closed, it takes nothing more and gives back
- * what waited.
+ * A listener's ready queue: what claims lease waits here for a handler thread, a suspect always first; each arrival
+ * wakes the handler threads; once closed, it takes nothing more and gives back what waited.
  */
 class ReadyQueueTests {
 
@@ -33,21 +32,21 @@ class ReadyQueueTests {
 	}
 
 	@Test
-	void aBatchedMessagePutBackAfterASuspectArrivedDoesNotQueueBeforeIt() {
-		this.queue.offer(List.of(delivery("batched", false, 0)));
-		Delivery batched = this.queue.poll(true);
-		assertThat(batched).isNotNull();
-		// a claim leased a suspect meanwhile: the batched message may not start, and goes back
+	void aSuspectGoesFirstAndTheBatchedMessagesCanBeTakenOutBeforeItRuns() {
+		this.queue.offer(List.of(delivery("batched-1", false, 0), delivery("batched-2", false, 1)));
+		// a claim leased a suspect meanwhile: it starts first, while batched messages may not
 		this.queue.offer(List.of(delivery("suspect", true, 1)));
-		assertThat(this.queue.putBack(batched)).isTrue();
 
 		Delivery next = this.queue.poll(false);
 		assertThat(next).as("the suspect starts while batched messages may not").isNotNull();
 		assertThat(next.message().id()).isEqualTo("suspect");
 		assertThat(next.partition()).isEqualTo(1);
 		assertThat(this.queue.poll(false)).isNull();
-		assertThat(this.queue.poll(true).message().id()).isEqualTo("batched");
+		// before it runs alone, the batched messages are taken out to be handed back
+		assertThat(this.queue.takeBatched()).extracting((delivery) -> delivery.message().id())
+			.containsExactly("batched-1", "batched-2");
 		assertThat(this.queue.size()).isZero();
+		assertThat(this.queue.poll(true)).isNull();
 	}
 
 	@Test
@@ -62,7 +61,6 @@ class ReadyQueueTests {
 		assertThat(this.queue.size()).isZero();
 		assertThat(this.queue.hasSuspect()).isFalse();
 		assertThat(this.queue.offer(List.of(delivery("late", false, 0)))).as("a claim that ends later").isFalse();
-		assertThat(this.queue.putBack(delivery("put-back", false, 0))).isFalse();
 		assertThat(this.queue.poll(true)).isNull();
 	}
 

@@ -144,6 +144,33 @@ class RedisMessageStoreTests {
 	}
 
 	@Test
+	void aClaimThatLeasesASuspectLeasesNothingBesideIt() {
+		for (int i = 0; i < 3; i++) {
+			schedule("m" + i, "p" + i);
+		}
+		// a consumer leases two and dies: both come back as suspects
+		assertThat(this.store.leases().claim(TOPIC, 2, 100, 3).messages()).hasSize(2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			this.store.leases().claim(TOPIC, 0, LEASE, 3);
+			return "2".equals(redis.get().call("SCARD", key("suspect")));
+		});
+		schedule("fresh", "p");
+
+		Claim suspectClaim = this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 3, true);
+
+		// alone: if it kills its consumer, nothing else was leased with it to become a suspect in turn
+		assertThat(suspectClaim.messages()).singleElement().satisfies((message) -> {
+			assertThat(message.suspect()).isTrue();
+			assertThat(message.id()).isIn("m0", "m1");
+		});
+		assertThat(suspectClaim.nextWakeDelayMicros()).as("the batched messages are still due").isZero();
+		// a claim that may lease no suspect leases the batched ones, the other suspect passed over
+		Claim batched = this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 3, false);
+		assertThat(batched.messages()).extracting(ClaimedMessage::id).containsExactlyInAnyOrder("m2", "fresh");
+		assertThat(batched.messages()).noneMatch(ClaimedMessage::suspect);
+	}
+
+	@Test
 	void aConsumerThatDiesWithABatchChargesNobodyAndTheKillerUsesUpOnlyItsOwnAttempts() {
 		for (int i = 0; i < 5; i++) {
 			schedule("m" + i, "p" + i);
