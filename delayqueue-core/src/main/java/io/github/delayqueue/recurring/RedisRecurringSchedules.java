@@ -215,7 +215,10 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 				if (previous != null && !previous.topic().equals(schedule.topic())) {
 					changed(name, previous, "-", true);
 				}
-				changed(name, StoredDefinition.decode(name, stored), digest(stored), true);
+				// the ticks that may wait were computed from the definition replaced, not from this one
+				StoredDefinition replaced = (previous != null && previous.topic().equals(schedule.topic())) ? previous
+						: StoredDefinition.decode(name, stored);
+				changed(name, replaced, digest(stored), true);
 				return;
 			}
 			contended(name, attempt);
@@ -452,19 +455,27 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	private void changed(String name, StoredDefinition previous, String digest, boolean reset) {
 		RecurringSchedule schedule = previous.schedule(name);
 		String partition = partitionOf(schedule);
-		List<String> waiting = new ArrayList<>();
-		if (reset) {
-			Long cursor = this.store.cursor(partition, name);
-			if (cursor == null && adoptLegacyCursor(schedule)) {
+		for (int attempt = 1;; attempt++) {
+			List<String> waiting = new ArrayList<>();
+			Long cursor = null;
+			if (reset) {
 				cursor = this.store.cursor(partition, name);
+				if (cursor == null && adoptLegacyCursor(schedule)) {
+					cursor = this.store.cursor(partition, name);
+				}
+				Instant tick = schedule.nextTick(this.clock.instant().minusSeconds(1));
+				for (int i = 0; tick != null && cursor != null && tick.toEpochMilli() <= cursor && i < MAX_AHEAD; i++) {
+					waiting.add(tickId(name, tick));
+					tick = schedule.nextTick(tick);
+				}
 			}
-			Instant tick = schedule.nextTick(this.clock.instant().minusSeconds(1));
-			for (int i = 0; tick != null && cursor != null && tick.toEpochMilli() <= cursor && i < MAX_AHEAD; i++) {
-				waiting.add(tickId(name, tick));
-				tick = schedule.nextTick(tick);
+			// refused if another instance stored a tick (computed from the definition before this change) since the
+			// cursor was read: that tick would be missed, stay, and be stored again from the new definition
+			if (this.store.changed(partition, name, digest, reset, this.clock.millis(), cursor, waiting) >= 0) {
+				return;
 			}
+			contended(name, attempt);
 		}
-		this.store.changed(partition, name, digest, reset, this.clock.millis(), waiting);
 	}
 
 	private static String digest(byte[] stored) {

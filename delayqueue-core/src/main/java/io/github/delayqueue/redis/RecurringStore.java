@@ -193,14 +193,34 @@ public class RecurringStore {
 	 */
 	public long changed(String partition, String name, String digest, boolean reset, long nowMillis,
 			List<String> waitingIds) {
-		byte[][] args = new byte[5 + waitingIds.size()][];
+		return rewind(partition, name, digest, reset, nowMillis, "*", waitingIds);
+	}
+
+	/**
+	 * As {@link #changed(String, String, String, boolean, long, List)}, but a reset only if the schedule's cursor is
+	 * still the one the waiting ids were computed up to: if a tick was stored since (by an instance that read the
+	 * definition before it changed), nothing changes and the caller reads the cursor again.
+	 * @param cursorRead the cursor the waiting ids were computed up to, or {@code null} if none was stored
+	 * @return how many waiting ticks were withdrawn, or {@code -1} if the cursor has moved (nothing changed)
+	 * @since 0.3.0
+	 */
+	public long changed(String partition, String name, String digest, boolean reset, long nowMillis,
+			@Nullable Long cursorRead, List<String> waitingIds) {
+		return rewind(partition, name, digest, reset, nowMillis, (cursorRead != null) ? cursorRead.toString() : "",
+				waitingIds);
+	}
+
+	private long rewind(String partition, String name, String digest, boolean reset, long nowMillis,
+			String cursorRead, List<String> waitingIds) {
+		byte[][] args = new byte[6 + waitingIds.size()][];
 		args[0] = this.keys.pending(partition);
 		args[1] = bytes(name);
 		args[2] = bytes(digest);
 		args[3] = flag(reset);
 		args[4] = bytes(nowMillis);
+		args[5] = bytes(cursorRead);
 		for (int i = 0; i < waitingIds.size(); i++) {
-			args[5 + i] = bytes(waitingIds.get(i));
+			args[6 + i] = bytes(waitingIds.get(i));
 		}
 		Long withdrawn = this.scripts.run(REWIND, ReturnType.INTEGER, args);
 		return withdrawn;

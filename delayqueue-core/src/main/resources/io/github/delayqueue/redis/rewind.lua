@@ -7,11 +7,21 @@
 -- tick that was delivered. A tick that stays (attempted, or leased ahead of its time) keeps the cursor at or past it,
 -- so that tick.lua never takes it for another message's id. A tick stored under an alias (see tick.lua) is withdrawn
 -- under its alias, and the message whose id it avoided is left alone.
+-- The candidates are the ticks up to the cursor the caller read: a reset is refused if the cursor has moved since (an
+-- instance that read the definition before the change stored a later tick meanwhile, which the candidates miss), so
+-- that the caller reads it again and names that tick too; once the digest is recorded no such tick is stored.
 -- ARGV: name, digest of the stored definition ('-' once removed), reset ('1' or '0'), the caller's now (epoch ms),
--- then candidate tick ids ('<name>@<tick ms>')
--- Returns how many waiting ticks were withdrawn.
+-- the cursor the candidates were computed up to ('' if none was stored, '*' to skip the check), then candidate tick
+-- ids ('<name>@<tick ms>')
+-- Returns how many waiting ticks were withdrawn, or -1 (the cursor moved since the caller read it: nothing changed).
 local CURSOR = BASE .. 'recurring'
 local name = ARGV[1]
+if ARGV[3] == '1' and ARGV[5] ~= '*' then
+  local current = redis.call('HGET', CURSOR, name)
+  if (ARGV[5] == '' and current) or (ARGV[5] ~= '' and tonumber(current) ~= tonumber(ARGV[5])) then
+    return -1
+  end
+end
 redis.call('HSET', CURSOR, name .. ':def', ARGV[2])
 if ARGV[3] ~= '1' then
   return 0
@@ -28,7 +38,7 @@ end
 redis.call('HDEL', CURSOR, ALIASES)
 local withdrawn = 0
 local cursor = math.max(nowMs, tonumber(ARGV[4]))
-for i = 5, #ARGV do
+for i = 6, #ARGV do
   local id = aliasOf[ARGV[i]] or ARGV[i]
   local tick = tonumber(string.match(ARGV[i], '@(%d+)$'))
   local score = redis.call('ZSCORE', PENDING, id)

@@ -14,7 +14,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.RedisFixture;
@@ -481,6 +483,52 @@ class RecurringSchedulesTests {
 		schedules.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("y").build());
 		assertThat(schedules.fireDue()).isZero();
 		assertThat(waitingIds("t")).containsExactly(tickId("2027-11-24T10:01:00Z"));
+	}
+
+	@Test
+	void aTickThatAnotherInstanceStoresWhileOneEditsIsStoredOnce() {
+		TestClock clock = new TestClock(Instant.parse("2027-11-24T10:00:59.950Z"));
+		RedisMessageStore messages = this.fixture.store(this.fixture.connectionFactory());
+		RedisDelayedQueue queue = this.fixture.queue(messages);
+		// the other instance read the definitions before the edit, and stores the tick it computed from them late
+		AtomicReference<Map<String, byte[]>> readBeforeTheEdit = new AtomicReference<>();
+		RecurringStore otherStore = new RecurringStore(messages) {
+			@Override
+			public Map<String, byte[]> all() {
+				Map<String, byte[]> read = readBeforeTheEdit.get();
+				return (read != null) ? read : super.all();
+			}
+		};
+		RedisRecurringSchedules other = instance(clock, otherStore, queue, TopicPartitioning.NONE);
+		AtomicBoolean editing = new AtomicBoolean();
+		AtomicBoolean raced = new AtomicBoolean();
+		RecurringStore editingStore = new RecurringStore(messages) {
+			@Override
+			public Long cursor(String partition, String name) {
+				Long read = super.cursor(partition, name);
+				if (editing.get() && raced.compareAndSet(false, true)) {
+					// right after the edit read the cursor (to name the waiting ticks), before its rewind
+					assertThat(other.fireDue()).as("the other instance stores the next tick").isEqualTo(1);
+				}
+				return read;
+			}
+		};
+		RedisRecurringSchedules edits = instance(clock, editingStore, queue, TopicPartitioning.NONE);
+		edits.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("x").build());
+		readBeforeTheEdit.set(new RecurringStore(messages).all());
+
+		editing.set(true);
+		edits.define(RecurringSchedule.builder("minutely", "t").cron("0 * * * * *").payload("y").build());
+		editing.set(false);
+		readBeforeTheEdit.set(null);
+		assertThat(raced).isTrue();
+		edits.fireDue();
+		other.fireDue();
+
+		String tickId = tickId("2027-11-24T10:01:00Z");
+		assertThat(waitingIds("t")).as("the tick, once").containsExactly(tickId);
+		assertThat(queue.lookup("t", tickId)).hasValueSatisfying(
+				(info) -> assertThat(info.payload(String.class)).as("as edited").isEqualTo("y"));
 	}
 
 	@Test
