@@ -1,5 +1,7 @@
 package io.github.delayqueue.listener;
 
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -7,6 +9,7 @@ import java.util.function.Function;
 
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.ClaimedMessage;
+import io.github.delayqueue.redis.Lease;
 
 /**
  * Keeps one listener's suspects apart: a suspect is a message whose lease ran out without an outcome, so it may have
@@ -36,8 +39,8 @@ final class CrashIsolation {
 	/** Guarded by {@link #lock}. */
 	private boolean suspectHeld;
 
-	/** Batched handlers running now; guarded by {@link #lock}. */
-	private int batchedRunning;
+	/** The leases of the batched handlers running now; guarded by {@link #lock}. */
+	private final Set<Lease> batchedRunning = new HashSet<>();
 
 	private volatile boolean suspectHeldFlag;
 
@@ -74,22 +77,28 @@ final class CrashIsolation {
 
 	/**
 	 * Counts the start of a batched message's handler, unless a suspect is held.
+	 * @param lease the message's lease
 	 * @return {@code false} if a suspect is held: the message must not start now
 	 */
-	boolean tryStartBatched() {
+	boolean tryStartBatched(Lease lease) {
 		synchronized (this.lock) {
 			if (this.suspectHeld) {
 				return false;
 			}
-			this.batchedRunning++;
+			this.batchedRunning.add(lease);
 			return true;
 		}
 	}
 
-	/** Counts the end of a batched message's handler that {@link #tryStartBatched()} let start. */
-	void batchedEnded() {
+	/**
+	 * Counts the end of a batched message's handler that {@link #tryStartBatched} let start: when its thread returns,
+	 * or earlier when its outcome was decided without it (it timed out, or was handed back on stop while it still
+	 * ran), so that a handler that never returns holds no suspect back. Idempotent.
+	 * @param lease the message's lease
+	 */
+	void batchedEnded(Lease lease) {
 		synchronized (this.lock) {
-			if (--this.batchedRunning == 0 && this.suspectHeld) {
+			if (this.batchedRunning.remove(lease) && this.batchedRunning.isEmpty() && this.suspectHeld) {
 				this.lock.notifyAll();
 			}
 		}
@@ -103,7 +112,7 @@ final class CrashIsolation {
 	 */
 	boolean awaitAlone(BooleanSupplier stillWanted) throws InterruptedException {
 		synchronized (this.lock) {
-			while (this.batchedRunning > 0) {
+			while (!this.batchedRunning.isEmpty()) {
 				if (!stillWanted.getAsBoolean()) {
 					return false;
 				}

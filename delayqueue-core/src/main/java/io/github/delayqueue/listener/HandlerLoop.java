@@ -112,7 +112,7 @@ final class HandlerLoop {
 			return;
 		}
 		CrashIsolation isolation = this.context.isolation();
-		if (!isolation.tryStartBatched()) {
+		if (!isolation.tryStartBatched(lease)) {
 			// a suspect was leased meanwhile: the listener keeps nothing else leased while it runs, so this one goes
 			// back (unstarted, uncharged) and is leased again after it
 			partition.handBack(List.of(lease));
@@ -127,7 +127,7 @@ final class HandlerLoop {
 			}
 		}
 		finally {
-			isolation.batchedEnded();
+			isolation.batchedEnded(lease);
 		}
 	}
 
@@ -139,13 +139,17 @@ final class HandlerLoop {
 	private void startSuspect(Delivery delivery, Partition partition) {
 		Lease lease = delivery.message().lease();
 		try {
-			if (awaitAlone()) {
+			boolean alone = awaitAlone();
+			if (alone) {
 				handBackBatched();
 				Duration settleFor = this.context.options().visibilityTimeout();
 				this.partitions.forEach((each) -> each.acknowledger().settle(settleFor));
+			}
+			if (alone && this.active) {
 				decorateAndRun(delivery, partition);
 			}
 			else {
+				// stopped meanwhile (while it waited to be alone, or for the acknowledgements to settle)
 				partition.handBack(List.of(lease));
 			}
 		}

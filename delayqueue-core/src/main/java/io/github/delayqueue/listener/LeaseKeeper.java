@@ -216,6 +216,8 @@ final class LeaseKeeper {
 				unstarted.add(lease);
 			}
 			else {
+				// its handler still runs and may never return: it holds no suspect back any more
+				this.isolation.batchedEnded(lease);
 				try {
 					this.store.leases().retry(this.partition, lease, 0, reason, true);
 				}
@@ -229,6 +231,12 @@ final class LeaseKeeper {
 			}
 		}
 		release(unstarted);
+		// a suspect whose outcome was decided without its handler (it timed out) and whose thread never returned:
+		// nothing of it is held here any more, so its isolation ends with the stop
+		Lease suspect = this.suspect.get();
+		if (suspect != null && !this.held.containsKey(suspect)) {
+			ended(suspect);
+		}
 	}
 
 	/**

@@ -38,6 +38,8 @@ final class MessageRunner {
 
 	private final FailedDeliveries failures;
 
+	private final CrashIsolation isolation;
+
 	private volatile boolean active;
 
 	private volatile @Nullable Executor io;
@@ -56,6 +58,7 @@ final class MessageRunner {
 		this.invoker = invoker;
 		this.prefetch = context.prefetch();
 		this.failures = new FailedDeliveries(context);
+		this.isolation = context.isolation();
 	}
 
 	/**
@@ -156,6 +159,15 @@ final class MessageRunner {
 		DeliveredMessage message = this.invoker.deliveredMessage(delivery);
 		report(this.failures.apply(partition, message, lease, failure, this.failures.decide(message, failure)),
 				System.nanoTime() - startNanos, failure, false);
+		// its outcome is recorded: a handler that ignores the interrupt and never returns holds nothing back (a
+		// suspect's isolation opens, a batched one no longer keeps the next suspect waiting)
+		if (delivery.suspect()) {
+			partition.leases().ended(lease);
+			partition.requestClaim();
+		}
+		else {
+			this.isolation.batchedEnded(lease);
+		}
 		try {
 			this.monitor.handlerTimedOut(this.topic);
 		}

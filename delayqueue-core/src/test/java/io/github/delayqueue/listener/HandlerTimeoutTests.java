@@ -13,6 +13,7 @@ import io.github.delayqueue.Listeners;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -86,6 +87,73 @@ class HandlerTimeoutTests {
 			this.queue.schedule("timeouts", "quick", "x", Duration.ZERO);
 			await().atMost(WAIT).until(() -> handled.contains("quick"));
 			assertThat(release.getCount()).as("handled while the timed-out message's retry still runs").isOne();
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
+	void aSuspectThatTimesOutAndNeverReturnsHoldsTheListenerBackNoLonger() throws InterruptedException {
+		CountDownLatch release = new CountDownLatch(1);
+		List<String> handled = new CopyOnWriteArrayList<>();
+		RedisMessageStore store = this.fixture.store(this.fixture.connectionFactory());
+		this.queue.schedule("stuck-suspect", "hangs", "x", Duration.ZERO);
+		// a consumer leases it and dies: it comes back as a suspect
+		assertThat(store.leases().claim("stuck-suspect", 1, 100, 10).messages()).hasSize(1);
+		Listeners listeners = this.fixture.consumer().listeners();
+		listeners.register(ListenerRegistration.of("stuck-suspect", String.class, (payload, message) -> {
+			if (message.id().equals("hangs")) {
+				awaitUninterruptibly(release);
+				return;
+			}
+			handled.add(message.id());
+		}, ListenerOptions.builder().handlerTimeout(Duration.ofMillis(200)).build()));
+		try {
+			await().atMost(WAIT).until(() -> store.messages().stats("stuck-suspect").retrying() == 1);
+			this.queue.schedule("stuck-suspect", "next", "x", Duration.ZERO);
+			await().atMost(WAIT).until(() -> handled.contains("next"));
+			assertThat(release.getCount()).as("handled while the timed-out suspect's thread still runs").isOne();
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
+	void aBatchedHandlerThatTimesOutAndNeverReturnsHoldsNoSuspectBack() throws InterruptedException {
+		CountDownLatch release = new CountDownLatch(1);
+		List<String> handled = new CopyOnWriteArrayList<>();
+		List<String> suspects = new CopyOnWriteArrayList<>();
+		RedisMessageStore store = this.fixture.store(this.fixture.connectionFactory());
+		Listeners listeners = this.fixture.consumer().listeners();
+		listeners.register(ListenerRegistration.of("stuck-batched", String.class, (payload, message) -> {
+			if (message.id().equals("hangs")) {
+				awaitUninterruptibly(release);
+				return;
+			}
+			if (message.redelivered()) {
+				suspects.add(message.id());
+			}
+			handled.add(message.id());
+		}, ListenerOptions.builder()
+			.handlerTimeout(Duration.ofMillis(200))
+			.errorHandler((message, failure) -> FailureAction.deadLetter())
+			.build()));
+		try {
+			this.queue.schedule("stuck-batched", "hangs", "x", Duration.ZERO);
+			await().atMost(WAIT).until(() -> store.messages().stats("stuck-batched").dead() == 1);
+			// another consumer leases a message and dies: it comes back as a suspect, which runs once no batched
+			// handler runs
+			// another consumer leases a message ahead of its due time and dies: it comes back as a suspect when due,
+			// which runs once no batched handler runs
+			this.queue.schedule("stuck-batched", "suspect", "x", Duration.ofSeconds(1));
+			assertThat(store.leases()
+				.claim("stuck-batched", List.of(), 1, 3000, 10, true, TimeUnit.MILLISECONDS.toMicros(1500))
+				.messages()).extracting((message) -> message.id()).containsExactly("suspect");
+			await().atMost(WAIT).until(() -> handled.contains("suspect"));
+			assertThat(suspects).as("it ran as a suspect").containsExactly("suspect");
+			assertThat(release.getCount()).as("run while the timed-out handler's thread still runs").isOne();
 		}
 		finally {
 			release.countDown();
