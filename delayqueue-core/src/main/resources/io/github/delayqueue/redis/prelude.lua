@@ -594,13 +594,28 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   local leftDue = nil
   local suspectLeased = nil
   if suspects == 1 and limit >= 1 then
+    -- of the due suspects, the one charged for the fewest runs first (the earliest due among them): a message that
+    -- killed its consumer as a suspect has been charged for it, so the neighbours that merely ran beside it (never
+    -- charged) are cleared before it runs, and kills, again
+    local dueSuspects, at = {}, {}
     for k, id in ipairs(ids) do
       if flags[k] == 1 and tonumber(due[2 * k]) <= tonumber(nowScore) then
-        chosen[1] = id
-        dueOf[1] = due[2 * k]
-        suspectLeased = id
-        break
+        dueSuspects[#dueSuspects + 1] = id
+        at[#dueSuspects] = k
       end
+    end
+    if #dueSuspects > 0 then
+      local charged = (#dueSuspects > 1) and hmget(TRIES, dueSuspects) or {}
+      local best, fewest = 1, nil
+      for i = 1, #dueSuspects do
+        local n = count(charged[i]) or 0
+        if fewest == nil or n < fewest then
+          best, fewest = i, n
+        end
+      end
+      chosen[1] = dueSuspects[best]
+      dueOf[1] = due[2 * at[best]]
+      suspectLeased = chosen[1]
     end
   end
   for k, id in ipairs(ids) do

@@ -171,6 +171,32 @@ class RedisMessageStoreTests {
 	}
 
 	@Test
+	void ofTheDueSuspectsTheOneChargedForTheFewestRunsIsLeasedFirst() {
+		schedule("killer", "k");
+		schedule("neighbour", "n");
+		// a consumer leases both and dies: both come back as suspects, neither charged
+		assertThat(this.store.leases().claim(TOPIC, 2, 100, 5).messages()).hasSize(2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			this.store.leases().claim(TOPIC, 0, LEASE, 5);
+			return "2".equals(redis.get().call("SCARD", key("suspect")));
+		});
+		// the earliest due runs first, charged as it is leased, and kills its consumer again
+		ClaimedMessage first = this.store.leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages().get(0);
+		assertThat(first.id()).isEqualTo("killer");
+		assertThat(first.attempt()).isEqualTo(1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			this.store.leases().claim(TOPIC, 0, LEASE, 5);
+			return "2".equals(redis.get().call("SCARD", key("suspect")));
+		});
+
+		// now the neighbour, never charged, runs before the killer runs (and kills) again
+		ClaimedMessage next = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages().get(0);
+		assertThat(next.id()).isEqualTo("neighbour");
+		assertThat(next.suspect()).isTrue();
+		assertThat(next.attempt()).isEqualTo(1);
+	}
+
+	@Test
 	void aConsumerThatDiesWithABatchChargesNobodyAndTheKillerUsesUpOnlyItsOwnAttempts() {
 		for (int i = 0; i < 5; i++) {
 			schedule("m" + i, "p" + i);
