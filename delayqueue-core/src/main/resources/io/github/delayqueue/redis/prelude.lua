@@ -605,7 +605,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       end
     end
     if #dueSuspects > 0 then
-      local charged = (#dueSuspects > 1) and hmget(TRIES, dueSuspects) or {}
+      local charged = hmget(TRIES, dueSuspects)
       local best, fewest = 1, nil
       for i = 1, #dueSuspects do
         local n = count(charged[i]) or 0
@@ -613,9 +613,18 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
           best, fewest = i, n
         end
       end
-      chosen[1] = dueSuspects[best]
-      dueOf[1] = due[2 * at[best]]
-      suspectLeased = chosen[1]
+      -- every due suspect has been charged for a run before (it may well be a message that kills its consumer): such
+      -- suspects run one at a time across every consumer, so that they take down one consumer at a time while the
+      -- others go on with the rest; the one running is named in meta ('srun') while it is leased
+      local running = (fewest > 0) and redis.call('HGET', META, 'srun') or nil
+      if not (running and redis.call('ZSCORE', LEASED, running)) then
+        chosen[1] = dueSuspects[best]
+        dueOf[1] = due[2 * at[best]]
+        suspectLeased = chosen[1]
+        if fewest > 0 then
+          redis.call('HSET', META, 'srun', suspectLeased)
+        end
+      end
     end
   end
   for k, id in ipairs(ids) do

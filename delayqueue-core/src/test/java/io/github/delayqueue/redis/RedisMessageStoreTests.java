@@ -197,6 +197,43 @@ class RedisMessageStoreTests {
 	}
 
 	@Test
+	void suspectsChargedBeforeRunOneAtATimeAcrossConsumers() {
+		schedule("a", "a");
+		schedule("b", "b");
+		// leased and lost three times over: first as a batch, then each as a suspect, charged
+		assertThat(this.store.leases().claim(TOPIC, 2, 100, 5).messages()).hasSize(2);
+		awaitSuspects(2);
+		assertThat(this.store.leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages()).singleElement()
+			.satisfies((message) -> assertThat(message.id()).isEqualTo("a"));
+		awaitSuspects(2);
+		assertThat(this.store.leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages()).singleElement()
+			.satisfies((message) -> assertThat(message.id()).as("never charged: first").isEqualTo("b"));
+		awaitSuspects(2);
+		schedule("fresh", "f");
+
+		ClaimedMessage running = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages().get(0);
+		assertThat(running.suspect()).isTrue();
+		assertThat(running.attempt()).isEqualTo(2);
+		// another consumer, which may lease a suspect, gets none while that one runs: it goes on with the rest
+		Claim other = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 5, true);
+		assertThat(other.messages()).extracting(ClaimedMessage::id).containsExactly("fresh");
+		assertThat(other.messages()).noneMatch(ClaimedMessage::suspect);
+
+		assertThat(this.store.leases().ack(TOPIC, List.of(running.lease()))).isEqualTo(1);
+		ClaimedMessage next = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages().get(0);
+		assertThat(next.suspect()).isTrue();
+		assertThat(next.id()).isNotEqualTo(running.id());
+	}
+
+	private void awaitSuspects(int count) {
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			this.store.leases().claim(TOPIC, 0, LEASE, 5);
+			return String.valueOf(count).equals(redis.get().call("SCARD", key("suspect")))
+					&& "0".equals(redis.get().call("ZCOUNT", key("leased"), "-inf", "+inf"));
+		});
+	}
+
+	@Test
 	void aConsumerThatDiesWithABatchChargesNobodyAndTheKillerUsesUpOnlyItsOwnAttempts() {
 		for (int i = 0; i < 5; i++) {
 			schedule("m" + i, "p" + i);
