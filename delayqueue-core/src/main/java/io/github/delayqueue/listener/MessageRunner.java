@@ -113,11 +113,12 @@ final class MessageRunner {
 		ListenerInvoker.Result result = this.invoker.invoke(delivery);
 		long duration = System.nanoTime() - start;
 		this.prefetch.completed();
+		Throwable failure = result.failure();
 		if (watch != null && watch.finish()) {
-			// ended as failed by the timeout already
+			// ended as failed by the timeout already; an Error the handler died of after it still goes up
+			rethrowIfFatal(failure);
 			return;
 		}
-		Throwable failure = result.failure();
 		if (failure == null) {
 			if (leases.take(lease)) {
 				partition.acknowledger().acknowledge(lease, delivery.suspect());
@@ -131,6 +132,11 @@ final class MessageRunner {
 			report(this.failures.apply(partition, message, lease, failure, action), duration, failure,
 					result.observed());
 		}
+		rethrowIfFatal(failure);
+	}
+
+	/** An Error (other than a failed assertion) goes up to the thread, once the outcome is recorded. */
+	private static void rethrowIfFatal(@Nullable Throwable failure) {
 		if (failure instanceof Error error && !(failure instanceof AssertionError)) {
 			throw error;
 		}
