@@ -280,7 +280,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 
 	/**
 	 * Sets the lifecycle phase.
-	 * @param phase the phase; must be higher than the scheduler's
+	 * @param phase the phase; must be higher than the wake-up timer's
 	 */
 	public void setPhase(int phase) {
 		this.phase = phase;

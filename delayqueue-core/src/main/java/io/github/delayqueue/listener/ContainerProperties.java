@@ -206,7 +206,7 @@ public final class ContainerProperties {
 	/**
 	 * Sets the lifecycle phase, for a container that is a bean of its own; containers owned by a registry start and
 	 * stop in the registry's phase.
-	 * @param phase the phase; must be higher than the scheduler's
+	 * @param phase the phase; must be higher than the wake-up timer's
 	 */
 	public void setPhase(int phase) {
 		this.phase = phase;

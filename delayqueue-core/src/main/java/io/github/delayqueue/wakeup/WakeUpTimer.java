@@ -220,7 +220,7 @@ public class WakeUpTimer implements SmartLifecycle {
 	}
 
 	/**
-	 * Sets whether the scheduler starts with the application context.
+	 * Sets whether the timer starts with the application context.
 	 * @param autoStartup whether to start automatically
 	 */
 	public void setAutoStartup(boolean autoStartup) {

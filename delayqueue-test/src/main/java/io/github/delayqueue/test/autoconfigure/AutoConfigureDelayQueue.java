@@ -11,7 +11,7 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 
 /**
  * {@link ImportAutoConfiguration Auto-configuration imports} for what a delayed queue needs: the Redis connection,
- * Jackson, validation where present, and delayqueue's auto-configuration (the queue, the scheduler, the listener
+ * Jackson, validation where present, and delayqueue's auto-configuration (the queue, the wake-up timer, the listener
  * containers and {@code @DelayedListener} support). Most tests use {@link DelayQueueTest @DelayQueueTest} instead.
  *
  * @since 0.3.0
