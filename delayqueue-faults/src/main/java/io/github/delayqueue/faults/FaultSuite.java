@@ -150,6 +150,11 @@ public final class FaultSuite {
 		if (outcome.figures().lost() > 0) {
 			notes.add("lost e.g. " + String.join(", ", outcome.figures().lostSample()));
 		}
+		Integer unfinished = outcome.figures().unfinished();
+		if (unfinished != null && unfinished > 0) {
+			notes.add("unfinished (still in Redis when the suite stopped waiting) e.g. "
+					+ String.join(", ", outcome.figures().unfinishedSample()));
+		}
 		return String.join("; ", notes);
 	}
 

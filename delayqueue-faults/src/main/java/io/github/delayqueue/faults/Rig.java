@@ -19,6 +19,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One run's set-up: a Redis server with an append-only file, the queue's producer under a steady load, and the
@@ -230,8 +231,14 @@ final class Rig implements AutoCloseable {
 		joinSupervisor();
 		Set<String> crashed = new HashSet<>();
 		this.everyWorker.stream().filter(WorkerProcess::crashed).forEach((w) -> crashed.add(w.incarnation()));
-		Tally.Figures figures = Tally.count(this.producer.sent(), Ledger.read(this.directory), crashed, this.events,
-				this.sizes.leaseMillis());
+		// what is not handled yet is looked up first, the ledger read after: a message handled in between is in the
+		// ledger (a handler writes its line before its acknowledgement can delete the message), so none counts as
+		// gone that was only on its way
+		@Nullable Map<String, QueueClient.Held> held = this.client
+			.held(Tally.unhandled(this.producer.sent(), Ledger.read(this.directory)));
+		List<Ledger.Delivery> deliveries = Ledger.read(this.directory);
+		Tally.Figures figures = Tally.count(this.producer.sent(), deliveries, crashed, this.events,
+				this.sizes.leaseMillis(), held);
 		Set<String> deadLetters = this.client.deadLetterIds();
 		int normalDead = 0;
 		for (String key : this.producer.sent().keySet()) {

@@ -32,6 +32,7 @@ class FaultSuiteSmokeTests {
 			Tally.Figures figures = outcome.figures();
 			assertThat(figures.sent()).as(row.fault() + ": sent").isPositive();
 			assertThat(figures.lost()).as(row.fault() + ": lost " + figures.lostSample()).isZero();
+			assertThat(figures.unfinished()).as(row.fault() + ": unfinished " + figures.unfinishedSample()).isZero();
 			assertThat(figures.early()).as(row.fault() + ": early").isZero();
 			assertThat(figures.duplicated()).as(row.fault() + ": duplicates no crash explains "
 					+ figures.unexplainedSample()).isEqualTo(figures.explained());
@@ -44,7 +45,8 @@ class FaultSuiteSmokeTests {
 			.singleElement()
 			.satisfies((row) -> assertThat(row.outcome().poisonSent()).isEqualTo(3));
 		assertThat(this.out.resolve("faults-smoke.md")).content().contains("| consumer crash | delayqueue |");
-		assertThat(this.out.resolve("faults-smoke.json")).content().contains("\"lost\" : 0");
+		assertThat(this.out.resolve("faults-smoke.json")).content().contains("\"lost\" : 0").contains("\"unfinished\" : 0");
+		assertThat(this.out.resolve("faults-smoke.md")).content().contains("| lost | unfinished |");
 	}
 
 }
