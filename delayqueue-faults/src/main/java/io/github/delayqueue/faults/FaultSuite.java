@@ -124,6 +124,9 @@ public final class FaultSuite {
 		long started = System.nanoTime();
 		try (Rig rig = new Rig(directory, sizes, fault.setup(sizes, redisson))) {
 			Rig.sleep(sizes.settle());
+			if (fault.timeline()) {
+				rig.traceTimeline();
+			}
 			fault.inject(rig);
 			Rig.sleep(sizes.settle());
 			Rig.Outcome outcome = rig.finish();

@@ -52,6 +52,13 @@ final class Rig implements AutoCloseable {
 
 	private volatile boolean supervising = true;
 
+	/** When the fault started, if its timeline is traced; else 0. */
+	private volatile long faultStartedAt;
+
+	private final List<Timeline.Sample> samples = new CopyOnWriteArrayList<>();
+
+	private @Nullable Thread sampler;
+
 	private int incarnations;
 
 	private int crashes;
@@ -201,6 +208,51 @@ final class Rig implements AutoCloseable {
 	}
 
 	/**
+	 * Traces the run's {@link Timeline} from now on, the fault's start: the outcome will carry it. For delayqueue, a
+	 * thread of its own samples what Redis holds (suspects, leases) every 100 ms, on a connection of its own.
+	 */
+	void traceTimeline() {
+		this.faultStartedAt = System.currentTimeMillis();
+		if (!this.setup.redisson()) {
+			this.sampler = new Thread(this::sample, "sampler");
+			this.sampler.setDaemon(true);
+			this.sampler.start();
+		}
+	}
+
+	private void sample() {
+		String base = DelayQueueConsumer.PREFIX + ":{" + DelayQueueConsumer.TOPIC + "}:";
+		RedisClient sampling = RedisClient.create(RedisURI.builder()
+			.withHost("127.0.0.1")
+			.withPort(this.redis.port())
+			.withTimeout(Duration.ofSeconds(1))
+			.build());
+		try (StatefulRedisConnection<String, String> connection = sampling.connect()) {
+			RedisCommands<String, String> redis = connection.sync();
+			while (this.supervising) {
+				try {
+					long at = System.currentTimeMillis();
+					long suspects = redis.scard(base + "suspect");
+					long leased = redis.zcard(base + "leased");
+					String running = redis.hget(base + "meta", "srun");
+					boolean chargedLeased = running != null && redis.zscore(base + "leased", running) != null;
+					this.samples.add(new Timeline.Sample(at, (int) suspects, (int) leased, chargedLeased));
+				}
+				catch (RuntimeException ex) {
+					// Redis unreachable for a moment: no sample
+				}
+				sleep(Duration.ofMillis(100));
+			}
+		}
+		catch (RuntimeException ex) {
+			FaultSuite.log("sampling Redis ended: " + ex);
+		}
+		finally {
+			sampling.shutdown();
+		}
+	}
+
+	/**
 	 * Stops the load, waits until every acknowledged message was handled or the queue holds nothing more (up to the
 	 * last due time plus every attempt's lease and 30 s), and counts.
 	 * @return the run's figures
@@ -229,6 +281,7 @@ final class Rig implements AutoCloseable {
 		}
 		this.supervising = false;
 		joinSupervisor();
+		joinSampler();
 		Set<String> crashed = new HashSet<>();
 		this.everyWorker.stream().filter(WorkerProcess::crashed).forEach((w) -> crashed.add(w.incarnation()));
 		// what is not handled yet is looked up first, the ledger read after: a message handled in between is in the
@@ -247,8 +300,23 @@ final class Rig implements AutoCloseable {
 			}
 		}
 		int poisonDead = (int) this.producer.poisons().keySet().stream().filter(deadLetters::contains).count();
+		Timeline timeline = (this.faultStartedAt == 0) ? null
+				: Timeline.of(this.faultStartedAt, this.producer.sent(), deliveries,
+						this.everyWorker.stream().map(WorkerProcess::lifetime).toList(), List.copyOf(this.samples));
 		return new Outcome(figures, this.events.size(), this.crashes, this.producer.failedCalls(), normalDead,
-				this.producer.poisons().size(), poisonDead, List.copyOf(this.notes));
+				this.producer.poisons().size(), poisonDead, List.copyOf(this.notes), timeline);
+	}
+
+	private void joinSampler() {
+		Thread thread = this.sampler;
+		if (thread != null) {
+			try {
+				thread.join(5_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	private long remaining() {
@@ -274,6 +342,7 @@ final class Rig implements AutoCloseable {
 		this.supervising = false;
 		this.producer.close();
 		joinSupervisor();
+		joinSampler();
 		synchronized (this) {
 			for (WorkerProcess worker : this.slots) {
 				if (worker.isAlive()) {
@@ -336,9 +405,11 @@ final class Rig implements AutoCloseable {
 	 * @param poisonSent poison messages sent
 	 * @param poisonDeadLettered of them, those found among the dead letters
 	 * @param notes what the faults noted
+	 * @param timeline where the lateness came from, for faults that trace it ({@link Fault#timeline()}); else
+	 * {@code null}
 	 */
 	record Outcome(Tally.Figures figures, int faults, int crashes, int failedCalls, int normalDeadLettered,
-			int poisonSent, int poisonDeadLettered, List<String> notes) {
+			int poisonSent, int poisonDeadLettered, List<String> notes, @Nullable Timeline timeline) {
 	}
 
 }
