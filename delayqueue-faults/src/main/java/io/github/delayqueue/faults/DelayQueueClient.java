@@ -2,14 +2,20 @@ package io.github.delayqueue.faults;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 import io.github.delayqueue.DeadLetter;
+import io.github.delayqueue.MessageInfo;
+import io.github.delayqueue.MessageState;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
+import io.github.delayqueue.payload.PayloadConversionException;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
 
@@ -63,6 +69,34 @@ final class DelayQueueClient implements QueueClient {
 			if (page.size() < DEAD_LETTER_PAGE) {
 				return ids;
 			}
+		}
+	}
+
+	/**
+	 * Looks each message up by id ({@code lookup}); a message the queue holds under the same id but of another
+	 * generation (the id was scheduled again after this one was handled) does not count as this one.
+	 */
+	@Override
+	public Map<String, Held> held(Collection<String> keys) {
+		Map<String, Held> held = new HashMap<>();
+		for (String key : keys) {
+			this.queue.lookup(DelayQueueConsumer.TOPIC, Work.idOf(key))
+				.filter((info) -> sameGeneration(info, key))
+				.ifPresent((info) -> held.put(key, new Held(info.state().name(), info.attempts())));
+		}
+		return held;
+	}
+
+	private static boolean sameGeneration(MessageInfo info, String key) {
+		if (info.state() == MessageState.DEAD) {
+			// a dead letter's payload may be unreadable: its id is what the dead-letter count goes by too
+			return true;
+		}
+		try {
+			return key.equals(info.payload(Work.class).key());
+		}
+		catch (PayloadConversionException ex) {
+			return true;
 		}
 	}
 

@@ -55,7 +55,7 @@ final class DelayQueueConsumer implements AutoCloseable {
 						throw new IllegalStateException("poison message " + work.key());
 					}
 					Thread.sleep(settings.handlerMillis());
-					ledger.record(work.key(), message.attempt(), startedAt);
+					ledger.record(work.key(), message.attempt(), startedAt, message.redelivered());
 				}, options), store, new JacksonPayloadConverter(), this.scheduler);
 		this.scheduler.start();
 		this.container.start();

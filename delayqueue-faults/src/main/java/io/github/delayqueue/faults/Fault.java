@@ -29,6 +29,14 @@ interface Fault {
 	}
 
 	/**
+	 * Whether the row's JSON carries a {@link Timeline} of the run (where its lateness came from).
+	 * @return {@code true} to trace it from the fault's start
+	 */
+	default boolean timeline() {
+		return false;
+	}
+
+	/**
 	 * The run's set-up.
 	 * @param sizes the run's sizes
 	 * @param redisson whether Redisson is under test

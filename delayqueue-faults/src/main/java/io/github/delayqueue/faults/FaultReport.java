@@ -45,18 +45,19 @@ final class FaultReport {
 		StringBuilder out = new StringBuilder();
 		out.append("| environment | value |\n|---|---|\n");
 		this.environment.forEach((key, value) -> out.append("| ").append(key).append(" | ").append(value).append(" |\n"));
-		out.append("\n| fault | system | faults | sent | delivered | lost | duplicated (explained) | early "
-				+ "| max lateness | time to recover | notes |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+		out.append("\n| fault | system | faults | sent | delivered | lost | unfinished | duplicated (explained) | early "
+				+ "| max lateness | time to recover | notes |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 		for (Row row : this.rows) {
 			Rig.Outcome outcome = row.outcome();
 			out.append("| ").append(row.fault()).append(" | ").append(row.system()).append(" | ");
 			if (outcome == null) {
-				out.append("– | – | – | – | – | – | – | – | ");
+				out.append("– | – | – | – | – | – | – | – | – | ");
 			}
 			else {
 				Tally.Figures figures = outcome.figures();
 				out.append(outcome.faults()).append(" | ").append(figures.sent()).append(" | ")
 					.append(figures.delivered()).append(" | ").append(figures.lost()).append(" | ")
+					.append(unfinished(figures)).append(" | ")
 					.append(figures.duplicated()).append(" (").append(figures.explained()).append(") | ")
 					.append(figures.early()).append(" | ").append(seconds(figures.maxLatenessMillis())).append(" | ")
 					.append(seconds(figures.recoverMillis())).append(" | ");
@@ -72,6 +73,20 @@ final class FaultReport {
 			}
 		}
 		return out.toString();
+	}
+
+	/** {@code n/a} where the queue cannot be asked; else the count, with the states of any. */
+	static String unfinished(Tally.Figures figures) {
+		if (figures.unfinished() == null) {
+			return "n/a";
+		}
+		if (figures.unfinished() == 0) {
+			return "0";
+		}
+		StringBuilder states = new StringBuilder();
+		figures.unfinishedStates().forEach((state, count) -> states.append((states.length() > 0) ? ", " : "")
+			.append(count).append(' ').append(state));
+		return figures.unfinished() + " (" + states + ")";
 	}
 
 	private static String seconds(long millis) {

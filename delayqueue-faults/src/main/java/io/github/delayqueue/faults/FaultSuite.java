@@ -124,6 +124,9 @@ public final class FaultSuite {
 		long started = System.nanoTime();
 		try (Rig rig = new Rig(directory, sizes, fault.setup(sizes, redisson))) {
 			Rig.sleep(sizes.settle());
+			if (fault.timeline()) {
+				rig.traceTimeline();
+			}
 			fault.inject(rig);
 			Rig.sleep(sizes.settle());
 			Rig.Outcome outcome = rig.finish();
@@ -149,6 +152,11 @@ public final class FaultSuite {
 		}
 		if (outcome.figures().lost() > 0) {
 			notes.add("lost e.g. " + String.join(", ", outcome.figures().lostSample()));
+		}
+		Integer unfinished = outcome.figures().unfinished();
+		if (unfinished != null && unfinished > 0) {
+			notes.add("unfinished (still in Redis when the suite stopped waiting) e.g. "
+					+ String.join(", ", outcome.figures().unfinishedSample()));
 		}
 		return String.join("; ", notes);
 	}

@@ -48,9 +48,9 @@ final class Ledger {
 				for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
 					String[] fields = line.split(" ");
 					// a line cut short by a crash has fewer fields: its handler did not finish writing
-					if (fields.length == 4 && "end".equals(fields[3])) {
+					if (fields.length == 5 && "end".equals(fields[4])) {
 						deliveries.add(new Delivery(fields[0], Integer.parseInt(fields[1]), Long.parseLong(fields[2]),
-								incarnation));
+								incarnation, "r".equals(fields[3])));
 					}
 				}
 			}
@@ -68,8 +68,15 @@ final class Ledger {
 	 * @param attempt the delivery attempt the handler was given
 	 * @param startedAt when the handler started, epoch milliseconds on the real clock
 	 * @param incarnation the worker JVM that handled it
+	 * @param redelivered whether the queue said it was delivered before without an outcome (its lease ran out: the
+	 * consumer that held it died or stood still); always {@code false} for Redisson, which cannot tell
 	 */
-	record Delivery(String key, int attempt, long startedAt, String incarnation) {
+	record Delivery(String key, int attempt, long startedAt, String incarnation, boolean redelivered) {
+
+		Delivery(String key, int attempt, long startedAt, String incarnation) {
+			this(key, attempt, startedAt, incarnation, false);
+		}
+
 	}
 
 	/** Appends deliveries to one worker's file. */
@@ -87,9 +94,9 @@ final class Ledger {
 			}
 		}
 
-		synchronized void record(String key, int attempt, long startedAt) {
-			ByteBuffer line = ByteBuffer
-				.wrap((key + ' ' + attempt + ' ' + startedAt + " end\n").getBytes(StandardCharsets.UTF_8));
+		synchronized void record(String key, int attempt, long startedAt, boolean redelivered) {
+			ByteBuffer line = ByteBuffer.wrap((key + ' ' + attempt + ' ' + startedAt + ' ' + (redelivered ? 'r' : '-')
+					+ " end\n").getBytes(StandardCharsets.UTF_8));
 			try {
 				while (line.hasRemaining()) {
 					this.channel.write(line);

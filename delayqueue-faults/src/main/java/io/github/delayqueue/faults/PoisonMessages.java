@@ -19,6 +19,12 @@ final class PoisonMessages implements Fault {
 				+ " (" + Sizes.MAX_ATTEMPTS + " attempts)";
 	}
 
+	/** Its ordinary messages are the latest of any row: the JSON shows why. */
+	@Override
+	public boolean timeline() {
+		return true;
+	}
+
 	@Override
 	public void inject(Rig rig) {
 		for (int i = 0; i < rig.sizes().poisons(); i++) {

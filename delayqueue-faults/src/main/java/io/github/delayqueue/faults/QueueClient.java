@@ -1,6 +1,10 @@
 package io.github.delayqueue.faults;
 
+import java.util.Collection;
+import java.util.Map;
 import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The producing side of a queue under test, as the suite's producer uses it.
@@ -36,7 +40,27 @@ interface QueueClient extends AutoCloseable {
 	 */
 	Set<String> deadLetterIds();
 
+	/**
+	 * Which of some messages the queue still holds (waiting, retrying, leased, or a dead letter), by look-up.
+	 * @param keys message keys ({@link Work#key()})
+	 * @return for each key the queue still holds (the same generation), where it is; {@code null} if the queue has
+	 * no look-up by id (Redisson)
+	 */
+	@Nullable Map<String, Held> held(Collection<String> keys);
+
 	@Override
 	void close();
+
+	/**
+	 * Where the queue holds a message, as its look-up said.
+	 *
+	 * @param state {@code WAITING}, {@code RETRYING}, {@code IN_FLIGHT} or {@code DEAD}
+	 * @param attempts the attempts the queue counted so far
+	 */
+	record Held(String state, int attempts) {
+
+		static final String DEAD = "DEAD";
+
+	}
 
 }

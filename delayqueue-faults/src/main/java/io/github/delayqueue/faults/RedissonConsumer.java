@@ -43,8 +43,8 @@ final class RedissonConsumer implements AutoCloseable {
 							Work work = Work.fromText(text);
 							long startedAt = System.currentTimeMillis();
 							Thread.sleep(settings.handlerMillis());
-							// Redisson knows no attempts: each delivery is recorded as the first
-							ledger.record(work.key(), 1, startedAt);
+							// Redisson knows no attempts nor redeliveries: each delivery is recorded as the first
+							ledger.record(work.key(), 1, startedAt, false);
 						}
 					}
 					catch (InterruptedException ex) {

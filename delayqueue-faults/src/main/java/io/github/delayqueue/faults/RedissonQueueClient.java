@@ -1,11 +1,14 @@
 package io.github.delayqueue.faults;
 
+import java.util.Collection;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.redisson.api.RBlockingQueue;
 import org.redisson.api.RDelayedQueue;
 import org.redisson.api.RedissonClient;
+import org.jspecify.annotations.Nullable;
 import org.redisson.client.codec.StringCodec;
 
 /**
@@ -46,6 +49,12 @@ final class RedissonQueueClient implements QueueClient {
 	@Override
 	public Set<String> deadLetterIds() {
 		return Set.of();
+	}
+
+	/** Redisson's {@code RDelayedQueue} has no look-up by id: {@code null}. */
+	@Override
+	public @Nullable Map<String, Held> held(Collection<String> keys) {
+		return null;
 	}
 
 	@Override

@@ -19,6 +19,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One run's set-up: a Redis server with an append-only file, the queue's producer under a steady load, and the
@@ -50,6 +51,13 @@ final class Rig implements AutoCloseable {
 	private final Producer producer;
 
 	private volatile boolean supervising = true;
+
+	/** When the fault started, if its timeline is traced; else 0. */
+	private volatile long faultStartedAt;
+
+	private final List<Timeline.Sample> samples = new CopyOnWriteArrayList<>();
+
+	private @Nullable Thread sampler;
 
 	private int incarnations;
 
@@ -200,6 +208,51 @@ final class Rig implements AutoCloseable {
 	}
 
 	/**
+	 * Traces the run's {@link Timeline} from now on, the fault's start: the outcome will carry it. For delayqueue, a
+	 * thread of its own samples what Redis holds (suspects, leases) every 100 ms, on a connection of its own.
+	 */
+	void traceTimeline() {
+		this.faultStartedAt = System.currentTimeMillis();
+		if (!this.setup.redisson()) {
+			this.sampler = new Thread(this::sample, "sampler");
+			this.sampler.setDaemon(true);
+			this.sampler.start();
+		}
+	}
+
+	private void sample() {
+		String base = DelayQueueConsumer.PREFIX + ":{" + DelayQueueConsumer.TOPIC + "}:";
+		RedisClient sampling = RedisClient.create(RedisURI.builder()
+			.withHost("127.0.0.1")
+			.withPort(this.redis.port())
+			.withTimeout(Duration.ofSeconds(1))
+			.build());
+		try (StatefulRedisConnection<String, String> connection = sampling.connect()) {
+			RedisCommands<String, String> redis = connection.sync();
+			while (this.supervising) {
+				try {
+					long at = System.currentTimeMillis();
+					long suspects = redis.scard(base + "suspect");
+					long leased = redis.zcard(base + "leased");
+					String running = redis.hget(base + "meta", "srun");
+					boolean chargedLeased = running != null && redis.zscore(base + "leased", running) != null;
+					this.samples.add(new Timeline.Sample(at, (int) suspects, (int) leased, chargedLeased));
+				}
+				catch (RuntimeException ex) {
+					// Redis unreachable for a moment: no sample
+				}
+				sleep(Duration.ofMillis(100));
+			}
+		}
+		catch (RuntimeException ex) {
+			FaultSuite.log("sampling Redis ended: " + ex);
+		}
+		finally {
+			sampling.shutdown();
+		}
+	}
+
+	/**
 	 * Stops the load, waits until every acknowledged message was handled or the queue holds nothing more (up to the
 	 * last due time plus every attempt's lease and 30 s), and counts.
 	 * @return the run's figures
@@ -228,10 +281,17 @@ final class Rig implements AutoCloseable {
 		}
 		this.supervising = false;
 		joinSupervisor();
+		joinSampler();
 		Set<String> crashed = new HashSet<>();
 		this.everyWorker.stream().filter(WorkerProcess::crashed).forEach((w) -> crashed.add(w.incarnation()));
-		Tally.Figures figures = Tally.count(this.producer.sent(), Ledger.read(this.directory), crashed, this.events,
-				this.sizes.leaseMillis());
+		// what is not handled yet is looked up first, the ledger read after: a message handled in between is in the
+		// ledger (a handler writes its line before its acknowledgement can delete the message), so none counts as
+		// gone that was only on its way
+		@Nullable Map<String, QueueClient.Held> held = this.client
+			.held(Tally.unhandled(this.producer.sent(), Ledger.read(this.directory)));
+		List<Ledger.Delivery> deliveries = Ledger.read(this.directory);
+		Tally.Figures figures = Tally.count(this.producer.sent(), deliveries, crashed, this.events,
+				this.sizes.leaseMillis(), held);
 		Set<String> deadLetters = this.client.deadLetterIds();
 		int normalDead = 0;
 		for (String key : this.producer.sent().keySet()) {
@@ -240,8 +300,23 @@ final class Rig implements AutoCloseable {
 			}
 		}
 		int poisonDead = (int) this.producer.poisons().keySet().stream().filter(deadLetters::contains).count();
+		Timeline timeline = (this.faultStartedAt == 0) ? null
+				: Timeline.of(this.faultStartedAt, this.producer.sent(), deliveries,
+						this.everyWorker.stream().map(WorkerProcess::lifetime).toList(), List.copyOf(this.samples));
 		return new Outcome(figures, this.events.size(), this.crashes, this.producer.failedCalls(), normalDead,
-				this.producer.poisons().size(), poisonDead, List.copyOf(this.notes));
+				this.producer.poisons().size(), poisonDead, List.copyOf(this.notes), timeline);
+	}
+
+	private void joinSampler() {
+		Thread thread = this.sampler;
+		if (thread != null) {
+			try {
+				thread.join(5_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	private long remaining() {
@@ -267,6 +342,7 @@ final class Rig implements AutoCloseable {
 		this.supervising = false;
 		this.producer.close();
 		joinSupervisor();
+		joinSampler();
 		synchronized (this) {
 			for (WorkerProcess worker : this.slots) {
 				if (worker.isAlive()) {
@@ -329,9 +405,11 @@ final class Rig implements AutoCloseable {
 	 * @param poisonSent poison messages sent
 	 * @param poisonDeadLettered of them, those found among the dead letters
 	 * @param notes what the faults noted
+	 * @param timeline where the lateness came from, for faults that trace it ({@link Fault#timeline()}); else
+	 * {@code null}
 	 */
 	record Outcome(Tally.Figures figures, int faults, int crashes, int failedCalls, int normalDeadLettered,
-			int poisonSent, int poisonDeadLettered, List<String> notes) {
+			int poisonSent, int poisonDeadLettered, List<String> notes, @Nullable Timeline timeline) {
 	}
 
 }

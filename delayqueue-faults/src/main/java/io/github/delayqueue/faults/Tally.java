@@ -3,9 +3,13 @@ package io.github.delayqueue.faults;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts what a run did: every acknowledged message against every recorded delivery.
@@ -23,6 +27,20 @@ final class Tally {
 	}
 
 	/**
+	 * Counts a run whose queue cannot be asked what it still holds: every message sent and never handled is lost.
+	 * @param sent the acknowledged messages: key to due time
+	 * @param deliveries what the handlers recorded
+	 * @param crashed the worker incarnations that crashed or stalled past their lease
+	 * @param events the injected faults
+	 * @param leaseMillis the visibility timeout
+	 * @return the figures, with {@code unfinished} {@code null}
+	 */
+	static Figures count(Map<String, Long> sent, List<Ledger.Delivery> deliveries, Set<String> crashed,
+			List<Event> events, long leaseMillis) {
+		return count(sent, deliveries, crashed, events, leaseMillis, null);
+	}
+
+	/**
 	 * Counts a run.
 	 * @param sent the acknowledged messages: key to due time
 	 * @param deliveries what the handlers recorded
@@ -31,10 +49,14 @@ final class Tally {
 	 * @param events the injected faults
 	 * @param leaseMillis the visibility timeout: a duplicate whose earlier delivery started within a lease before a
 	 * Redis-side fault ended is explained by the fault (its acknowledgement may not have reached Redis)
+	 * @param held of the messages sent and not handled, those the queue still held when the suite stopped waiting
+	 * (looked up before {@code deliveries} were read), with where; {@code null} if the queue cannot tell (then every
+	 * message not handled counts as lost). One held as a dead letter is neither lost nor unfinished: the run counts
+	 * it among the ordinary messages dead-lettered
 	 * @return the figures
 	 */
 	static Figures count(Map<String, Long> sent, List<Ledger.Delivery> deliveries, Set<String> crashed,
-			List<Event> events, long leaseMillis) {
+			List<Event> events, long leaseMillis, @Nullable Map<String, QueueClient.Held> held) {
 		Map<String, List<Ledger.Delivery>> byKey = new HashMap<>();
 		int early = 0;
 		for (Ledger.Delivery delivery : deliveries) {
@@ -74,15 +96,40 @@ final class Tally {
 			}
 		}
 		List<String> lost = new ArrayList<>();
+		List<String> unfinished = new ArrayList<>();
+		Map<String, Integer> unfinishedStates = new TreeMap<>();
 		for (String key : sent.keySet()) {
-			if (!byKey.containsKey(key)) {
+			if (byKey.containsKey(key)) {
+				continue;
+			}
+			QueueClient.Held where = (held != null) ? held.get(key) : null;
+			if (where == null) {
 				lost.add(key);
+			}
+			else if (!QueueClient.Held.DEAD.equals(where.state())) {
+				unfinished.add(key + " " + where.state() + " after " + where.attempts() + " attempts, due "
+						+ sent.get(key));
+				unfinishedStates.merge(where.state(), 1, Integer::sum);
 			}
 		}
 		lost.sort(null);
-		return new Figures(sent.size(), byKey.size(), lost.size(), duplicated, explained, early, maxLateness,
-				recovery(firsts, events), lost.subList(0, Math.min(10, lost.size())), unexplained,
-				latest(firstDeliveries, sent));
+		unfinished.sort(null);
+		return new Figures(sent.size(), byKey.size(), lost.size(), (held != null) ? unfinished.size() : null,
+				unfinishedStates, duplicated, explained, early, maxLateness, recovery(firsts, events),
+				lost.subList(0, Math.min(10, lost.size())), unfinished.subList(0, Math.min(10, unfinished.size())),
+				unexplained, latest(firstDeliveries, sent));
+	}
+
+	/**
+	 * The messages sent that no delivery recorded: those to look up in the queue before counting.
+	 * @param sent the acknowledged messages
+	 * @param deliveries what the handlers recorded
+	 * @return their keys
+	 */
+	static Set<String> unhandled(Map<String, Long> sent, List<Ledger.Delivery> deliveries) {
+		Set<String> unhandled = new HashSet<>(sent.keySet());
+		deliveries.forEach((delivery) -> unhandled.remove(delivery.key()));
+		return unhandled;
 	}
 
 	/** The five latest first deliveries: key, attempt and lateness. */
@@ -161,7 +208,11 @@ final class Tally {
 	 *
 	 * @param sent messages the queue acknowledged
 	 * @param delivered of them, those handled at least once
-	 * @param lost of them, those never handled
+	 * @param lost of them, those gone: never handled, and not held by the queue when the suite stopped waiting (nor
+	 * among its dead letters); where the queue cannot be asked (Redisson), every message never handled
+	 * @param unfinished of them, those never handled that the queue still held (waiting, retrying or leased) when the
+	 * suite stopped waiting: late, not lost; {@code null} where the queue cannot be asked (Redisson: n/a)
+	 * @param unfinishedStates the unfinished messages by the state the queue gave
 	 * @param duplicated deliveries beyond the first
 	 * @param explained of those, the ones a crash or stall explains (the earlier delivery's JVM crashed or stalled
 	 * past its lease, or a Redis-side fault hit its acknowledgement)
@@ -170,11 +221,13 @@ final class Tally {
 	 * @param recoverMillis the longest time from a fault's start until deliveries were on time again (no first
 	 * delivery more than {@link #LATE_MILLIS} late)
 	 * @param lostSample up to ten lost keys, to start looking
+	 * @param unfinishedSample up to ten unfinished messages, with their state, attempts and due time
 	 * @param unexplainedSample up to ten duplicates no crash or stall explains, with their deliveries
 	 * @param latestSample the five latest first deliveries, with their attempt (2 or more: a redelivery)
 	 */
-	record Figures(int sent, int delivered, int lost, int duplicated, int explained, int early, long maxLatenessMillis,
-			long recoverMillis, List<String> lostSample, List<String> unexplainedSample, List<String> latestSample) {
+	record Figures(int sent, int delivered, int lost, @Nullable Integer unfinished, Map<String, Integer> unfinishedStates,
+			int duplicated, int explained, int early, long maxLatenessMillis, long recoverMillis, List<String> lostSample,
+			List<String> unfinishedSample, List<String> unexplainedSample, List<String> latestSample) {
 	}
 
 }

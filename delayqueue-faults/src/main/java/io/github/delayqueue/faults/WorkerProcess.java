@@ -27,12 +27,19 @@ final class WorkerProcess {
 
 	private final Path log;
 
+	private final long launchedAt = System.currentTimeMillis();
+
+	private volatile long readyAt;
+
+	private volatile long exitedAt;
+
 	private volatile boolean crashed;
 
 	private WorkerProcess(String incarnation, Process process, Path log) {
 		this.incarnation = incarnation;
 		this.process = process;
 		this.log = log;
+		process.onExit().thenRun(() -> this.exitedAt = System.currentTimeMillis());
 	}
 
 	/**
@@ -78,11 +85,22 @@ final class WorkerProcess {
 				}
 				return Files.readString(this.log, StandardCharsets.UTF_8).contains("READY");
 			});
+		this.readyAt = System.currentTimeMillis();
 		return this;
 	}
 
 	String incarnation() {
 		return this.incarnation;
+	}
+
+	/**
+	 * When it was started, became ready and ended, for the timeline.
+	 * @return its lifetime, epoch milliseconds (ready and exit {@code null} where they did not happen, or the exit
+	 * was not seen yet)
+	 */
+	Timeline.Jvm lifetime() {
+		return new Timeline.Jvm(this.incarnation, this.launchedAt, (this.readyAt != 0) ? this.readyAt : null,
+				(this.exitedAt != 0) ? this.exitedAt : null, this.crashed);
 	}
 
 	boolean isAlive() {

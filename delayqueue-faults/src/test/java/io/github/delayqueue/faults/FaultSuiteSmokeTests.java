@@ -32,6 +32,7 @@ class FaultSuiteSmokeTests {
 			Tally.Figures figures = outcome.figures();
 			assertThat(figures.sent()).as(row.fault() + ": sent").isPositive();
 			assertThat(figures.lost()).as(row.fault() + ": lost " + figures.lostSample()).isZero();
+			assertThat(figures.unfinished()).as(row.fault() + ": unfinished " + figures.unfinishedSample()).isZero();
 			assertThat(figures.early()).as(row.fault() + ": early").isZero();
 			assertThat(figures.duplicated()).as(row.fault() + ": duplicates no crash explains "
 					+ figures.unexplainedSample()).isEqualTo(figures.explained());
@@ -42,9 +43,22 @@ class FaultSuiteSmokeTests {
 		}
 		assertThat(report.rows()).filteredOn((row) -> row.fault().equals("poison messages"))
 			.singleElement()
-			.satisfies((row) -> assertThat(row.outcome().poisonSent()).isEqualTo(3));
+			.satisfies((row) -> {
+				assertThat(row.outcome().poisonSent()).isEqualTo(3);
+				Timeline timeline = row.outcome().timeline();
+				assertThat(timeline).isNotNull();
+				assertThat(timeline.buckets()).isNotEmpty();
+				assertThat(timeline.buckets().stream().mapToInt(Timeline.Bucket::firsts).sum())
+					.as("first deliveries after the fault started").isPositive();
+				assertThat(timeline.jvms()).hasSizeGreaterThanOrEqualTo(row.outcome().crashes() + 2);
+				assertThat(timeline.latest()).isNotEmpty();
+			});
+		assertThat(report.rows()).filteredOn((row) -> !row.fault().equals("poison messages"))
+			.allSatisfy((row) -> assertThat(row.outcome().timeline()).isNull());
 		assertThat(this.out.resolve("faults-smoke.md")).content().contains("| consumer crash | delayqueue |");
-		assertThat(this.out.resolve("faults-smoke.json")).content().contains("\"lost\" : 0");
+		assertThat(this.out.resolve("faults-smoke.json")).content().contains("\"lost\" : 0").contains("\"unfinished\" : 0")
+			.contains("\"buckets\"");
+		assertThat(this.out.resolve("faults-smoke.md")).content().contains("| lost | unfinished |");
 	}
 
 }
