@@ -5,9 +5,10 @@ import java.util.Set;
 /**
  * What operators' tools (the actuator endpoint, health, metrics, a dashboard) work with: the topics in use, their
  * partition counts, their state and their dead letters, read and changed at once on the store, never through a
- * transaction or a user's wrapper. The auto-configured {@code RedisDelayedQueue} is both this and the
- * {@link DelayedQueue}; an application that wraps or replaces its {@link DelayedQueue} keeps this one, so its
- * endpoint, health and metrics keep working.
+ * transaction or a user's wrapper. Spring Boot declares one, {@code RedisDelayedQueueAdmin}, a bean of its own beside
+ * the {@link DelayedQueue} (the producer's side, as {@code KafkaAdmin} is beside {@code KafkaTemplate}): an
+ * application that wraps or replaces its {@link DelayedQueue} keeps this one, so its endpoint, health and metrics keep
+ * working, and its listener containers pause and resume their topics through it.
  *
  * @since 0.1.0
  */

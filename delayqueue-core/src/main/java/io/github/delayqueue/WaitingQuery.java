@@ -11,9 +11,9 @@ import org.springframework.util.Assert;
  * page size, by due time then id, optionally between two due times, and after the cursor of the previous page.
  *
  * <pre class="code">
- * MessagePage page = queue.listWaiting("order-timeout", WaitingQuery.first(100));
+ * MessagePage page = admin.listWaiting("order-timeout", WaitingQuery.first(100));
  * while (page.nextCursor() != null) {
- *     page = queue.listWaiting("order-timeout", WaitingQuery.first(100).after(page.nextCursor()));
+ *     page = admin.listWaiting("order-timeout", WaitingQuery.first(100).after(page.nextCursor()));
  * }
  * </pre>
  *

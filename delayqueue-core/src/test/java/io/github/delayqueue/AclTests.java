@@ -9,6 +9,7 @@ import io.github.delayqueue.build.redis.TestRedisCluster;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
@@ -89,6 +90,7 @@ class AclTests {
 	void everythingWorksAsARestrictedUser() {
 		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
 		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, new JacksonPayloadConverter());
 		this.scheduler = new WakeUpTimer(this.connectionFactory, Duration.ofMillis(5),
 				Duration.ofMillis(200));
 		this.scheduler.start();
@@ -111,25 +113,26 @@ class AclTests {
 		assertThat(queue.cancel("acl", "m-3")).isTrue();
 		queue.schedule("acl", "bad-1", "x", Duration.ZERO);
 		await().atMost(WAIT).until(() -> recorder.count("m-1") == 1 && recorder.count("m-2") == 1);
-		await().atMost(WAIT).until(() -> queue.stats("acl").dead() == 1);
-		assertThat(queue.deadLetters("acl", 0, 10)).extracting(DeadLetter::id).containsExactly("bad-1");
-		assertThat(queue.purgeDeadLetter("acl", "bad-1")).isTrue();
-		assertThat(queue.getAdmin().knownTopics()).contains("acl");
-		assertThat(queue.getAdmin().partitions("acl")).isEqualTo(1);
+		await().atMost(WAIT).until(() -> admin.stats("acl").dead() == 1);
+		assertThat(admin.deadLetters("acl", 0, 10)).extracting(DeadLetter::id).containsExactly("bad-1");
+		assertThat(admin.purgeDeadLetter("acl", "bad-1")).isTrue();
+		assertThat(admin.knownTopics()).contains("acl");
+		assertThat(admin.partitions("acl")).isEqualTo(1);
 	}
 
 	@Test
 	void aUserGivenTheRuleOf02StillCountsATopicButNoRetryingMessage() {
 		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
 		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, new JacksonPayloadConverter());
 		queue.schedule("acl-old", "r-1", "x", Duration.ZERO);
 		ClaimedMessage claimed = store.leases().claim("acl-old", 10, 30_000, 5).messages().get(0);
 		assertThat(store.leases().retry("acl-old", claimed.lease(), 3_600_000, "java.lang.IllegalStateException: x"))
 			.isTrue();
-		assertThat(queue.stats("acl-old").retrying()).isEqualTo(1);
+		assertThat(admin.stats("acl-old").retrying()).isEqualTo(1);
 		// the 0.2 rule had no +hlen
 		assertThat(this.redis.call("ACL", "SETUSER", "delayqueue", "-hlen")).isEqualTo("OK");
-		TopicStats stats = queue.stats("acl-old");
+		TopicStats stats = admin.stats("acl-old");
 		assertThat(stats.waiting()).isEqualTo(1);
 		assertThat(stats.retrying()).isZero();
 	}
@@ -150,11 +153,12 @@ class AclTests {
 			try {
 				RedisMessageStore store = new RedisMessageStore(clusterFactory, "dq", DeadLetterPolicy.DEFAULT);
 				RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+				RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, new JacksonPayloadConverter());
 				for (int i = 0; i < 30; i++) {
 					queue.schedule("acl-" + i, "m", "x", Duration.ofMinutes(5));
 				}
-				assertThat(queue.stats("acl-7").waiting()).isEqualTo(1);
-				assertThat(queue.getAdmin().knownTopics()).hasSize(30);
+				assertThat(admin.stats("acl-7").waiting()).isEqualTo(1);
+				assertThat(admin.knownTopics()).hasSize(30);
 			}
 			finally {
 				clusterFactory.destroy();

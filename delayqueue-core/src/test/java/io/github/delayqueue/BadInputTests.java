@@ -10,6 +10,8 @@ import java.util.stream.Stream;
 
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -35,11 +37,14 @@ class BadInputTests {
 
 	private RedisDelayedQueue queue;
 
+	private RedisDelayedQueueAdmin admin;
+
 	@BeforeEach
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
-		this.queue = new RedisDelayedQueue(this.fixture.store(this.fixture.connectionFactory()),
-				this.fixture.converter(), DataSize.ofBytes(64));
+		RedisMessageStore queueStore = this.fixture.store(this.fixture.connectionFactory());
+		this.queue = new RedisDelayedQueue(queueStore, this.fixture.converter(), DataSize.ofBytes(64));
+		this.admin = new RedisDelayedQueueAdmin(queueStore, this.fixture.converter());
 	}
 
 	@AfterEach
@@ -135,7 +140,7 @@ class BadInputTests {
 	@MethodSource("badAdminInputs")
 	void isRefusedByTheAdminAndChangesNothing(String input, Class<? extends Throwable> type, String message,
 			Consumer<DelayedQueueAdmin> call) throws Exception {
-		assertThatThrownBy(() -> call.accept(this.queue.getAdmin())).as(input)
+		assertThatThrownBy(() -> call.accept(this.admin)).as(input)
 			.isInstanceOf(type)
 			.hasMessageContaining(message);
 		assertThat(redis.get().call("KEYS", RedisFixture.PREFIX + ":*")).as("nothing written").isEmpty();

@@ -13,6 +13,7 @@ import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
@@ -53,6 +54,8 @@ class ClusterTests {
 
 	private RedisDelayedQueue queue;
 
+	private RedisDelayedQueueAdmin admin;
+
 	private WakeUpTimer scheduler;
 
 	private DefaultDelayedListenerContainerFactory factory;
@@ -82,6 +85,7 @@ class ClusterTests {
 		this.closeables.add(connectionFactory::destroy);
 		this.store = new RedisMessageStore(connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
 		this.queue = new RedisDelayedQueue(this.store, new JacksonPayloadConverter());
+		this.admin = new RedisDelayedQueueAdmin(this.store, new JacksonPayloadConverter());
 		this.scheduler = new WakeUpTimer(connectionFactory, Duration.ofMillis(5), Duration.ofMillis(500));
 		this.scheduler.start();
 		this.closeables.add(0, this.scheduler::stop);
@@ -108,13 +112,14 @@ class ClusterTests {
 		java.util.Map<String, Integer> counts = new java.util.HashMap<>();
 		topics.forEach((topic) -> counts.put(topic, partitions));
 		this.queue.setPartitioning(new TopicPartitioning(counts));
+		this.admin.setPartitioning(new TopicPartitioning(counts));
 		for (String topic : topics) {
 			assertThat(this.queue.schedule(topic, "a", "x", Duration.ofMinutes(5))).isTrue();
 			assertThat(this.queue.schedule(topic, "a", "again", Duration.ofMinutes(5))).as("idempotent").isFalse();
 			assertThat(this.queue.schedule(topic, "b", "y", Duration.ofMinutes(5))).isTrue();
 			assertThat(this.queue.cancel(topic, "b")).isTrue();
 			assertThat(this.queue.reschedule(topic, "a", Duration.ofMinutes(10))).isTrue();
-			assertThat(this.queue.stats(topic).waiting()).isEqualTo(1);
+			assertThat(this.admin.stats(topic).waiting()).isEqualTo(1);
 		}
 		List<ScheduleResult> results = this.queue.scheduleAll(topics.stream()
 			.map((topic) -> ScheduleRequest.builder(topic, "bulk").id("c").delay(Duration.ofMinutes(5)).build())
@@ -145,7 +150,7 @@ class ClusterTests {
 				.isAfter(java.time.Instant.ofEpochMilli(received.wallMillis()).plusMillis(5)));
 		}
 		for (String topic : topics) {
-			await().atMost(WAIT).until(() -> this.queue.stats(topic).inflight() == 0);
+			await().atMost(WAIT).until(() -> this.admin.stats(topic).inflight() == 0);
 		}
 	}
 
@@ -155,6 +160,7 @@ class ClusterTests {
 		String topic = spreadTopics().get(1);
 		TopicPartitioning partitioning = new TopicPartitioning(java.util.Map.of(topic, partitions));
 		this.queue.setPartitioning(partitioning);
+		this.admin.setPartitioning(partitioning);
 		this.factory.setPartitioning(partitioning);
 		AtomicInteger calls = new AtomicInteger();
 		AtomicInteger succeedAfter = new AtomicInteger(Integer.MAX_VALUE);
@@ -166,14 +172,14 @@ class ClusterTests {
 				}, ListenerOptions.builder().maxAttempts(3).errorHandler(new DefaultDeliveryErrorHandler(new FixedBackOff(20, 10))).build())), this.factory,
 				true);
 		this.queue.schedule(topic, "doomed", "x", Duration.ZERO);
-		await().atMost(WAIT).until(() -> this.queue.stats(topic).dead() == 1);
+		await().atMost(WAIT).until(() -> this.admin.stats(topic).dead() == 1);
 		assertThat(calls.get()).isEqualTo(3);
-		assertThat(this.queue.deadLetters(topic, 0, 10)).extracting(DeadLetter::id).containsExactly("doomed");
+		assertThat(this.admin.deadLetters(topic, 0, 10)).extracting(DeadLetter::id).containsExactly("doomed");
 
 		succeedAfter.set(0);
-		assertThat(this.queue.replayDeadLetter(topic, "doomed")).isTrue();
-		await().atMost(WAIT).until(() -> this.queue.stats(topic).dead() == 0 && this.queue.stats(topic).waiting() == 0
-				&& this.queue.stats(topic).ready() == 0 && this.queue.stats(topic).inflight() == 0);
+		assertThat(this.admin.replayDeadLetter(topic, "doomed")).isTrue();
+		await().atMost(WAIT).until(() -> this.admin.stats(topic).dead() == 0 && this.admin.stats(topic).waiting() == 0
+				&& this.admin.stats(topic).ready() == 0 && this.admin.stats(topic).inflight() == 0);
 		assertThat(calls.get()).isEqualTo(4);
 	}
 
@@ -181,6 +187,7 @@ class ClusterTests {
 	void aPartitionedTopicSpreadsOverEveryMasterAndIsConsumedWhole() {
 		TopicPartitioning partitioning = new TopicPartitioning(java.util.Map.of("wide", 12));
 		this.queue.setPartitioning(partitioning);
+		this.admin.setPartitioning(partitioning);
 		this.factory.setPartitioning(partitioning);
 		Recorder<String> recorder = new Recorder<>();
 		this.registry.registerListenerContainer(SimpleDelayedListenerEndpoint.of("wide", String.class, recorder),
@@ -198,8 +205,8 @@ class ClusterTests {
 		assertThat(mastersUsed).containsExactlyInAnyOrderElementsOf(cluster.masterPorts());
 		await().atMost(WAIT).until(() -> recorder.received.size() == 600);
 		assertThat(recorder.countsById).hasSize(600).allSatisfy((id, count) -> assertThat(count.get()).isEqualTo(1));
-		await().atMost(WAIT).until(() -> this.queue.stats("wide").inflight() == 0);
-		assertThat(this.queue.stats("wide").waiting()).isZero();
+		await().atMost(WAIT).until(() -> this.admin.stats("wide").inflight() == 0);
+		assertThat(this.admin.stats("wide").waiting()).isZero();
 	}
 
 	@Test
@@ -242,9 +249,9 @@ class ClusterTests {
 		assertThat(moved).as("keys moved").isPositive();
 		assertThat(cluster.masterPortOf("dq:{" + topic + "}:pending")).isEqualTo(target);
 		await().atMost(WAIT).until(() -> recorder.countsById.size() == count);
-		await().atMost(WAIT).until(() -> this.queue.stats(topic).inflight() == 0
-				&& this.queue.stats(topic).waiting() == 0 && this.queue.stats(topic).ready() == 0);
-		assertThat(this.queue.stats(topic).dead()).isZero();
+		await().atMost(WAIT).until(() -> this.admin.stats(topic).inflight() == 0
+				&& this.admin.stats(topic).waiting() == 0 && this.admin.stats(topic).ready() == 0);
+		assertThat(this.admin.stats(topic).dead()).isZero();
 	}
 
 	/** Three topics whose keys live on three different masters. */

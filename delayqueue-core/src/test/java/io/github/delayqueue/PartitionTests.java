@@ -11,6 +11,7 @@ import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
@@ -46,6 +47,8 @@ class PartitionTests {
 
 	private RedisDelayedQueue queue;
 
+	private RedisDelayedQueueAdmin admin;
+
 	private final List<DelayedListenerContainer> containers = new ArrayList<>();
 
 	@BeforeEach
@@ -53,7 +56,9 @@ class PartitionTests {
 		this.fixture = new RedisFixture(redis.get());
 		this.store = this.fixture.store(this.fixture.connectionFactory());
 		this.queue = this.fixture.queue(this.store);
+		this.admin = this.fixture.admin(this.store);
 		this.queue.setPartitioning(THREE);
+		this.admin.setPartitioning(THREE);
 	}
 
 	@AfterEach
@@ -77,13 +82,13 @@ class PartitionTests {
 			assertThat(redis.get().call("ZCARD", RedisFixture.PREFIX + ":" + tag + ":pending"))
 				.isEqualTo(Long.toString(expected));
 		}
-		assertThat(this.queue.stats("split").waiting()).isEqualTo(60);
+		assertThat(this.admin.stats("split").waiting()).isEqualTo(60);
 		assertThat(this.queue.schedule("split", "m-7", "again", Duration.ofMinutes(5))).as("idempotent").isFalse();
 		assertThat(this.queue.cancel("split", "m-7")).isTrue();
 		assertThat(this.queue.reschedule("split", "m-8", Duration.ofSeconds(1))).isTrue();
-		assertThat(this.queue.stats("split").waiting()).isEqualTo(59);
-		assertThat(this.queue.stats("split").nextDueAt()).isBefore(java.time.Instant.now().plusSeconds(2));
-		assertThat(this.queue.getAdmin().knownTopics()).contains("split").noneMatch((topic) -> topic.contains("#"));
+		assertThat(this.admin.stats("split").waiting()).isEqualTo(59);
+		assertThat(this.admin.stats("split").nextDueAt()).isBefore(java.time.Instant.now().plusSeconds(2));
+		assertThat(this.admin.knownTopics()).contains("split").noneMatch((topic) -> topic.contains("#"));
 	}
 
 	@Test
@@ -102,17 +107,17 @@ class PartitionTests {
 			this.queue.schedule("split", "bad-" + i, "p", Duration.ZERO);
 		}
 		await().atMost(WAIT).until(() -> recorder.received.size() == 90);
-		await().atMost(WAIT).until(() -> this.queue.stats("split").dead() == 6);
+		await().atMost(WAIT).until(() -> this.admin.stats("split").dead() == 6);
 		assertThat(recorder.countsById.values()).allMatch((count) -> count.get() == 1);
 
-		List<DeadLetter> dead = this.queue.deadLetters("split", 0, 10);
+		List<DeadLetter> dead = this.admin.deadLetters("split", 0, 10);
 		assertThat(dead).extracting(DeadLetter::id)
 			.containsExactlyInAnyOrder("bad-0", "bad-1", "bad-2", "bad-3", "bad-4", "bad-5");
 		assertThat(dead).isSortedAccordingTo(java.util.Comparator.comparing(DeadLetter::diedAt));
-		assertThat(this.queue.deadLetters("split", 4, 10)).extracting(DeadLetter::id)
+		assertThat(this.admin.deadLetters("split", 4, 10)).extracting(DeadLetter::id)
 			.containsExactly(dead.get(4).id(), dead.get(5).id());
-		assertThat(this.queue.purgeDeadLetter("split", "bad-0")).isTrue();
-		assertThat(this.queue.purgeDeadLetters("split")).isEqualTo(5);
+		assertThat(this.admin.purgeDeadLetter("split", "bad-0")).isTrue();
+		assertThat(this.admin.purgeDeadLetters("split")).isEqualTo(5);
 	}
 
 	@Test
@@ -144,8 +149,9 @@ class PartitionTests {
 	@Test
 	void aCountThatDisagreesWithRedisIsRefusedUntilTheTopicIsEmptiedAndItsCountChanged() {
 		RedisDelayedQueue single = this.fixture.queue(this.store);
+		RedisDelayedQueueAdmin singleAdmin = this.fixture.admin(this.store);
 		single.schedule("split", "old", "x", Duration.ofMinutes(5));
-		assertThat(single.getAdmin().partitions("split")).isEqualTo(1);
+		assertThat(singleAdmin.partitions("split")).isEqualTo(1);
 
 		assertThatIllegalStateException().isThrownBy(() -> this.queue.schedule("split", "new", "x", Duration.ZERO))
 			.withMessageContaining("Topic 'split' has 1 partition(s) in Redis, but this application uses 3")
@@ -157,14 +163,14 @@ class PartitionTests {
 		assertThatIllegalStateException().isThrownBy(container::start)
 			.withMessageContaining("has 1 partition(s) in Redis");
 		assertThat(container.isRunning()).isFalse();
-		assertThatIllegalStateException().isThrownBy(() -> single.getAdmin().changePartitions("split", 3))
+		assertThatIllegalStateException().isThrownBy(() -> singleAdmin.changePartitions("split", 3))
 			.withMessageContaining("holds 1 message(s)");
-		assertThat(single.stats("split").waiting()).as("nothing changed").isEqualTo(1);
+		assertThat(singleAdmin.stats("split").waiting()).as("nothing changed").isEqualTo(1);
 		// reads follow Redis, whatever the reader uses
-		assertThat(this.queue.stats("split").waiting()).isEqualTo(1);
+		assertThat(this.admin.stats("split").waiting()).isEqualTo(1);
 
 		assertThat(single.cancel("split", "old")).isTrue();
-		single.getAdmin().changePartitions("split", 3);
+		singleAdmin.changePartitions("split", 3);
 		RedisDelayedQueue partitioned = this.fixture.queue(this.store);
 		partitioned.setPartitioning(THREE);
 		assertThat(partitioned.schedule("split", "new", "x", Duration.ofMinutes(5))).isTrue();
@@ -173,7 +179,7 @@ class PartitionTests {
 		RedisDelayedQueue late = this.fixture.queue(this.store);
 		assertThatIllegalStateException().isThrownBy(() -> late.schedule("split", "x", "x", Duration.ZERO))
 			.withMessageContaining("has 3 partition(s) in Redis, but this application uses 1");
-		assertThat(late.stats("split").waiting()).isEqualTo(1);
+		assertThat(this.fixture.admin(this.store).stats("split").waiting()).isEqualTo(1);
 	}
 
 	@Test
@@ -187,7 +193,7 @@ class PartitionTests {
 
 		assertThatIllegalStateException().isThrownBy(() -> partitioned.schedule("legacy", "new", "x", Duration.ZERO))
 			.withMessageContaining("Topic 'legacy' holds messages of one partition, but this application uses 4");
-		assertThat(single.stats("legacy").waiting()).isEqualTo(1);
+		assertThat(this.fixture.admin(this.store).stats("legacy").waiting()).isEqualTo(1);
 	}
 
 	private void start(ListenerRegistration<String> registration) {

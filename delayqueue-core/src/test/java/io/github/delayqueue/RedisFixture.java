@@ -11,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.delayqueue.build.redis.TestRedis;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
@@ -100,6 +101,11 @@ public final class RedisFixture implements AutoCloseable {
 		return new RedisDelayedQueue(store, this.converter);
 	}
 
+	/** The admin of a store, as Spring Boot's {@code DelayedQueueAdmin} bean is the application's one admin. */
+	public RedisDelayedQueueAdmin admin(RedisMessageStore store) {
+		return new RedisDelayedQueueAdmin(store, this.converter);
+	}
+
 	public PayloadConverter converter() {
 		return this.converter;
 	}
@@ -133,6 +139,7 @@ public final class RedisFixture implements AutoCloseable {
 		DefaultDelayedListenerContainerFactory containerFactory = new DefaultDelayedListenerContainerFactory(store,
 				this.converter, scheduler);
 		containerFactory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(2));
+		containerFactory.setAdmin(admin(store));
 		customizer.accept(containerFactory);
 		Listeners listeners = new Listeners(containerFactory);
 		scheduler.start();

@@ -82,8 +82,9 @@ public final class DelayQueueAutoConfiguration {
 	}
 
 	/**
-	 * The operators' side on Redis: the {@link DelayedQueueAdmin} that the endpoint, health, metrics and a dashboard
-	 * use, whatever the application does with its {@link DelayedQueue}.
+	 * The operators' side on Redis: the application's one {@link DelayedQueueAdmin}, which the endpoint, health,
+	 * metrics, a dashboard and the listener containers (pause and resume) use, whatever the application does with its
+	 * {@link DelayedQueue}.
 	 */
 	@Bean
 	@ConditionalOnMissingBean(DelayedQueueAdmin.class)
@@ -171,9 +172,9 @@ public final class DelayQueueAutoConfiguration {
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
 			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator,
-			TopicPartitioning partitioning) {
+			TopicPartitioning partitioning, ObjectProvider<DelayedQueueAdmin> admin) {
 		return configurer(properties, monitor, observationRegistry, observationConvention, errorHandler,
-				taskDecorator, partitioning);
+				taskDecorator, partitioning, admin);
 	}
 
 	@Bean(name = "delayedListenerContainerFactoryConfigurer")
@@ -184,9 +185,9 @@ public final class DelayQueueAutoConfiguration {
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
 			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator,
-			TopicPartitioning partitioning) {
+			TopicPartitioning partitioning, ObjectProvider<DelayedQueueAdmin> admin) {
 		DelayedListenerContainerFactoryConfigurer configurer = configurer(properties, monitor, observationRegistry,
-				observationConvention, errorHandler, taskDecorator, partitioning);
+				observationConvention, errorHandler, taskDecorator, partitioning, admin);
 		SimpleAsyncTaskExecutor virtualThreads = new SimpleAsyncTaskExecutor("delayqueue-");
 		virtualThreads.setVirtualThreads(true);
 		configurer.setTaskExecutor(virtualThreads);
@@ -197,10 +198,12 @@ public final class DelayQueueAutoConfiguration {
 			ObjectProvider<DelayQueueMonitor> monitor, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
 			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator,
-			TopicPartitioning partitioning) {
+			TopicPartitioning partitioning, ObjectProvider<DelayedQueueAdmin> admin) {
 		DelayedListenerContainerFactoryConfigurer configurer = new DelayedListenerContainerFactoryConfigurer(
 				properties);
 		configurer.setPartitioning(partitioning);
+		// the application's one admin: containers pause and resume their topics through it
+		configurer.setAdmin(admin.getIfUnique());
 		configurer.setMonitor(monitor.getIfUnique());
 		configurer.setObservationRegistry(observationRegistry.getIfUnique());
 		configurer.setObservationConvention(observationConvention.getIfUnique());

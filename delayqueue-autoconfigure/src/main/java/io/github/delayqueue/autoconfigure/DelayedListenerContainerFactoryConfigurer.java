@@ -2,6 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.util.concurrent.Executor;
 
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.listener.ContainerProperties;
@@ -17,8 +18,8 @@ import org.springframework.core.task.TaskDecorator;
 /**
  * Applies Spring Boot's settings to a {@link DefaultDelayedListenerContainerFactory}: the
  * {@code delayqueue.listener.*} properties as default options, shutdown timeout and auto-startup, the topics'
- * partition counts ({@code delayqueue.topics.*.partitions}), and the
- * application's {@link DeliveryErrorHandler}, {@link TaskDecorator}, metrics, observation and (with
+ * partition counts ({@code delayqueue.topics.*.partitions}), the application's {@link DelayedQueueAdmin} (through which
+ * containers pause and resume their topics), and the application's {@link DeliveryErrorHandler}, {@link TaskDecorator}, metrics, observation and (with
  * {@code spring.threads.virtual.enabled}) virtual-thread executor. Use it to build a second factory with Boot's
  * defaults and change one setting:
  *
@@ -54,6 +55,8 @@ public class DelayedListenerContainerFactoryConfigurer {
 
 	private TopicPartitioning partitioning = TopicPartitioning.NONE;
 
+	private @Nullable DelayedQueueAdmin admin;
+
 	/**
 	 * Creates a configurer.
 	 * @param properties the {@code delayqueue.*} properties
@@ -86,6 +89,10 @@ public class DelayedListenerContainerFactoryConfigurer {
 		this.partitioning = partitioning;
 	}
 
+	void setAdmin(@Nullable DelayedQueueAdmin admin) {
+		this.admin = admin;
+	}
+
 	void setTaskDecorator(@Nullable TaskDecorator taskDecorator) {
 		this.taskDecorator = taskDecorator;
 	}
@@ -100,6 +107,9 @@ public class DelayedListenerContainerFactoryConfigurer {
 		factory.setDefaultOptions(
 				(this.errorHandler != null) ? defaults.toBuilder().errorHandler(this.errorHandler).build() : defaults);
 		factory.setPartitioning(this.partitioning);
+		if (this.admin != null) {
+			factory.setAdmin(this.admin);
+		}
 		ContainerProperties containerProperties = factory.getContainerProperties();
 		containerProperties.setShutdownTimeout(mapper.shutdownTimeout());
 		containerProperties.setAutoStartup(this.properties.getListener().isAutoStartup());

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.PayloadTooLargeException;
 import io.github.delayqueue.TopicPartitioning;
@@ -586,7 +587,7 @@ class DelayQueueAutoConfigurationTests {
 					assertThat(queue.schedule("sentinel", "s-1", "x", Duration.ofMinutes(5))).isTrue();
 					assertThat(sentinel.call(sentinel.replicaPort(), "ZSCORE", "dq:{sentinel}:pending", "s-1"))
 						.as("on the replica when schedule returned").isNotNull();
-					assertThat(queue.stats("sentinel").waiting()).isEqualTo(1);
+					assertThat(context.getBean(DelayedQueueAdmin.class).stats("sentinel").waiting()).isEqualTo(1);
 				});
 		}
 	}
@@ -610,7 +611,7 @@ class DelayQueueAutoConfigurationTests {
 				context.getBean(DelayedQueue.class).schedule("order-timeout", "o-" + i, "x", Duration.ofMinutes(1));
 			}
 			assertThat(redis.get().call("EXISTS", "dq:{order-timeout#3}:pending")).isEqualTo("1");
-			assertThat(context.getBean(DelayedQueue.class).stats("order-timeout").waiting()).isEqualTo(40);
+			assertThat(context.getBean(DelayedQueueAdmin.class).stats("order-timeout").waiting()).isEqualTo(40);
 		});
 		assertStartupFailsNaming("delayqueue.topics.order-timeout.partitions=0",
 				"delayqueue.topics.order-timeout.partitions");

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.listener.FailureAction;
@@ -63,6 +64,9 @@ class DelayedListenerIntegrationTests {
 	private DelayedQueue queue;
 
 	@Autowired
+	private DelayedQueueAdmin admin;
+
+	@Autowired
 	private Listeners listeners;
 
 	@Autowired
@@ -107,9 +111,9 @@ class DelayedListenerIntegrationTests {
 	@Test
 	void aThrowingListenerIsRetriedThenDeadLettered() {
 		this.queue.schedule("failing", "f-1", "x", Duration.ZERO);
-		await().atMost(WAIT).until(() -> this.queue.stats("failing").dead() == 1);
+		await().atMost(WAIT).until(() -> this.admin.stats("failing").dead() == 1);
 		assertThat(this.listeners.failures.get()).isEqualTo(3);
-		DeadLetter letter = this.queue.deadLetters("failing", 0, 10).get(0);
+		DeadLetter letter = this.admin.deadLetters("failing", 0, 10).get(0);
 		assertThat(letter.attempts()).isEqualTo(3);
 		assertThat(letter.error()).isEqualTo("java.lang.IllegalStateException: always fails");
 	}
@@ -118,8 +122,8 @@ class DelayedListenerIntegrationTests {
 	void aPayloadThatCannotBeConvertedIsDeadLetteredAtOnce() {
 		this.queue.schedule("order-timeout", "bad", Map.of("orderId", List.of("not", "a", "string"), "amount", "lots"),
 				Duration.ZERO);
-		await().atMost(WAIT).until(() -> this.queue.stats("order-timeout").dead() == 1);
-		DeadLetter letter = this.queue.deadLetters("order-timeout", 0, 10).get(0);
+		await().atMost(WAIT).until(() -> this.admin.stats("order-timeout").dead() == 1);
+		DeadLetter letter = this.admin.deadLetters("order-timeout", 0, 10).get(0);
 		assertThat(letter.id()).isEqualTo("bad");
 		assertThat(letter.attempts()).isEqualTo(1);
 		assertThat(letter.error()).contains("PayloadConversionException").contains("OrderTimeout");
@@ -131,9 +135,9 @@ class DelayedListenerIntegrationTests {
 		this.queue.schedule("declined", "d-1", "x", Duration.ZERO);
 		await().atMost(WAIT).until(() -> this.listeners.handledByErrorHandler.size() == 1);
 		assertThat(this.listeners.handledByErrorHandler).containsExactly("d-1: card declined");
-		await().atMost(WAIT).until(() -> this.queue.stats("declined").inflight() == 0);
-		assertThat(this.queue.stats("declined").dead()).isZero();
-		assertThat(this.queue.stats("declined").waiting() + this.queue.stats("declined").ready()).isZero();
+		await().atMost(WAIT).until(() -> this.admin.stats("declined").inflight() == 0);
+		assertThat(this.admin.stats("declined").dead()).isZero();
+		assertThat(this.admin.stats("declined").waiting() + this.admin.stats("declined").ready()).isZero();
 		assertThat(this.listeners.failures.get()).as("not retried").isEqualTo(1);
 	}
 
@@ -141,10 +145,10 @@ class DelayedListenerIntegrationTests {
 	void anInvalidPayloadIsDeadLetteredAtOnceByTheApplicationsValidator() {
 		this.queue.schedule("validated", "ok", new Refund("r-1", 5), Duration.ZERO);
 		this.queue.schedule("validated", "bad", new Refund("", -5), Duration.ZERO);
-		await().atMost(WAIT).until(() -> this.queue.stats("validated").dead() == 1);
+		await().atMost(WAIT).until(() -> this.admin.stats("validated").dead() == 1);
 		await().atMost(WAIT).until(() -> this.listeners.refunds.size() == 1);
 		assertThat(this.listeners.refunds).containsExactly(new Refund("r-1", 5));
-		DeadLetter letter = this.queue.deadLetters("validated", 0, 10).get(0);
+		DeadLetter letter = this.admin.deadLetters("validated", 0, 10).get(0);
 		assertThat(letter.id()).isEqualTo("bad");
 		assertThat(letter.attempts()).as("not retried").isEqualTo(1);
 		assertThat(letter.error()).contains("reference").contains("amount");

@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.config.DelayQueueConfigUtils;
 import io.github.delayqueue.config.DelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
@@ -82,7 +83,7 @@ class TlsTests {
 					queue.schedule("tls", "t-1", "x", Duration.ofMillis(100));
 					await().atMost(Duration.ofSeconds(20)).until(() -> delivered.contains("t-1"));
 					assertThat(delivered).containsExactly("t-1");
-					assertThat(queue.stats("tls").waiting()).isZero();
+					assertThat(context.getBean(DelayedQueueAdmin.class).stats("tls").waiting()).isZero();
 				});
 			// and the plain port is not what the application used
 			assertThat(tlsPort).isNotEqualTo(server.port());

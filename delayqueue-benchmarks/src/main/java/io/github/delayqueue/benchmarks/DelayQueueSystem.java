@@ -16,6 +16,7 @@ import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -140,6 +141,11 @@ final class DelayQueueSystem implements QueueUnderTest {
 	@Override
 	public Consumer consume(int threads, Handler handler) {
 		return consume(TOPIC, threads, handler);
+	}
+
+	/** An admin of the producers' store (topic controls, for the rate-limit row). */
+	RedisDelayedQueueAdmin admin() {
+		return new RedisDelayedQueueAdmin(this.store, this.converter);
 	}
 
 	/** The queue the harness schedules with. */

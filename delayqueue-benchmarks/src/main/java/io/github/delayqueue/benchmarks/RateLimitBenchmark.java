@@ -55,7 +55,7 @@ final class RateLimitBenchmark {
 
 	void run() {
 		RedisDelayedQueue queue = this.system.queue();
-		RedisDelayedQueueAdmin admin = queue.getAdmin();
+		RedisDelayedQueueAdmin admin = this.system.admin();
 		long backlog = (long) (this.rate * (SETTLE.toSeconds() + this.window.toSeconds() + 10));
 		Instant due = Instant.now().plusSeconds(1);
 		List<ScheduleRequest> chunk = new ArrayList<>();

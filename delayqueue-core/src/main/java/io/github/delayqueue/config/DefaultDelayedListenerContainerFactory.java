@@ -1,5 +1,6 @@
 package io.github.delayqueue.config;
 
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.listener.ContainerProperties;
 import io.github.delayqueue.listener.DelayedListenerContainer;
@@ -8,12 +9,14 @@ import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.wakeup.WakeUpTimer;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
 /**
  * Makes {@link DelayedListenerContainer}s that share its settings: the default options each endpoint starts from,
- * the topics' partitioning, and the {@link ContainerProperties} (metrics and observation, the handler executor and
+ * the topics' partitioning, the {@link DelayedQueueAdmin} through which a container pauses and resumes its topic, and
+ * the {@link ContainerProperties} (metrics and observation, the handler executor and
  * task decorator, the shutdown timeout and lifecycle) each container gets a copy of. With Spring
  * Boot, {@code DelayedListenerContainerFactoryConfigurer} applies the {@code delayqueue.listener.*} properties and
  * the application's beans to one; use it to build a second factory that differs in one setting.
@@ -33,6 +36,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	private TopicPartitioning partitioning = TopicPartitioning.NONE;
 
 	private final ContainerProperties containerProperties = new ContainerProperties();
+
+	private @Nullable DelayedQueueAdmin admin;
 
 	/**
 	 * Creates a factory.
@@ -77,6 +82,26 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	}
 
 	/**
+	 * Sets the admin that each container made afterwards pauses and resumes its topic through (see
+	 * {@link DelayedListenerContainer#pauseTopic()}): the application's {@link DelayedQueueAdmin}, so that one object
+	 * reaches every partition of a topic. Without one, the containers' topic-wide methods throw.
+	 * @param admin the admin, or {@code null}
+	 * @since 0.3.0
+	 */
+	public void setAdmin(@Nullable DelayedQueueAdmin admin) {
+		this.admin = admin;
+	}
+
+	/**
+	 * The admin each container made afterwards gets.
+	 * @return the admin, or {@code null}
+	 * @since 0.3.0
+	 */
+	public @Nullable DelayedQueueAdmin getAdmin() {
+		return this.admin;
+	}
+
+	/**
 	 * The template of the containers' properties: metrics, observation, the handler executor and decorator, the
 	 * shutdown timeout and the lifecycle. Each container made afterwards gets a copy (an endpoint's own
 	 * auto-startup wins).
@@ -100,6 +125,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		DelayedListenerContainer container = new DelayedListenerContainer(endpoint.getId(), registration, this.store,
 				this.converter, this.scheduler, properties);
 		container.setPartitions(this.partitioning.partitions(endpoint.getTopic()));
+		container.setAdmin(this.admin);
 		return container;
 	}
 

@@ -123,10 +123,13 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Pauses a topic on every instance (state in Redis, every partition); unlike {@link #stop()} or a container's
-	 * stop, which stop this application's consumers only.
+	 * Pauses a topic on every instance (state in Redis, every partition), through its container's admin (see
+	 * {@link DelayedListenerContainer#pauseTopic()}); unlike {@link #stop()} or a container's stop, which stop this
+	 * application's consumers only. To pause a topic this application does not listen to, use the
+	 * {@code DelayedQueueAdmin}.
 	 * @param topic a topic this application listens to
 	 * @throws IllegalArgumentException if no listener consumes the topic here
+	 * @throws IllegalStateException if its container has no admin
 	 * @since 0.3.0
 	 */
 	public void pauseTopic(String topic) {
@@ -134,9 +137,10 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	}
 
 	/**
-	 * Resumes a paused topic on every instance; what is due is delivered at once.
+	 * Resumes a paused topic on every instance, through its container's admin; what is due is delivered at once.
 	 * @param topic a topic this application listens to
 	 * @throws IllegalArgumentException if no listener consumes the topic here
+	 * @throws IllegalStateException if its container has no admin
 	 * @since 0.3.0
 	 */
 	public void resumeTopic(String topic) {

@@ -14,7 +14,6 @@ import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.MessageInfo;
 import io.github.delayqueue.MessagePage;
-import io.github.delayqueue.MessageState;
 import io.github.delayqueue.TopicControlState;
 import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.TopicPartitioning;
@@ -23,14 +22,12 @@ import io.github.delayqueue.Topics;
 import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.ControlOperations.ControlState;
-import io.github.delayqueue.redis.Expiry;
 import io.github.delayqueue.redis.Position;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.StoredDeadLetter;
 import io.github.delayqueue.redis.StoredEntry;
 import io.github.delayqueue.redis.StoredMessage;
 import io.github.delayqueue.redis.TopicCounts;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -50,9 +47,9 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	private final RedisMessageStore store;
 
-	private final PayloadConverter converter;
-
 	private final PartitionRouter router;
+
+	private final MessageInfos infos;
 
 	/**
 	 * Creates the admin of a store's topics.
@@ -67,8 +64,8 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		Assert.notNull(store, "RedisMessageStore must not be null");
 		Assert.notNull(converter, "PayloadConverter must not be null");
 		this.store = store;
-		this.converter = converter;
 		this.router = router;
+		this.infos = new MessageInfos(store, converter, router);
 	}
 
 	/**
@@ -161,15 +158,10 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		StoredMessage message = letter.message();
 		String error = letter.error();
 		if (!message.isReadable()) {
-			error = unreadable(message, error);
+			error = MessageInfos.unreadable(message, error);
 		}
 		return new DeadLetter(letter.id(), topic, letter.attempts(), error, letter.diedAt(), message.createdAt(),
 				message.headers(), message.payload());
-	}
-
-	private static String unreadable(StoredMessage message, @Nullable String error) {
-		return "Unreadable stored message: " + message.malformation()
-				+ ((error != null) ? " (last error: " + error + ")" : "");
 	}
 
 	@Override
@@ -200,26 +192,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	@Override
 	public Optional<MessageInfo> lookup(String topic, String id) {
-		Topics.validate(topic);
-		MessageIds.validate(id);
-		StoredEntry entry = this.store.messages().lookup(this.router.partitionOf(topic, id), id);
-		return Optional.ofNullable(entry).map((found) -> toInfo(topic, found));
-	}
-
-	private MessageInfo toInfo(String topic, StoredEntry entry) {
-		MessageState state = switch (entry.state()) {
-			case WAITING -> (entry.attempts() > 0 || entry.error() != null) ? MessageState.RETRYING
-					: MessageState.WAITING;
-			case LEASED -> MessageState.IN_FLIGHT;
-			case DEAD -> MessageState.DEAD;
-		};
-		boolean dead = state == MessageState.DEAD;
-		StoredMessage message = entry.message();
-		String error = message.isReadable() ? entry.error() : unreadable(message, entry.error());
-		Expiry expiry = entry.expiry();
-		return new MessageInfo(entry.id(), topic, state, dead ? null : entry.at(), dead ? entry.at() : null,
-				entry.attempts(), error, message.createdAt(), message.headers(),
-				(expiry != null) ? expiry.deadline() : null, message.payload(), this.converter);
+		return this.infos.lookup(topic, id);
 	}
 
 	@Override
@@ -236,7 +209,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 			merged.sort(Comparator.comparing(StoredEntry::position));
 		}
 		List<StoredEntry> page = (merged.size() > query.limit()) ? merged.subList(0, query.limit()) : merged;
-		List<MessageInfo> messages = page.stream().map((entry) -> toInfo(topic, entry)).toList();
+		List<MessageInfo> messages = page.stream().map((entry) -> this.infos.toInfo(topic, entry)).toList();
 		// a full page may have a next one; its cursor is the last message's position
 		String next = (page.size() == query.limit()) ? encodeCursor(page.get(page.size() - 1).position()) : null;
 		return new MessagePage(messages, next);

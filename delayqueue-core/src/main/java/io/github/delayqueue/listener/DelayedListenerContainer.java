@@ -2,11 +2,12 @@ package io.github.delayqueue.listener;
 
 import java.time.Duration;
 
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.wakeup.WakeUpTimer;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
@@ -46,6 +47,8 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	private final ContainerProperties properties;
 
 	private int partitions = 1;
+
+	private @Nullable DelayedQueueAdmin admin;
 
 	private final ContainerRuns runs;
 
@@ -165,43 +168,64 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	}
 
 	/**
-	 * Pauses the topic on every instance: its state is kept in Redis, in every partition, so that no consumer of the
-	 * topic leases a message until it is resumed (messages keep their due times; those in flight finish). Unlike
-	 * {@link #stop()}, which stops this application's consumer only.
+	 * Sets the admin through which {@link #pauseTopic()}, {@link #resumeTopic()} and {@link #isTopicPaused()} act on
+	 * the topic (the application's {@link DelayedQueueAdmin}: the container factory sets its own). The admin is the
+	 * one place that reaches every partition of a topic; the container only names its topic.
+	 * @param admin the admin, or {@code null} for none (the topic-wide methods then throw)
+	 * @since 0.3.0
+	 */
+	public void setAdmin(@Nullable DelayedQueueAdmin admin) {
+		this.admin = admin;
+	}
+
+	/**
+	 * The admin through which the topic-wide methods act, if one was set.
+	 * @return the admin, or {@code null}
+	 * @since 0.3.0
+	 */
+	public @Nullable DelayedQueueAdmin getAdmin() {
+		return this.admin;
+	}
+
+	/**
+	 * Pauses the topic on every instance, through the {@link #setAdmin(DelayedQueueAdmin) admin}
+	 * ({@link DelayedQueueAdmin#pause(String)}): its state is kept in Redis, in every partition, so that no consumer
+	 * of the topic leases a message until it is resumed (messages keep their due times; those in flight finish).
+	 * Unlike {@link #stop()}, which stops this application's consumer only.
+	 * @throws IllegalStateException if the container has no admin
 	 * @since 0.3.0
 	 */
 	public void pauseTopic() {
-		forEachPartition(this.store.controls()::pause);
+		requireAdmin().pause(getTopic());
 	}
 
 	/**
-	 * Resumes the topic on every instance; what is due is delivered at once.
+	 * Resumes the topic on every instance, through the admin ({@link DelayedQueueAdmin#resume(String)}); what is due
+	 * is delivered at once.
+	 * @throws IllegalStateException if the container has no admin
 	 * @since 0.3.0
 	 */
 	public void resumeTopic() {
-		forEachPartition(this.store.controls()::resume);
+		requireAdmin().resume(getTopic());
 	}
 
 	/**
-	 * Whether the topic is paused on every instance (see {@link #pauseTopic()}).
+	 * Whether the topic is paused on every instance (see {@link #pauseTopic()}), read through the admin
+	 * ({@link DelayedQueueAdmin#controls(String)}).
 	 * @return {@code true} if any partition is paused
+	 * @throws IllegalStateException if the container has no admin
 	 * @since 0.3.0
 	 */
 	public boolean isTopicPaused() {
-		int count = this.store.partitions().of(this.registration.topic());
-		for (int partition = 0; partition < count; partition++) {
-			if (this.store.controls().read(TopicKeys.partitionName(this.registration.topic(), partition)).paused()) {
-				return true;
-			}
-		}
-		return false;
+		return requireAdmin().controls(getTopic()).paused();
 	}
 
-	private void forEachPartition(java.util.function.Consumer<String> action) {
-		int count = this.store.partitions().of(this.registration.topic());
-		for (int partition = 0; partition < count; partition++) {
-			action.accept(TopicKeys.partitionName(this.registration.topic(), partition));
-		}
+	private DelayedQueueAdmin requireAdmin() {
+		DelayedQueueAdmin admin = this.admin;
+		Assert.state(admin != null, () -> "Listener '" + this.id + "' has no DelayedQueueAdmin to pause or resume "
+				+ "topic '" + getTopic() + "' with: set one on the container or its factory (Spring Boot does), or "
+				+ "call the DelayedQueueAdmin's pause and resume");
+		return admin;
 	}
 
 	/**

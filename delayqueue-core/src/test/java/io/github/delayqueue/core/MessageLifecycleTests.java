@@ -55,7 +55,7 @@ class MessageLifecycleTests {
 		this.fixture = new RedisFixture(redis.get());
 		this.store = this.fixture.store(this.fixture.connectionFactory());
 		this.queue = this.fixture.queue(this.store);
-		this.admin = this.queue.getAdmin();
+		this.admin = this.fixture.admin(this.store);
 	}
 
 	@AfterEach
@@ -131,7 +131,7 @@ class MessageLifecycleTests {
 			return n >= 600 && n < 1200;
 		});
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.queue.listWaiting("list", WaitingQuery.first(10).after("not-a-cursor")))
+			.isThrownBy(() -> this.admin.listWaiting("list", WaitingQuery.first(10).after("not-a-cursor")))
 			.withMessageContaining("Not a cursor");
 		assertThatIllegalArgumentException().isThrownBy(() -> WaitingQuery.first(0));
 		assertThatIllegalArgumentException()
@@ -144,10 +144,10 @@ class MessageLifecycleTests {
 		for (int i = 0; i < 10; i++) {
 			this.queue.schedule(ScheduleRequest.builder("gone", i).id("g-" + i).dueAt(due).build());
 		}
-		MessagePage first = this.queue.listWaiting("gone", WaitingQuery.first(4));
+		MessagePage first = this.admin.listWaiting("gone", WaitingQuery.first(4));
 		assertThat(first.messages()).extracting(MessageInfo::id).containsExactly("g-0", "g-1", "g-2", "g-3");
 		assertThat(this.queue.cancel("gone", "g-3")).isTrue();
-		MessagePage second = this.queue.listWaiting("gone", WaitingQuery.first(4).after(first.nextCursor()));
+		MessagePage second = this.admin.listWaiting("gone", WaitingQuery.first(4).after(first.nextCursor()));
 		assertThat(second.messages()).extracting(MessageInfo::id).containsExactly("g-4", "g-5", "g-6", "g-7");
 	}
 
@@ -172,11 +172,11 @@ class MessageLifecycleTests {
 
 	private List<MessageInfo> listAll(String topic, WaitingQuery query) {
 		List<MessageInfo> all = new ArrayList<>();
-		MessagePage page = this.queue.listWaiting(topic, query);
+		MessagePage page = this.admin.listWaiting(topic, query);
 		all.addAll(page.messages());
 		int pages = 1;
 		while (page.nextCursor() != null && pages++ < 1000) {
-			page = this.queue.listWaiting(topic, query.after(page.nextCursor()));
+			page = this.admin.listWaiting(topic, query.after(page.nextCursor()));
 			all.addAll(page.messages());
 		}
 		return all;
@@ -201,7 +201,7 @@ class MessageLifecycleTests {
 		assertThat(replaced.payload(Order.class)).isEqualTo(new Order("o-1", 2));
 		assertThat(replaced.headers()).containsEntry("v", "2");
 		assertThat(replaced.dueAt()).isAfter(before.plus(Duration.ofMinutes(4)));
-		assertThat(this.queue.stats("debounce").waiting()).isEqualTo(1);
+		assertThat(this.admin.stats("debounce").waiting()).isEqualTo(1);
 
 		this.queue.scheduleOrReplace(ScheduleRequest.builder("debounce", new Order("o-1", 3)).id("order-1").build());
 		ClaimedMessage leased = claim("debounce", 1).messages().get(0);
@@ -235,13 +235,13 @@ class MessageLifecycleTests {
 		assertThat(claim.expired()).isEqualTo(2);
 		assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly("fine");
 		assertThat(claim.messages().get(0).expiry()).isNotNull();
-		List<DeadLetter> dead = this.queue.deadLetters("ttl", 0, 10);
+		List<DeadLetter> dead = this.admin.deadLetters("ttl", 0, 10);
 		assertThat(dead).extracting(DeadLetter::id).containsExactly("late");
 		assertThat(dead.get(0).error()).startsWith("Expired");
 		assertThat(this.queue.lookup("ttl", "dropped")).isEmpty();
 		this.store.leases().ack("ttl", List.of(claim.messages().get(0).lease()));
 		assertThat(this.queue.lookup("ttl", "late").orElseThrow().expiresAt()).as("kept with the dead letter").isNotNull();
-		assertThat(this.queue.replayDeadLetter("ttl", "late")).isTrue();
+		assertThat(this.admin.replayDeadLetter("ttl", "late")).isTrue();
 		assertThat(this.queue.lookup("ttl", "late").orElseThrow().expiresAt()).as("a replay is wanted: no deadline")
 			.isNull();
 		assertThat(claim("ttl", 10).messages()).extracting(ClaimedMessage::id).containsExactly("late");
@@ -259,7 +259,7 @@ class MessageLifecycleTests {
 			.delay(Duration.ofMinutes(5))
 			.expiresAt(now.plusSeconds(60))
 			.build())).withMessageContaining("must be after the due time");
-		assertThat(this.queue.stats("ttl-bad").waiting()).isZero();
+		assertThat(this.admin.stats("ttl-bad").waiting()).isZero();
 	}
 
 	@Test
@@ -314,6 +314,7 @@ class MessageLifecycleTests {
 	@Test
 	void limitsAreSharedAmongPartitionsAndBadLimitsAreRefused() {
 		this.queue.setPartitioning(new TopicPartitioning(java.util.Map.of("wide", 4)));
+		this.admin.setPartitioning(new TopicPartitioning(java.util.Map.of("wide", 4)));
 		this.queue.schedule("wide", "x", Duration.ofHours(1));
 		this.admin.setLimits("wide", TopicLimits.NONE.withRate(10).withMaxInFlight(10));
 		TopicControlState state = this.admin.controls("wide");
@@ -396,7 +397,7 @@ class MessageLifecycleTests {
 		}
 		this.queue.scheduleAll(requests);
 		List<String> listed = new ArrayList<>();
-		MessagePage page = this.queue.listWaiting("same-time", WaitingQuery.first(2));
+		MessagePage page = this.admin.listWaiting("same-time", WaitingQuery.first(2));
 		int pages = 0;
 		while (pages++ < 1000) {
 			page.messages().forEach((m) -> listed.add(m.id()));
@@ -405,7 +406,7 @@ class MessageLifecycleTests {
 			}
 			// the page's last message is delivered meanwhile: the next page must still start right after it
 			this.queue.cancel("same-time", page.messages().get(page.messages().size() - 1).id());
-			page = this.queue.listWaiting("same-time", WaitingQuery.first(2).after(page.nextCursor()));
+			page = this.admin.listWaiting("same-time", WaitingQuery.first(2).after(page.nextCursor()));
 		}
 		assertThat(listed).hasSize(600).doesNotHaveDuplicates().isSorted();
 	}

@@ -56,11 +56,14 @@ class RedisDelayedQueueTests {
 
 	private RedisDelayedQueue queue;
 
+	private RedisDelayedQueueAdmin admin;
+
 	@BeforeEach
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
 		this.store = this.fixture.store(this.fixture.connectionFactory());
 		this.queue = this.fixture.queue(this.store);
+		this.admin = this.fixture.admin(this.store);
 	}
 
 	@AfterEach
@@ -72,7 +75,7 @@ class RedisDelayedQueueTests {
 	void scheduleStoresAWaitingMessageWithAGeneratedId() {
 		String id = this.queue.schedule("orders", new Order("o-1", 42), Duration.ofMinutes(5));
 		assertThat(id).hasSize(22).matches("[A-Za-z0-9_-]+");
-		assertThat(this.queue.stats("orders")).usingRecursiveComparison()
+		assertThat(this.admin.stats("orders")).usingRecursiveComparison()
 			.ignoringFields("nextDueAt")
 			.isEqualTo(new TopicStats("orders", 1, 0, 0, 0, null));
 		assertThat(redis.get().call("HEXISTS", "dqtest:{orders}:body:0", id)).isEqualTo("1");
@@ -156,7 +159,7 @@ class RedisDelayedQueueTests {
 			this.queue.schedule("topic-" + i, "x", Duration.ofMinutes(5));
 		}
 		assertThat(this.queue.sharedCallTopics()).isBetween(1, 1024);
-		assertThat(this.queue.getAdmin().knownTopics()).hasSize(1100);
+		assertThat(this.admin.knownTopics()).hasSize(1100);
 	}
 
 	@Test
@@ -205,7 +208,7 @@ class RedisDelayedQueueTests {
 		String score = redis.get().call("ZSCORE", "dqtest:{orders}:pending", "order-42");
 		assertThat(this.queue.schedule("orders", "order-42", "second", Duration.ofMinutes(9))).isFalse();
 		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:pending", "order-42")).isEqualTo(score);
-		List<DeadLetter> none = this.queue.deadLetters("orders", 0, 10);
+		List<DeadLetter> none = this.admin.deadLetters("orders", 0, 10);
 		assertThat(none).isEmpty();
 		assertThat(claimNow("orders", "order-42").payload()).isEqualTo("\"first\"".getBytes());
 	}
@@ -221,7 +224,7 @@ class RedisDelayedQueueTests {
 		this.queue.schedule("orders", "order-1", "x", Duration.ofMinutes(1));
 		assertThat(this.queue.cancel("orders", "order-1")).isTrue();
 		assertThat(this.queue.cancel("orders", "order-1")).isFalse();
-		assertThat(this.queue.stats("orders").pending()).isZero();
+		assertThat(this.admin.stats("orders").pending()).isZero();
 		assertThat(redis.get().call("EXISTS", "dqtest:{orders}:body:0")).isEqualTo("0");
 		assertThat(this.queue.schedule("orders", "order-1", "again", Duration.ofMinutes(1))).isTrue();
 	}
@@ -247,7 +250,7 @@ class RedisDelayedQueueTests {
 		this.queue.schedule("orders", "x", Duration.ZERO);
 		this.queue.scheduleAt("orders", "x", Instant.now().minusSeconds(60));
 		this.queue.schedule("orders", "x", Duration.ofHours(1));
-		TopicStats stats = this.queue.stats("orders");
+		TopicStats stats = this.admin.stats("orders");
 		assertThat(stats.ready()).isEqualTo(2);
 		assertThat(stats.waiting()).isEqualTo(1);
 		assertThat(stats.pending()).isEqualTo(3);
@@ -260,11 +263,11 @@ class RedisDelayedQueueTests {
 		}
 		Map<String, ClaimedMessage> claimed = new HashMap<>();
 		this.store.leases().claim("flaky", 10, 30_000, 5).messages().forEach((m) -> claimed.put(m.id(), m));
-		assertThat(this.queue.stats("flaky").retrying()).isZero();
+		assertThat(this.admin.stats("flaky").retrying()).isZero();
 		this.store.leases().retry("flaky", claimed.get("r-1").lease(), 0, "java.lang.IllegalStateException: once");
 		this.store.leases().retry("flaky", claimed.get("r-2").lease(), 3_600_000, "java.lang.IllegalStateException: again");
 		this.store.leases().bury("flaky", claimed.get("r-3").lease(), "java.lang.IllegalStateException: never");
-		TopicStats stats = this.queue.stats("flaky");
+		TopicStats stats = this.admin.stats("flaky");
 		assertThat(stats.retrying()).as("r-1 ready for a retry, r-2 waiting for one").isEqualTo(2);
 		assertThat(stats.dead()).isEqualTo(1);
 		assertThat(stats.ready() + stats.waiting()).isEqualTo(2);
@@ -272,11 +275,11 @@ class RedisDelayedQueueTests {
 		// r-1 runs again: still retrying while in flight, no longer once delivered
 		Claim again = this.store.leases().claim("flaky", 10, 30_000, 5);
 		assertThat(again.messages()).extracting(ClaimedMessage::id).containsExactly("r-1");
-		assertThat(this.queue.stats("flaky").retrying()).isEqualTo(2);
+		assertThat(this.admin.stats("flaky").retrying()).isEqualTo(2);
 		this.store.leases().ack("flaky", List.of(again.messages().get(0).lease()));
-		assertThat(this.queue.stats("flaky").retrying()).isEqualTo(1);
-		assertThat(this.queue.replayDeadLetter("flaky", "r-3")).isTrue();
-		assertThat(this.queue.stats("flaky").retrying()).as("a replayed dead letter starts afresh").isEqualTo(1);
+		assertThat(this.admin.stats("flaky").retrying()).isEqualTo(1);
+		assertThat(this.admin.replayDeadLetter("flaky", "r-3")).isTrue();
+		assertThat(this.admin.stats("flaky").retrying()).as("a replayed dead letter starts afresh").isEqualTo(1);
 	}
 
 	@Test
@@ -293,8 +296,8 @@ class RedisDelayedQueueTests {
 		assertThat(results).hasSize(2501);
 		assertThat(results.get(7)).isEqualTo(new ScheduleResult("m-7", true));
 		assertThat(results.get(2500)).isEqualTo(new ScheduleResult("m-0", false));
-		assertThat(this.queue.stats("even").waiting()).isEqualTo(1250);
-		assertThat(this.queue.stats("odd").waiting()).isEqualTo(1250);
+		assertThat(this.admin.stats("even").waiting()).isEqualTo(1250);
+		assertThat(this.admin.stats("odd").waiting()).isEqualTo(1250);
 	}
 
 	@Test
@@ -320,7 +323,7 @@ class RedisDelayedQueueTests {
 		assertThatThrownBy(() -> this.queue.cancel(topic, "id")).isInstanceOf(InvalidTopicException.class);
 		assertThatThrownBy(() -> this.queue.reschedule(topic, "id", Duration.ZERO))
 			.isInstanceOf(InvalidTopicException.class);
-		assertThatThrownBy(() -> this.queue.stats(topic)).isInstanceOf(InvalidTopicException.class);
+		assertThatThrownBy(() -> this.admin.stats(topic)).isInstanceOf(InvalidTopicException.class);
 		assertNothingWritten();
 	}
 
@@ -367,7 +370,7 @@ class RedisDelayedQueueTests {
 			.hasMessageContaining("202 bytes")
 			.hasMessageContaining("100 bytes");
 		assertThat(small.schedule("t", "x".repeat(98), Duration.ZERO)).isNotNull();
-		assertThat(this.queue.stats("t").pending()).isEqualTo(1);
+		assertThat(this.admin.stats("t").pending()).isEqualTo(1);
 	}
 
 	@Test
@@ -416,26 +419,26 @@ class RedisDelayedQueueTests {
 		for (ClaimedMessage message : claim.messages()) {
 			assertThat(this.store.leases().bury("t", message.lease(), "java.lang.IllegalStateException: boom")).isTrue();
 		}
-		assertThat(this.queue.stats("t").dead()).isEqualTo(3);
-		List<DeadLetter> letters = this.queue.deadLetters("t", 0, 10);
+		assertThat(this.admin.stats("t").dead()).isEqualTo(3);
+		List<DeadLetter> letters = this.admin.deadLetters("t", 0, 10);
 		assertThat(letters).extracting(DeadLetter::id).containsExactlyInAnyOrder("d-0", "d-1", "d-2");
 		DeadLetter first = letters.stream().filter((l) -> l.id().equals("d-0")).findFirst().orElseThrow();
 		assertThat(first.error()).isEqualTo("java.lang.IllegalStateException: boom");
 		assertThat(first.attempts()).isEqualTo(1);
 		assertThat(first.payloadAsString()).isEqualTo("\"payload-0\"");
-		assertThat(this.queue.deadLetters("t", 1, 1)).hasSize(1);
+		assertThat(this.admin.deadLetters("t", 1, 1)).hasSize(1);
 
 		assertThat(this.queue.schedule("t", "d-0", "again", Duration.ZERO)).as("a dead id still exists").isFalse();
-		assertThat(this.queue.replayDeadLetter("t", "d-0")).isTrue();
-		assertThat(this.queue.replayDeadLetter("t", "d-0")).isFalse();
-		assertThat(this.queue.stats("t")).usingRecursiveComparison()
+		assertThat(this.admin.replayDeadLetter("t", "d-0")).isTrue();
+		assertThat(this.admin.replayDeadLetter("t", "d-0")).isFalse();
+		assertThat(this.admin.stats("t")).usingRecursiveComparison()
 			.ignoringFields("nextDueAt")
 			.isEqualTo(new TopicStats("t", 0, 1, 0, 2, null));
-		assertThat(this.queue.purgeDeadLetter("t", "d-1")).isTrue();
-		assertThat(this.queue.purgeDeadLetters("t")).isEqualTo(1);
-		assertThat(this.queue.stats("t").dead()).isZero();
+		assertThat(this.admin.purgeDeadLetter("t", "d-1")).isTrue();
+		assertThat(this.admin.purgeDeadLetters("t")).isEqualTo(1);
+		assertThat(this.admin.stats("t").dead()).isZero();
 		assertThat(redis.get().call("HLEN", "dqtest:{t}:body:0")).isEqualTo("1");
-		assertThat(this.queue.replayDeadLetters("t")).isZero();
+		assertThat(this.admin.replayDeadLetters("t")).isZero();
 	}
 
 	@Test
@@ -448,7 +451,7 @@ class RedisDelayedQueueTests {
 		for (ClaimedMessage message : bounded.leases().claim("t", 10, 30_000, 5).messages()) {
 			bounded.leases().bury("t", message.lease(), "boom");
 		}
-		assertThat(this.queue.stats("t").dead()).isEqualTo(2);
+		assertThat(this.admin.stats("t").dead()).isEqualTo(2);
 		assertThat(redis.get().call("HLEN", "dqtest:{t}:body:0")).isEqualTo("2");
 		assertThat(redis.get().call("HLEN", "dqtest:{t}:error")).isEqualTo("2");
 	}
@@ -475,15 +478,15 @@ class RedisDelayedQueueTests {
 					assertThat(unfinished.get(0).id()).as("a generated id is kept for the retry").isNotNull();
 					assertThat(unfinished.get(1).id()).isEqualTo("never");
 				});
-		assertThat(this.queue.stats("ok").pending()).isEqualTo(2);
+		assertThat(this.admin.stats("ok").pending()).isEqualTo(2);
 		assertThat(RedisFixture.keysOf(redis.get(), "later")).isEmpty();
 	}
 
 	@Test
 	void deadLetterPageLimitsAreChecked() {
-		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.deadLetters("t", -1, 10));
-		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.deadLetters("t", 0, 0));
-		assertThatIllegalArgumentException().isThrownBy(() -> this.queue.deadLetters("t", 0, 1001));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.deadLetters("t", -1, 10));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.deadLetters("t", 0, 0));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.deadLetters("t", 0, 1001));
 	}
 
 	private void assertNothingWritten() {

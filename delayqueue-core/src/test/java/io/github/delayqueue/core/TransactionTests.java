@@ -17,6 +17,7 @@ import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.build.redis.TestRedisExtension;
+import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.junit.jupiter.api.AfterEach;
@@ -56,6 +57,8 @@ class TransactionTests {
 
 	private RedisDelayedQueue queue;
 
+	private RedisDelayedQueueAdmin admin;
+
 	private DataSource dataSource;
 
 	private JdbcTemplate jdbc;
@@ -66,7 +69,9 @@ class TransactionTests {
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
 		LettuceConnectionFactory connectionFactory = this.fixture.connectionFactory();
-		this.queue = this.fixture.queue(this.fixture.store(connectionFactory));
+		RedisMessageStore queueStore = this.fixture.store(connectionFactory);
+		this.queue = this.fixture.queue(queueStore);
+		this.admin = this.fixture.admin(queueStore);
 		this.dataSource = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2).generateUniqueName(true)
 			.build();
 		this.jdbc = new JdbcTemplate(this.dataSource);
@@ -116,7 +121,7 @@ class TransactionTests {
 			status.setRollbackOnly();
 		});
 
-		assertThat(this.queue.stats("order-timeout").waiting()).isZero();
+		assertThat(this.admin.stats("order-timeout").waiting()).isZero();
 		assertThat(result.get().outcome().toCompletableFuture()).isCancelled();
 		// the id was never taken
 		assertThat(this.queue.schedule("order-timeout", "o-1", "o-1", Duration.ofMinutes(1))).isTrue();
@@ -143,7 +148,7 @@ class TransactionTests {
 				.withMessageContaining("o-2")
 				.withMessageContaining("outcome()");
 			// due at once, yet not in Redis before the commit
-			assertThat(this.queue.stats("order-timeout").waiting()).isZero();
+			assertThat(this.admin.stats("order-timeout").waiting()).isZero();
 			assertThat(RedisFixture.keysOf(redis.get(), "order-timeout")).isEmpty();
 		});
 
@@ -180,14 +185,14 @@ class TransactionTests {
 			this.queue.schedule(ScheduleRequest.builder("order-timeout", "o-6").id("o-6").delay(Duration.ofHours(1))
 				.build());
 			missing.set(this.queue.cancelAfterCommit("order-timeout", "o-6"));
-			assertThat(this.queue.stats("order-timeout").waiting()).isEqualTo(2);
+			assertThat(this.admin.stats("order-timeout").waiting()).isEqualTo(2);
 		});
 
 		assertThat(cancelled.get().toCompletableFuture().join()).isTrue();
 		assertThat(moved.get().toCompletableFuture().join()).isTrue();
 		assertThat(missing.get().toCompletableFuture().join()).as("scheduled, then cancelled, in that order").isTrue();
-		assertThat(this.queue.stats("order-timeout").waiting()).isEqualTo(1);
-		assertThat(this.queue.stats("order-timeout").nextDueAt()).isAfter(java.time.Instant.now().plusSeconds(5400));
+		assertThat(this.admin.stats("order-timeout").waiting()).isEqualTo(1);
+		assertThat(this.admin.stats("order-timeout").nextDueAt()).isAfter(java.time.Instant.now().plusSeconds(5400));
 	}
 
 	@Test
@@ -203,7 +208,7 @@ class TransactionTests {
 				.isThrownBy(() -> this.queue.schedule("order-timeout", "o-8", "o-8", Duration.ZERO))
 				.withMessageContaining("schedule(ScheduleRequest)");
 		});
-		assertThat(this.queue.stats("order-timeout").waiting()).isEqualTo(1);
+		assertThat(this.admin.stats("order-timeout").waiting()).isEqualTo(1);
 		assertThat(this.queue.cancel("order-timeout", "o-7")).as("outside a transaction: at once").isTrue();
 	}
 
@@ -226,12 +231,12 @@ class TransactionTests {
 			this.queue.schedule(ScheduleRequest.builder("t", "outer").id("outer").delay(Duration.ofHours(1)).build());
 			inner.executeWithoutResult((innerStatus) -> this.queue
 				.schedule(ScheduleRequest.builder("t", "inner").id("inner").delay(Duration.ofHours(1)).build()));
-			assertThat(this.queue.stats("t").waiting()).as("the inner transaction committed its own").isEqualTo(1);
+			assertThat(this.admin.stats("t").waiting()).as("the inner transaction committed its own").isEqualTo(1);
 			notSupported.executeWithoutResult((suspended) -> assertThat(
 					this.queue.schedule("t", "suspended", "x", Duration.ofHours(1)))
 				.as("no transaction while suspended: at once")
 				.isTrue());
-			assertThat(this.queue.stats("t").waiting()).isEqualTo(2);
+			assertThat(this.admin.stats("t").waiting()).isEqualTo(2);
 			status.setRollbackOnly();
 		});
 		assertThat(this.queue.cancel("t", "outer")).isFalse();

@@ -13,6 +13,7 @@ import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.redis.RedisMessageStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,10 +54,14 @@ class CrashIsolationTests {
 
 	private RedisDelayedQueue queue;
 
+	private RedisDelayedQueueAdmin admin;
+
 	@BeforeEach
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
-		this.queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
+		RedisMessageStore queueStore = this.fixture.store(this.fixture.connectionFactory());
+		this.queue = this.fixture.queue(queueStore);
+		this.admin = this.fixture.admin(queueStore);
 	}
 
 	@AfterEach
@@ -87,7 +92,7 @@ class CrashIsolationTests {
 			.allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1));
 		assertThat(this.jvms.size() - 1).as("runs of the poison: its batched run, then one per attempt, alone")
 			.isEqualTo(maxAttempts + 1);
-		assertThat(this.queue.deadLetters(TOPIC, 0, 10).get(0).attempts()).isEqualTo(maxAttempts);
+		assertThat(this.admin.deadLetters(TOPIC, 0, 10).get(0).attempts()).isEqualTo(maxAttempts);
 	}
 
 	@Test
@@ -125,7 +130,7 @@ class CrashIsolationTests {
 					.add(message.attempt()),
 				options));
 		await().atMost(WAIT).until(() -> deadLetterIds().contains("poison"));
-		await().atMost(WAIT).until(() -> this.queue.stats(TOPIC).inflight() == 0 && this.queue.stats(TOPIC).waiting() == 0);
+		await().atMost(WAIT).until(() -> this.admin.stats(TOPIC).inflight() == 0 && this.admin.stats(TOPIC).waiting() == 0);
 		assertThat(this.handled).as("the neighbour's outcome reached Redis before the suspect started")
 			.containsOnlyKeys("neighbour")
 			.containsEntry("neighbour", List.of(1));
@@ -160,7 +165,7 @@ class CrashIsolationTests {
 	}
 
 	private List<String> deadLetterIds() {
-		return this.queue.deadLetters(TOPIC, 0, 10).stream().map(DeadLetter::id).toList();
+		return this.admin.deadLetters(TOPIC, 0, 10).stream().map(DeadLetter::id).toList();
 	}
 
 	/**

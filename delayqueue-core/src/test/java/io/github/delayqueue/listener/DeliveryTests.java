@@ -16,6 +16,8 @@ import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,12 +40,16 @@ class DeliveryTests {
 
 	private RedisDelayedQueue queue;
 
+	private RedisDelayedQueueAdmin admin;
+
 	private Listeners container;
 
 	@BeforeEach
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
-		this.queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
+		RedisMessageStore queueStore = this.fixture.store(this.fixture.connectionFactory());
+		this.queue = this.fixture.queue(queueStore);
+		this.admin = this.fixture.admin(queueStore);
 		this.container = this.fixture.consumer().listeners();
 	}
 
@@ -65,7 +71,7 @@ class DeliveryTests {
 		await().atMost(WAIT).until(() -> recorder.received.size() == 10);
 		assertThat(recorder.received).extracting(Recorder.Received::payload)
 			.containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
-		assertThat(this.queue.stats("ordered").pending()).isZero();
+		assertThat(this.admin.stats("ordered").pending()).isZero();
 	}
 
 	@Test
@@ -124,7 +130,7 @@ class DeliveryTests {
 		assertThat(this.queue.cancel("cancel", "cancelled")).isTrue();
 		await().atMost(WAIT).until(() -> recorder.count("kept") == 1);
 		assertThat(recorder.count("cancelled")).isZero();
-		assertThat(this.queue.stats("cancel").pending()).isZero();
+		assertThat(this.admin.stats("cancel").pending()).isZero();
 	}
 
 	@Test
@@ -137,7 +143,7 @@ class DeliveryTests {
 		assertThat(this.queue.reschedule("move", "sooner", Duration.ofMillis(100))).isTrue();
 		await().atMost(WAIT).until(() -> recorder.count("sooner") == 1);
 		assertThat(recorder.count("later")).isZero();
-		assertThat(this.queue.stats("move").waiting()).isEqualTo(1);
+		assertThat(this.admin.stats("move").waiting()).isEqualTo(1);
 	}
 
 	@Test
@@ -163,10 +169,10 @@ class DeliveryTests {
 			}
 		}, ListenerOptions.builder().maxAttempts(5).errorHandler(new DefaultDeliveryErrorHandler(new FixedBackOff(50, FixedBackOff.UNLIMITED_ATTEMPTS))).build()));
 		this.queue.schedule("flaky", "f-1", "x", Duration.ZERO);
-		await().atMost(WAIT).until(() -> this.queue.stats("flaky").pending() == 0 && calls.get() == 3
-				&& this.queue.stats("flaky").inflight() == 0);
+		await().atMost(WAIT).until(() -> this.admin.stats("flaky").pending() == 0 && calls.get() == 3
+				&& this.admin.stats("flaky").inflight() == 0);
 		assertThat(attempts).containsExactly(1, 2, 3);
-		assertThat(this.queue.stats("flaky").dead()).isZero();
+		assertThat(this.admin.stats("flaky").dead()).isZero();
 		assertThat(RedisFixture.keysOf(redis.get(), "flaky")).as("an acked message leaves nothing behind").isEmpty();
 	}
 
@@ -182,15 +188,15 @@ class DeliveryTests {
 		}, ListenerOptions.builder().maxAttempts(3).errorHandler(new DefaultDeliveryErrorHandler(
 				DefaultDeliveryErrorHandler.exponentialBackOff(Duration.ofMillis(20), 2, Duration.ofMillis(100)))).build()));
 		this.queue.schedule("doomed", "d-1", "x", Duration.ZERO);
-		await().atMost(WAIT).until(() -> this.queue.stats("doomed").dead() == 1);
+		await().atMost(WAIT).until(() -> this.admin.stats("doomed").dead() == 1);
 		assertThat(calls.get()).isEqualTo(3);
-		DeadLetter letter = this.queue.deadLetters("doomed", 0, 10).get(0);
+		DeadLetter letter = this.admin.deadLetters("doomed", 0, 10).get(0);
 		assertThat(letter.id()).isEqualTo("d-1");
 		assertThat(letter.attempts()).isEqualTo(3);
 		assertThat(letter.error()).isEqualTo("java.lang.IllegalStateException: broken #3");
 		assertThat(letter.payloadAsString()).isEqualTo("\"x\"");
 
-		assertThat(this.queue.replayDeadLetter("doomed", "d-1")).isTrue();
+		assertThat(this.admin.replayDeadLetter("doomed", "d-1")).isTrue();
 		await().atMost(WAIT).until(() -> afterReplay.count("d-1") == 1);
 		assertThat(afterReplay.received.get(0).message().attempt()).as("attempts start again").isEqualTo(1);
 		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "doomed").isEmpty());
@@ -203,8 +209,8 @@ class DeliveryTests {
 				ListenerOptions.builder().maxAttempts(10).build()));
 		this.queue.schedule("typed", "bad", "not an object", Duration.ZERO);
 		this.queue.schedule("typed", "good", new Amount(5), Duration.ofMillis(50));
-		await().atMost(WAIT).until(() -> this.queue.stats("typed").dead() == 1 && calls.get() == 1);
-		DeadLetter letter = this.queue.deadLetters("typed", 0, 1).get(0);
+		await().atMost(WAIT).until(() -> this.admin.stats("typed").dead() == 1 && calls.get() == 1);
+		DeadLetter letter = this.admin.deadLetters("typed", 0, 1).get(0);
 		assertThat(letter.id()).isEqualTo("bad");
 		assertThat(letter.attempts()).as("never retried").isEqualTo(1);
 		assertThat(letter.error()).contains("PayloadConversionException").contains("Amount");
@@ -217,8 +223,8 @@ class DeliveryTests {
 		}, ListenerOptions.builder()
 			.errorHandler(new DefaultDeliveryErrorHandler().withNotRetryable(UnsupportedOperationException.class)).build()));
 		this.queue.schedule("rules", "r-1", "x", Duration.ZERO);
-		await().atMost(WAIT).until(() -> this.queue.stats("rules").dead() == 1);
-		assertThat(this.queue.deadLetters("rules", 0, 1).get(0).attempts()).isEqualTo(1);
+		await().atMost(WAIT).until(() -> this.admin.stats("rules").dead() == 1);
+		assertThat(this.admin.deadLetters("rules", 0, 1).get(0).attempts()).isEqualTo(1);
 	}
 
 	@Test

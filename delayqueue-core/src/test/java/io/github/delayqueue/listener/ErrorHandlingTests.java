@@ -14,6 +14,8 @@ import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.wakeup.WakeUpTimer;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.jspecify.annotations.Nullable;
@@ -43,12 +45,16 @@ class ErrorHandlingTests {
 
 	private RedisDelayedQueue queue;
 
+	private RedisDelayedQueueAdmin admin;
+
 	private final List<DelayQueueMonitor.Outcome> outcomes = new CopyOnWriteArrayList<>();
 
 	@BeforeEach
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
-		this.queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
+		RedisMessageStore queueStore = this.fixture.store(this.fixture.connectionFactory());
+		this.queue = this.fixture.queue(queueStore);
+		this.admin = this.fixture.admin(queueStore);
 	}
 
 	@AfterEach
@@ -73,7 +79,7 @@ class ErrorHandlingTests {
 		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "recovered").isEmpty());
 		assertThat(calls.get()).as("not retried").isEqualTo(1);
 		assertThat(sentElsewhere).containsExactly("r-1: payment service down");
-		assertThat(this.queue.deadLetters("recovered", 0, 10)).isEmpty();
+		assertThat(this.admin.deadLetters("recovered", 0, 10)).isEmpty();
 		await().atMost(WAIT).until(() -> this.outcomes.contains(DelayQueueMonitor.Outcome.RECOVERED));
 	}
 
@@ -85,8 +91,8 @@ class ErrorHandlingTests {
 		}, ListenerOptions.builder().maxAttempts(5).errorHandler((message, failure) -> FailureAction.deadLetter()).build()));
 		this.queue.schedule("strict", "s-1", "x", Duration.ZERO);
 
-		await().atMost(WAIT).until(() -> !this.queue.deadLetters("strict", 0, 10).isEmpty());
-		DeadLetter letter = this.queue.deadLetters("strict", 0, 10).get(0);
+		await().atMost(WAIT).until(() -> !this.admin.deadLetters("strict", 0, 10).isEmpty());
+		DeadLetter letter = this.admin.deadLetters("strict", 0, 10).get(0);
 		assertThat(letter.attempts()).isEqualTo(1);
 		assertThat(letter.error()).isEqualTo("java.lang.IllegalStateException: no second chance");
 	}
@@ -104,8 +110,8 @@ class ErrorHandlingTests {
 			.build()));
 		this.queue.schedule("bounded", "b-1", "x", Duration.ZERO);
 
-		await().atMost(WAIT).until(() -> !this.queue.deadLetters("bounded", 0, 10).isEmpty());
-		assertThat(this.queue.deadLetters("bounded", 0, 10).get(0).attempts()).isEqualTo(3);
+		await().atMost(WAIT).until(() -> !this.admin.deadLetters("bounded", 0, 10).isEmpty());
+		assertThat(this.admin.deadLetters("bounded", 0, 10).get(0).attempts()).isEqualTo(3);
 		assertThat(calls.get()).isEqualTo(3);
 	}
 
@@ -237,7 +243,7 @@ class ErrorHandlingTests {
 		try {
 			await().atMost(Duration.ofSeconds(30)).until(() -> recorder.received.size() == 3);
 			assertThat(recorder.ids()).containsExactly("m0", "b", "c");
-			assertThat(this.queue.deadLetters("buried-next", 0, 10)).extracting(DeadLetter::id).containsExactly("a");
+			assertThat(this.admin.deadLetters("buried-next", 0, 10)).extracting(DeadLetter::id).containsExactly("a");
 		}
 		finally {
 			container.stop();

@@ -14,6 +14,8 @@ import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,10 +45,14 @@ class HandlerThreadsTests {
 
 	private RedisDelayedQueue queue;
 
+	private RedisDelayedQueueAdmin admin;
+
 	@BeforeEach
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
-		this.queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
+		RedisMessageStore queueStore = this.fixture.store(this.fixture.connectionFactory());
+		this.queue = this.fixture.queue(queueStore);
+		this.admin = this.fixture.admin(queueStore);
 	}
 
 	@AfterEach
@@ -116,8 +122,8 @@ class HandlerThreadsTests {
 		// interrupted after the timeout (the handler's thread sees it on its own time), the handler failed: its
 		// message waits for its retry
 		await().atMost(WAIT).until(() -> interrupted.get() == 1);
-		await().atMost(WAIT).until(() -> this.queue.stats("shared").inflight() == 0);
-		TopicStats stats = this.queue.stats("shared");
+		await().atMost(WAIT).until(() -> this.admin.stats("shared").inflight() == 0);
+		TopicStats stats = this.admin.stats("shared");
 		assertThat(stats.ready() + stats.waiting()).as("back in the queue").isEqualTo(1);
 		assertThat(stats.retrying()).as("its interrupted run counted").isEqualTo(1);
 	}

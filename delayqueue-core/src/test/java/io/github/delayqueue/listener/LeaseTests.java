@@ -9,6 +9,7 @@ import io.github.delayqueue.Recorder;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.StoredEntry;
 import org.junit.jupiter.api.AfterEach;
@@ -36,11 +37,14 @@ class LeaseTests {
 
 	private RedisDelayedQueue queue;
 
+	private RedisDelayedQueueAdmin admin;
+
 	@BeforeEach
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
 		this.store = this.fixture.store(this.fixture.connectionFactory());
 		this.queue = this.fixture.queue(this.store);
+		this.admin = this.fixture.admin(this.store);
 	}
 
 	@AfterEach
@@ -105,7 +109,7 @@ class LeaseTests {
 		stalled.listeners().register(ListenerRegistration.of("pause", String.class,
 				(payload, message) -> stalledHandled.incrementAndGet(), options));
 		await().atMost(WAIT).until(() -> standingStill.getCount() == 0);
-		assertThat(this.queue.stats("pause").inflight()).as("the whole batch is leased").isEqualTo(3);
+		assertThat(this.admin.stats("pause").inflight()).as("the whole batch is leased").isEqualTo(3);
 		// frozen: its leases are not extended either
 		stalledConnection.destroy();
 
@@ -153,7 +157,7 @@ class LeaseTests {
 
 		// three leases long, the running handler keeps its lease and nobody else gets the message
 		await().during(Duration.ofSeconds(3)).atMost(WAIT).until(() -> deliveries.get() == 1);
-		assertThat(this.queue.stats("slow").inflight()).isEqualTo(1);
+		assertThat(this.admin.stats("slow").inflight()).isEqualTo(1);
 
 		this.release.countDown();
 		await().atMost(WAIT).until(() -> RedisFixture.keysOf(redis.get(), "slow").isEmpty());
@@ -241,8 +245,8 @@ class LeaseTests {
 			this.queue.schedule("waiting", "w-" + i, "x", Duration.ZERO);
 		}
 		// one handler runs its message, two more wait in the consumer (its batch of 3), two stay in Redis
-		await().atMost(WAIT).until(() -> started.get() == 1 && this.queue.stats("waiting").ready() == 2
-				&& this.queue.stats("waiting").inflight() == 3);
+		await().atMost(WAIT).until(() -> started.get() == 1 && this.admin.stats("waiting").ready() == 2
+				&& this.admin.stats("waiting").inflight() == 3);
 		CountDownLatch stopped = new CountDownLatch(1);
 		stopping.listeners().stop(stopped::countDown);
 
@@ -320,7 +324,7 @@ class LeaseTests {
 
 		assertThat(handled.get()).as("not run after stop").isZero();
 		assertThat(stopping.listeners().getInFlight("in-flight")).isZero();
-		assertThat(this.queue.stats("in-flight").inflight()).as("handed back").isZero();
+		assertThat(this.admin.stats("in-flight").inflight()).as("handed back").isZero();
 		Recorder<String> next = new Recorder<>();
 		this.fixture.consumer().listeners().register(ListenerRegistration.of("in-flight", String.class, next));
 		await().atMost(WAIT).until(() -> next.count("f-1") == 1);

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -35,6 +36,8 @@ class LookaheadTests {
 	private final RedisMessageStore store = this.fixture.store(this.fixture.connectionFactory());
 
 	private final RedisDelayedQueue queue = this.fixture.queue(this.store);
+
+	private final RedisDelayedQueueAdmin admin = this.fixture.admin(this.store);
 
 	@AfterEach
 	void tearDown() {
@@ -70,7 +73,7 @@ class LookaheadTests {
 		Claim claim = this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 3, true, 0);
 
 		assertThat(claim.messages()).isEmpty();
-		assertThat(this.queue.stats(TOPIC).pending()).isEqualTo(1);
+		assertThat(this.admin.stats(TOPIC).pending()).isEqualTo(1);
 	}
 
 	@Test
@@ -118,7 +121,7 @@ class LookaheadTests {
 			.withMessageContaining("lookahead");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 3, true, LEASE * 1000));
-		assertThat(this.queue.stats(TOPIC).ready()).isEqualTo(1);
+		assertThat(this.admin.stats(TOPIC).ready()).isEqualTo(1);
 	}
 
 }

@@ -17,6 +17,7 @@ import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.junit.jupiter.api.AfterEach;
@@ -50,8 +51,9 @@ class TopicControlsTests {
 	@BeforeEach
 	void setUp() {
 		this.fixture = new RedisFixture(redis.get());
-		this.queue = this.fixture.queue(this.fixture.store(this.fixture.connectionFactory()));
-		this.admin = this.queue.getAdmin();
+		RedisMessageStore queueStore = this.fixture.store(this.fixture.connectionFactory());
+		this.queue = this.fixture.queue(queueStore);
+		this.admin = this.fixture.admin(queueStore);
 	}
 
 	@AfterEach

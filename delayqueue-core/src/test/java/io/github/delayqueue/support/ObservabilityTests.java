@@ -12,6 +12,7 @@ import io.github.delayqueue.Recorder;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -51,6 +52,8 @@ class ObservabilityTests {
 
 	private RedisDelayedQueue queue;
 
+	private RedisDelayedQueueAdmin admin;
+
 	private LettuceConnectionFactory factory;
 
 	@BeforeEach
@@ -59,6 +62,7 @@ class ObservabilityTests {
 		this.factory = this.fixture.connectionFactory();
 		this.store = this.fixture.store(this.factory);
 		this.queue = this.fixture.queue(this.store);
+		this.admin = this.fixture.admin(this.store);
 		this.queue.setMonitor(new MicrometerDelayQueueMonitor(this.registry));
 	}
 
@@ -108,7 +112,7 @@ class ObservabilityTests {
 		this.queue.schedule("gauged", "a", Duration.ofHours(1));
 		this.queue.schedule("gauged", "b", Duration.ZERO);
 		this.queue.schedule("other", "c", Duration.ofHours(1));
-		DelayQueueTopicMetrics metrics = new DelayQueueTopicMetrics(this.queue.getAdmin(), this.registry,
+		DelayQueueTopicMetrics metrics = new DelayQueueTopicMetrics(this.admin, this.registry,
 				Duration.ofSeconds(30));
 		assertThat(this.registry.find("delayqueue.messages.waiting").gauges()).isEmpty();
 		metrics.refresh();

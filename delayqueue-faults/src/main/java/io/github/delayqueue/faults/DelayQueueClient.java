@@ -14,14 +14,19 @@ import io.github.delayqueue.MessageState;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConversionException;
+import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-/** The producing side of delayqueue: {@link RedisDelayedQueue} with an explicit id and due time per message. */
+/**
+ * The producing side of delayqueue: {@link RedisDelayedQueue} with an explicit id and due time per message; the
+ * counts and dead letters the suite tallies come from a {@link RedisDelayedQueueAdmin} of the same store.
+ */
 final class DelayQueueClient implements QueueClient {
 
 	private static final int DEAD_LETTER_PAGE = 1_000;
@@ -30,10 +35,15 @@ final class DelayQueueClient implements QueueClient {
 
 	private final RedisDelayedQueue queue;
 
+	private final RedisDelayedQueueAdmin admin;
+
 	DelayQueueClient(int port, Duration timeout) {
 		this.connectionFactory = DelayQueueConsumer.connectionFactory(port, timeout);
-		this.queue = new RedisDelayedQueue(new RedisMessageStore(this.connectionFactory, DelayQueueConsumer.PREFIX,
-				DeadLetterPolicy.DEFAULT), new JacksonPayloadConverter());
+		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, DelayQueueConsumer.PREFIX,
+				DeadLetterPolicy.DEFAULT);
+		PayloadConverter converter = new JacksonPayloadConverter();
+		this.queue = new RedisDelayedQueue(store, converter);
+		this.admin = new RedisDelayedQueueAdmin(store, converter);
 	}
 
 	@Override
@@ -56,7 +66,7 @@ final class DelayQueueClient implements QueueClient {
 
 	@Override
 	public long remaining() {
-		TopicStats stats = this.queue.stats(DelayQueueConsumer.TOPIC);
+		TopicStats stats = this.admin.stats(DelayQueueConsumer.TOPIC);
 		return stats.pending() + stats.inflight();
 	}
 
@@ -64,7 +74,7 @@ final class DelayQueueClient implements QueueClient {
 	public Set<String> deadLetterIds() {
 		Set<String> ids = new HashSet<>();
 		for (int offset = 0;; offset += DEAD_LETTER_PAGE) {
-			var page = this.queue.deadLetters(DelayQueueConsumer.TOPIC, offset, DEAD_LETTER_PAGE);
+			var page = this.admin.deadLetters(DelayQueueConsumer.TOPIC, offset, DEAD_LETTER_PAGE);
 			page.stream().map(DeadLetter::id).forEach(ids::add);
 			if (page.size() < DEAD_LETTER_PAGE) {
 				return ids;

@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -50,6 +51,9 @@ class ActuatorEndpointTests {
 	private DelayedQueue queue;
 
 	@Autowired
+	private DelayedQueueAdmin admin;
+
+	@Autowired
 	private RedisMessageStore store;
 
 	@Test
@@ -85,9 +89,9 @@ class ActuatorEndpointTests {
 		assertThat(call("GET", "/actuator/delayqueue/bad%20topic/dead").status()).isEqualTo(400);
 
 		assertThat(call("POST", "/actuator/delayqueue/reports/dead/r-1").body().get("count").asLong()).isEqualTo(1);
-		assertThat(this.queue.stats("reports").ready()).isEqualTo(1);
+		assertThat(this.admin.stats("reports").ready()).isEqualTo(1);
 		assertThat(call("DELETE", "/actuator/delayqueue/reports/dead").body().get("count").asLong()).isEqualTo(1);
-		assertThat(this.queue.stats("reports").dead()).isZero();
+		assertThat(this.admin.stats("reports").dead()).isZero();
 		assertThat(call("POST", "/actuator/delayqueue/reports/dead").body().get("count").asLong()).isZero();
 	}
 

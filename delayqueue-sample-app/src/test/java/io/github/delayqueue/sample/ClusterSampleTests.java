@@ -3,6 +3,7 @@ package io.github.delayqueue.sample;
 import java.time.Duration;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.build.redis.TestRedisCluster;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +50,9 @@ class ClusterSampleTests {
 	@Autowired
 	private DelayedQueue queue;
 
+	@Autowired
+	private DelayedQueueAdmin admin;
+
 	@Test
 	void unpaidOrdersAreCancelledWithTheirTimeoutsSpreadOverTheMasters() {
 		assertThat(this.embeddedRedis.isStarted()).isFalse();
@@ -68,7 +72,7 @@ class ClusterSampleTests {
 			await().atMost(Duration.ofSeconds(30))
 				.until(() -> http.get("/orders/" + id).text("status").equals("CANCELLED"));
 		}
-		assertThat(this.queue.stats("order-timeout").waiting()).isZero();
+		assertThat(this.admin.stats("order-timeout").waiting()).isZero();
 		assertThat(http.get("/actuator/delayqueue").body().toString()).contains("order-timeout");
 		assertThat(http.get("/actuator/health").text("status")).isEqualTo("UP");
 	}

@@ -3,6 +3,7 @@ package io.github.delayqueue.sample;
 import java.time.Duration;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.test.DelayQueueTester;
 import io.github.delayqueue.test.autoconfigure.AutoConfigureDelayQueueTester;
 import org.junit.jupiter.api.Test;
@@ -45,6 +46,9 @@ class OrderTimeoutEndToEndTests {
 	private DelayedQueue queue;
 
 	@Autowired
+	private DelayedQueueAdmin admin;
+
+	@Autowired
 	private DelayQueueTester tester;
 
 	@Autowired
@@ -53,7 +57,7 @@ class OrderTimeoutEndToEndTests {
 	@Test
 	void withNothingOnThePortTheSampleStartsItsOwnRedis() {
 		assertThat(this.embeddedRedis.isStarted()).isTrue();
-		assertThat(this.queue.stats("order-timeout")).isNotNull();
+		assertThat(this.admin.stats("order-timeout")).isNotNull();
 	}
 
 	@Test

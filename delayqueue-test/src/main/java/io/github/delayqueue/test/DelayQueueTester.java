@@ -15,6 +15,7 @@ import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
 import org.awaitility.Awaitility;
@@ -29,13 +30,15 @@ import org.springframework.util.Assert;
  * message now, waits until a topic is idle, and tells what its listeners received.
  * <p>
  * Due times live on the Redis server's clock, so time travel happens there, through the queue's own operations: what
- * is due within a duration is listed ({@code listWaiting}) and rescheduled to be due now ({@code reschedule}), one
+ * is due within a duration is listed (the admin's {@code listWaiting}) and rescheduled to be due now
+ * ({@code reschedule}), one
  * atomic script per message, as an operator could. The application's properties, its clock and the queue's scripts
  * stay as they are: an order timeout of 30 minutes stays 30 minutes, and a test makes those 30 minutes pass.
  * Partitioned topics work the same (listing merges the partitions, a reschedule goes to the message's own).
  * <p>
  * The tester acts at once, even inside a test's transaction: it works on the application's {@link RedisMessageStore}
- * through a queue of its own, which never waits for a commit. With Spring Boot, {@code @DelayQueueTest} or
+ * through a queue of its own, which never waits for a commit, and reads through the application's
+ * {@link DelayedQueueAdmin}. With Spring Boot, {@code @DelayQueueTest} or
  * {@code @AutoConfigureDelayQueueTester} provides one as a bean.
  *
  * <pre class="code">
@@ -57,30 +60,59 @@ public final class DelayQueueTester {
 
 	private final RedisDelayedQueue queue;
 
+	private final DelayedQueueAdmin admin;
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final ListenerRecorder recorder;
+
+	/**
+	 * Creates a tester of the application's queue with an admin of its own.
+	 * @param store the application's store (its key prefix and Redis)
+	 * @param converter the application's payload converter
+	 * @param partitioning the application's topic partitioning
+	 * @param connectionFactory the application's Redis, whose clock the tester reads
+	 * @param recorder the recorder of what the application's listeners received
+	 * @deprecated since 0.3.0, for removal in 0.4: pass the application's {@link DelayedQueueAdmin} with
+	 * {@link #DelayQueueTester(RedisMessageStore, PayloadConverter, TopicPartitioning, DelayedQueueAdmin, RedisConnectionFactory, ListenerRecorder)}
+	 */
+	@Deprecated(since = "0.3.0", forRemoval = true)
+	public DelayQueueTester(RedisMessageStore store, PayloadConverter converter, TopicPartitioning partitioning,
+			RedisConnectionFactory connectionFactory, ListenerRecorder recorder) {
+		this(store, converter, partitioning, ownAdmin(store, converter, partitioning), connectionFactory, recorder);
+	}
 
 	/**
 	 * Creates a tester of the application's queue.
 	 * @param store the application's store (its key prefix and Redis)
 	 * @param converter the application's payload converter
 	 * @param partitioning the application's topic partitioning
+	 * @param admin the application's admin, through which the tester lists, looks up and counts
 	 * @param connectionFactory the application's Redis, whose clock the tester reads
 	 * @param recorder the recorder of what the application's listeners received
+	 * @since 0.3.0
 	 */
 	public DelayQueueTester(RedisMessageStore store, PayloadConverter converter, TopicPartitioning partitioning,
-			RedisConnectionFactory connectionFactory, ListenerRecorder recorder) {
+			DelayedQueueAdmin admin, RedisConnectionFactory connectionFactory, ListenerRecorder recorder) {
 		Assert.notNull(store, "RedisMessageStore must not be null");
 		Assert.notNull(converter, "PayloadConverter must not be null");
 		Assert.notNull(partitioning, "TopicPartitioning must not be null");
+		Assert.notNull(admin, "DelayedQueueAdmin must not be null");
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
 		Assert.notNull(recorder, "ListenerRecorder must not be null");
+		this.admin = admin;
 		this.queue = new RedisDelayedQueue(store, converter);
 		this.queue.setPartitioning(partitioning);
 		this.queue.setTransactionAware(false);
 		this.connectionFactory = connectionFactory;
 		this.recorder = recorder;
+	}
+
+	private static DelayedQueueAdmin ownAdmin(RedisMessageStore store, PayloadConverter converter,
+			TopicPartitioning partitioning) {
+		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, converter);
+		admin.setPartitioning(partitioning);
+		return admin;
 	}
 
 	/**
@@ -101,13 +133,13 @@ public final class DelayQueueTester {
 		WaitingQuery query = WaitingQuery.first(WaitingQuery.MAX_LIMIT)
 			.from(now.plus(1, ChronoUnit.MICROS))
 			.to(now.plus(duration));
-		MessagePage page = this.queue.listWaiting(topic, query);
+		MessagePage page = this.admin.listWaiting(topic, query);
 		while (true) {
 			page.messages().stream().map(MessageInfo::id).forEach(due::add);
 			if (page.nextCursor() == null) {
 				break;
 			}
-			page = this.queue.listWaiting(topic, query.after(page.nextCursor()));
+			page = this.admin.listWaiting(topic, query.after(page.nextCursor()));
 		}
 		int moved = 0;
 		for (String id : due) {
@@ -126,7 +158,7 @@ public final class DelayQueueTester {
 	 */
 	public int advanceAll(Duration duration) {
 		int moved = 0;
-		for (String topic : this.queue.getAdmin().knownTopics()) {
+		for (String topic : this.admin.knownTopics()) {
 			moved += advance(topic, duration);
 		}
 		return moved;
@@ -175,7 +207,7 @@ public final class DelayQueueTester {
 				.pollDelay(Duration.ZERO)
 				.pollInterval(POLL_INTERVAL)
 				.until(() -> {
-					TopicStats stats = this.queue.stats(topic);
+					TopicStats stats = this.admin.stats(topic);
 					last.set(stats);
 					return stats.ready() == 0 && stats.inflight() == 0 && this.recorder.unsettled(topic).isEmpty();
 				});
@@ -185,7 +217,7 @@ public final class DelayQueueTester {
 			TopicStats stats = last.get();
 			String counts = (stats != null) ? stats.ready() + " ready, " + stats.inflight() + " in flight"
 					: "no counts read";
-			String paused = this.queue.getAdmin().controls(topic).paused() ? " (the topic is paused)" : "";
+			String paused = this.admin.controls(topic).paused() ? " (the topic is paused)" : "";
 			throw new AssertionError("Topic '" + topic + "' was not idle within " + timeout + paused + ": " + counts
 					+ "; listener calls not settled: " + this.recorder.unsettled(topic), ex);
 		}
@@ -221,11 +253,12 @@ public final class DelayQueueTester {
 	}
 
 	/**
-	 * The tester's view of the queue: counts, look-up and listing by due time, dead letters, acting at once.
+	 * The admin the tester reads through (the application's): counts, look-up and listing by due time, dead letters,
+	 * acting at once.
 	 * @return the admin
 	 */
 	public DelayedQueueAdmin admin() {
-		return this.queue.getAdmin();
+		return this.admin;
 	}
 
 	/**

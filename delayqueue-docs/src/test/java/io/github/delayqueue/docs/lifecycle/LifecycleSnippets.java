@@ -37,11 +37,11 @@ class LifecycleSnippets {
 			OrderTimeout payload = message.payload(OrderTimeout.class);     // or message.payloadAsString()
 		});
 
-		// list waiting messages by due time, a page at a time (only the page is read; partitions are merged)
-		MessagePage page = queue.listWaiting("order-timeout",
+		// list waiting messages by due time, a page at a time (only the page is read; partitions are merged): the admin's
+		MessagePage page = admin.listWaiting("order-timeout",
 				WaitingQuery.first(100).to(Instant.now().plus(Duration.ofHours(1))));
 		while (page.nextCursor() != null) {
-			page = queue.listWaiting("order-timeout", WaitingQuery.first(100).after(page.nextCursor()));
+			page = admin.listWaiting("order-timeout", WaitingQuery.first(100).after(page.nextCursor()));
 		}
 
 		// debounce / upsert: schedule, or replace the waiting message with this id (payload, headers, due time, expiry)

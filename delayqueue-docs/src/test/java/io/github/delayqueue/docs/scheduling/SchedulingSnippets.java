@@ -3,11 +3,13 @@ package io.github.delayqueue.docs.scheduling;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
+import io.github.delayqueue.MessageInfo;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.TopicStats;
@@ -33,10 +35,12 @@ class SchedulingSnippets {
 		// if Redis fails part way: PartialScheduleException says per request STORED / EXISTED / UNKNOWN / NOT_SENT,
 		// and getUnfinished() gives the requests (with their ids) that are safe to schedule again
 		queue.reschedule("order-timeout", "order-42", Duration.ofHours(1));
-		TopicStats stats = queue.stats("order-timeout");            // waiting, ready, inflight, retrying, dead, nextDueAt
-		List<DeadLetter> dead = queue.deadLetters("order-timeout", 0, 50);
-		queue.replayDeadLetter("order-timeout", "order-42");        // or replayDeadLetters / purgeDeadLetter(s)
-		Set<String> topics = admin.knownTopics();                    // DelayedQueueAdmin: a bean of its own
+		Optional<MessageInfo> mine = queue.lookup("order-timeout", "order-42");   // a message of its own, by id
+		// the operators' side is the DelayedQueueAdmin, a bean of its own
+		TopicStats stats = admin.stats("order-timeout");            // waiting, ready, inflight, retrying, dead, nextDueAt
+		List<DeadLetter> dead = admin.deadLetters("order-timeout", 0, 50);
+		admin.replayDeadLetter("order-timeout", "order-42");        // or replayDeadLetters / purgeDeadLetter(s)
+		Set<String> topics = admin.knownTopics();
 		// end::api[]
 	}
 

@@ -52,8 +52,11 @@ class DelayQueueConfiguration {
 
 	@Bean   // the name counts: @DelayedListener methods use the factory of this name unless they name another
 	DefaultDelayedListenerContainerFactory delayedListenerContainerFactory(RedisMessageStore store,
-			PayloadConverter converter, WakeUpTimer wakeUpTimer) {
-		return new DefaultDelayedListenerContainerFactory(store, converter, wakeUpTimer);
+			PayloadConverter converter, WakeUpTimer wakeUpTimer, RedisDelayedQueueAdmin admin) {
+		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store, converter,
+				wakeUpTimer);
+		factory.setAdmin(admin);   // containers pause and resume their topics through the one admin
+		return factory;
 	}
 
 	@Bean   // warns at start-up about Redis settings that lose accepted messages (eviction, no append-only file)

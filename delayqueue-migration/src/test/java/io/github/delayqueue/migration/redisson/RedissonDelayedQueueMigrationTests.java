@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
@@ -125,7 +126,7 @@ class RedissonDelayedQueueMigrationTests {
 			assertThat(again.alreadyMigrated()).isEqualTo(10);
 			assertThat(again.scheduled()).isZero();
 			assertThat(again.existing()).isZero();
-			assertThat(context.getBean(DelayedQueue.class).stats("order-timeout").waiting()).isZero();
+			assertThat(context.getBean(DelayedQueueAdmin.class).stats("order-timeout").waiting()).isZero();
 			await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
 				.until(() -> deliveries.values().stream().allMatch((received) -> received.size() == 1));
 		});
@@ -220,7 +221,7 @@ class RedissonDelayedQueueMigrationTests {
 						RedissonCodec.STRING_CODEC)))
 				.withMessageStartingWith("Element 1 of redisson_delay_queue_timeout:{orders} cannot be read as "
 						+ "StringCodec: the value is not UTF-8 text");
-			assertThat(context.getBean(DelayedQueue.class).stats("order-timeout").waiting()).isZero();
+			assertThat(context.getBean(DelayedQueueAdmin.class).stats("order-timeout").waiting()).isZero();
 		});
 		assertThat(redis.call("EXISTS", "delayqueue_migrated:{orders}")).isEqualTo("0");
 		assertThat(keys()).isEqualTo(before);

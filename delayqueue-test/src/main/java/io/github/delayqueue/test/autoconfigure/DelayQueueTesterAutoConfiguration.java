@@ -1,5 +1,6 @@
 package io.github.delayqueue.test.autoconfigure;
 
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.config.DelayedListenerContainerFactory;
@@ -41,8 +42,9 @@ public final class DelayQueueTesterAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueTester delayQueueTester(RedisMessageStore store, PayloadConverter converter,
-			TopicPartitioning partitioning, RedisConnectionFactory connectionFactory, ListenerRecorder recorder) {
-		return new DelayQueueTester(store, converter, partitioning, connectionFactory, recorder);
+			TopicPartitioning partitioning, DelayedQueueAdmin admin, RedisConnectionFactory connectionFactory,
+			ListenerRecorder recorder) {
+		return new DelayQueueTester(store, converter, partitioning, admin, connectionFactory, recorder);
 	}
 
 	/** Makes every container factory bean's containers record what their listeners receive. */

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageState;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
@@ -44,6 +45,9 @@ class DelayQueueTestTests {
 
 	@Autowired
 	private DelayedQueue queue;
+
+	@Autowired
+	private DelayedQueueAdmin admin;
 
 	@Autowired
 	private DelayQueueTester tester;
@@ -129,9 +133,9 @@ class DelayQueueTestTests {
 		assertThat(this.tester.received(ReminderListeners.FLAKY))
 			.extracting(ReceivedMessage::attempt, ReceivedMessage::outcome)
 			.containsExactly(tuple(1, Outcome.RETRY), tuple(2, Outcome.DEAD));
-		assertThat(this.queue.deadLetters(ReminderListeners.FLAKY, 0, 10)).extracting((dead) -> dead.id())
+		assertThat(this.admin.deadLetters(ReminderListeners.FLAKY, 0, 10)).extracting((dead) -> dead.id())
 			.contains("f-1");
-		this.queue.purgeDeadLetters(ReminderListeners.FLAKY);
+		this.admin.purgeDeadLetters(ReminderListeners.FLAKY);
 	}
 
 	@Test
