@@ -70,12 +70,16 @@ if #expired > 0 then
       u = u + 1
       attempt = (count(unreadableTries[u]) or 0) + 1
     end
+    local at = due or nowScore
     if attempt > 0 then
-      -- a suspect's run, counted when it was leased: the count stays
+      -- a suspect's run, counted when it was leased: the count stays; and it waits a lease more before it runs again
+      -- (it may well have killed its consumer once more), so that consumers do not die one after another as fast
+      -- as its leases run out
       tries[#tries + 1] = id
       tries[#tries + 1] = attempt
+      at = math.max(at, nowScore + leaseMillis)
     end
-    scores[#scores + 1] = due or nowScore
+    scores[#scores + 1] = at
     scores[#scores + 1] = id
   end
   each('ZADD', PENDING, scores)

@@ -42,6 +42,9 @@ class RedisMessageStoreTests {
 
 	private static final long LEASE = 60_000;
 
+	/** The lease of the claims that find leases ended, where a suspect charged for a run waits that long again. */
+	private static final long SHORT_LEASE = 100;
+
 	private RedisFixture fixture;
 
 	private RedisMessageStore store;
@@ -63,7 +66,8 @@ class RedisMessageStoreTests {
 		ClaimedMessage claimed = claimOne(100);
 		// a due time that matches the record's pattern but that Redis cannot take as a score
 		redis.get().call("HSET", key("lease"), "m1", claimed.lease().token() + ":1e400:1");
-		ClaimedMessage again = awaitClaim(LEASE);
+		// counted as a suspect's run, it waits a lease (the finding claim's, short here) before it runs again
+		ClaimedMessage again = awaitClaim(SHORT_LEASE);
 		assertThat(again.id()).isEqualTo("m1");
 		assertThat(again.attempt()).isEqualTo(2);
 	}
@@ -184,10 +188,7 @@ class RedisMessageStoreTests {
 		ClaimedMessage first = this.store.leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages().get(0);
 		assertThat(first.id()).isEqualTo("killer");
 		assertThat(first.attempt()).isEqualTo(1);
-		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.leases().claim(TOPIC, 0, LEASE, 5);
-			return "2".equals(redis.get().call("SCARD", key("suspect")));
-		});
+		awaitSuspects(2);
 
 		// now the neighbour, never charged, runs before the killer runs (and kills) again
 		ClaimedMessage next = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages().get(0);
@@ -225,12 +226,36 @@ class RedisMessageStoreTests {
 		assertThat(next.id()).isNotEqualTo(running.id());
 	}
 
+	/**
+	 * Waits until {@code count} suspects wait, none is leased, and all are due (a suspect charged for a run waits a
+	 * lease more, here the short one of the claims that find the leases ended).
+	 */
 	private void awaitSuspects(int count) {
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.leases().claim(TOPIC, 0, LEASE, 5);
+			this.store.leases().claim(TOPIC, 0, SHORT_LEASE, 5);
 			return String.valueOf(count).equals(redis.get().call("SCARD", key("suspect")))
-					&& "0".equals(redis.get().call("ZCOUNT", key("leased"), "-inf", "+inf"));
+					&& "0".equals(redis.get().call("ZCOUNT", key("leased"), "-inf", "+inf"))
+					&& String.valueOf(count).equals(redis.get().call("ZCOUNT", key("pending"), "-inf",
+							String.valueOf(this.fixture.redisTime().toEpochMilli())));
 		});
+	}
+
+	@Test
+	void aSuspectChargedForARunWhoseLeaseRunsOutWaitsALeaseBeforeItRunsAgain() {
+		schedule("killer", "k");
+		assertThat(this.store.leases().claim(TOPIC, 1, 100, 5).messages()).hasSize(1);
+		awaitSuspects(1);
+		ClaimedMessage run = this.store.leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages().get(0);
+		assertThat(run.suspect()).isTrue();
+		// its consumer dies again: the claim that finds its lease ended (leasing for a minute) puts it back a minute
+		// later, not at its due time, so that consumers do not die one after another as fast as its leases end
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			this.store.leases().claim(TOPIC, 0, LEASE, 5);
+			return "0".equals(redis.get().call("ZCOUNT", key("leased"), "-inf", "+inf"));
+		});
+		long dueMillis = (long) Double.parseDouble(redis.get().call("ZSCORE", key("pending"), "killer"));
+		assertThat(dueMillis).isGreaterThan(this.fixture.redisTime().toEpochMilli() + LEASE / 2);
+		assertThat(this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages()).isEmpty();
 	}
 
 	@Test
@@ -283,7 +308,7 @@ class RedisMessageStoreTests {
 	private Claim awaitClaimOrBurial() {
 		Claim[] claim = new Claim[1];
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			claim[0] = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 1, true);
+			claim[0] = this.store.leases().claim(TOPIC, List.of(), 5, SHORT_LEASE, 1, true);
 			return claim[0].buried() > 0 || !claim[0].messages().isEmpty();
 		});
 		return claim[0];
@@ -421,7 +446,8 @@ class RedisMessageStoreTests {
 		ClaimedMessage claimed = claimOne(100);
 		redis.get().call("HSET", key("lease"), "m1", "garbage");
 		assertThat(this.store.leases().ack(TOPIC, List.of(claimed.lease()))).isZero();
-		ClaimedMessage again = awaitClaim(LEASE);
+		// counted as a suspect's run, it waits a lease (the finding claim's, short here) before it runs again
+		ClaimedMessage again = awaitClaim(SHORT_LEASE);
 		assertThat(again.id()).isEqualTo("m1");
 		assertThat(again.attempt()).isEqualTo(2);
 	}
