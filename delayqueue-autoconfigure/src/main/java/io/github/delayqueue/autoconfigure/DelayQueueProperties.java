@@ -432,6 +432,12 @@ public class DelayQueueProperties {
 		private int concurrency = 4;
 
 		/**
+		 * Messages handled at once per topic by a listener whose work completes later (it returns a CompletableFuture
+		 * or a Mono), counted until the work completes; its handler threads start no more until one does.
+		 */
+		private int asyncConcurrency = 256;
+
+		/**
 		 * Lease of a claimed message; a consumer that stops extending it loses the message to another after
 		 * this long.
 		 */
@@ -486,6 +492,14 @@ public class DelayQueueProperties {
 
 		public void setConcurrency(int concurrency) {
 			this.concurrency = concurrency;
+		}
+
+		public int getAsyncConcurrency() {
+			return this.asyncConcurrency;
+		}
+
+		public void setAsyncConcurrency(int asyncConcurrency) {
+			this.asyncConcurrency = asyncConcurrency;
 		}
 
 		public Duration getVisibilityTimeout() {

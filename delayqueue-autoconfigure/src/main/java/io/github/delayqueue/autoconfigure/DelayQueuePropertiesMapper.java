@@ -151,6 +151,7 @@ final class DelayQueuePropertiesMapper {
 		DelayQueueProperties.Listener listener = this.properties.getListener();
 		ListenerOptions.Builder options = ListenerOptions.builder();
 		check(LISTENER + "concurrency", listener.getConcurrency(), options::concurrency);
+		check(LISTENER + "async-concurrency", listener.getAsyncConcurrency(), options::asyncConcurrency);
 		check(LISTENER + "visibility-timeout", listener.getVisibilityTimeout(), options::visibilityTimeout);
 		check(LISTENER + "max-attempts", listener.getMaxAttempts(), options::maxAttempts);
 		check(LISTENER + "batch-size", batchSize(), options::batchSize);

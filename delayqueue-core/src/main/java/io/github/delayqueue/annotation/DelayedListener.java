@@ -64,6 +64,14 @@ public @interface DelayedListener {
 	String concurrency() default "";
 
 	/**
+	 * For a method whose work completes later (it returns a {@code CompletableFuture} or a {@code Mono}): the most
+	 * messages in flight at once; default {@code delayqueue.listener.async-concurrency}.
+	 * @return the bound, as text
+	 * @since 0.3.0
+	 */
+	String asyncConcurrency() default "";
+
+	/**
 	 * Attempts before a failing message goes to the dead letters; default {@code delayqueue.listener.max-attempts}.
 	 * @return the maximum attempts, as text
 	 */

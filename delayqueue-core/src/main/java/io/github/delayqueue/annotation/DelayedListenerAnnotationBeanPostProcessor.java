@@ -150,6 +150,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		apply(description, "autoStartup", annotation.autoStartup(), DelayedListenerAnnotationBeanPostProcessor::bool,
 				endpoint::setAutoStartup);
 		apply(description, "concurrency", annotation.concurrency(), Integer::parseInt, endpoint::setConcurrency);
+		apply(description, "asyncConcurrency", annotation.asyncConcurrency(), Integer::parseInt, endpoint::setAsyncConcurrency);
 		apply(description, "maxAttempts", annotation.maxAttempts(), Integer::parseInt, endpoint::setMaxAttempts);
 		apply(description, "visibilityTimeout", annotation.visibilityTimeout(), DurationFormatterUtils::detectAndParse,
 				endpoint::setVisibilityTimeout);

@@ -5,6 +5,7 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
 
 import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.listener.adapter.AsyncMethodDelayedMessageHandler;
 
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
@@ -17,7 +18,8 @@ import org.springframework.messaging.support.MessageHeaderAccessor;
 /**
  * What a {@link DelayedListener} method's signature must be, and the payload type it asks for: one payload
  * parameter (the one that is not {@code DeliveredMessage}, a header or the headers; {@code Message<T>} asks for
- * {@code T}), returning {@code void}, not static.
+ * {@code T}), returning {@code void} or work that completes later (a {@code CompletionStage} or a single-value
+ * reactive type such as {@code Mono}), not static.
  */
 final class ListenerMethodSignature {
 
@@ -32,8 +34,9 @@ final class ListenerMethodSignature {
 		if (Modifier.isStatic(method.getModifiers())) {
 			throw new IllegalArgumentException("must not be static");
 		}
-		if (method.getReturnType() != void.class) {
-			throw new IllegalArgumentException("must return void (returning acknowledges the message), but returns "
+		if (method.getReturnType() != void.class && !completesLater(method)) {
+			throw new IllegalArgumentException("must return void (returning acknowledges the message), or a "
+					+ "CompletableFuture or a Mono (completing acknowledges it), but returns "
 					+ method.getReturnType().getName());
 		}
 		Type payloadType = null;
@@ -62,6 +65,17 @@ final class ListenerMethodSignature {
 			}
 		}
 		return (payloadType != null) ? payloadType : Object.class;
+	}
+
+	private static boolean completesLater(Method method) {
+		try {
+			return AsyncMethodDelayedMessageHandler.isAsync(method);
+		}
+		catch (IllegalStateException ex) {
+			throw new IllegalArgumentException("returns " + method.getReturnType().getName() + ", which cannot be "
+					+ "awaited for one message: return a CompletableFuture (or another CompletionStage) or a Mono "
+					+ "(Mono<Void> for no value)", ex);
+		}
 	}
 
 }

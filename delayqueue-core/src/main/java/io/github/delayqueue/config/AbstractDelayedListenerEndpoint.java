@@ -33,6 +33,8 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 
 	private @Nullable Integer concurrency;
 
+	private @Nullable Integer asyncConcurrency;
+
 	private @Nullable Integer maxAttempts;
 
 	private @Nullable Duration visibilityTimeout;
@@ -98,6 +100,17 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 		checkOptionsSettable();
 		ListenerOptions.builder().concurrency(concurrency);
 		this.concurrency = concurrency;
+	}
+
+	/**
+	 * Sets how many messages a method whose work completes later may have in flight at once.
+	 * @param asyncConcurrency 1 to 10,000
+	 * @since 0.3.0
+	 */
+	public void setAsyncConcurrency(int asyncConcurrency) {
+		checkOptionsSettable();
+		ListenerOptions.builder().asyncConcurrency(asyncConcurrency);
+		this.asyncConcurrency = asyncConcurrency;
 	}
 
 	/**
@@ -190,6 +203,9 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 		ListenerOptions.Builder options = defaults.toBuilder();
 		if (this.concurrency != null) {
 			options.concurrency(this.concurrency);
+		}
+		if (this.asyncConcurrency != null) {
+			options.asyncConcurrency(this.asyncConcurrency);
 		}
 		if (this.maxAttempts != null) {
 			options.maxAttempts(this.maxAttempts);

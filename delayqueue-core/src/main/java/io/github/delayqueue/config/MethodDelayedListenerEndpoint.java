@@ -4,11 +4,13 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 
 import io.github.delayqueue.listener.DeliveryErrorHandler;
+import io.github.delayqueue.listener.adapter.AsyncMethodDelayedMessageHandler;
 import io.github.delayqueue.listener.adapter.MethodDelayedMessageHandler;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.util.Assert;
 
 /**
@@ -106,9 +108,12 @@ public class MethodDelayedListenerEndpoint extends AbstractDelayedListenerEndpoi
 	protected MethodDelayedMessageHandler createHandler() {
 		Assert.state(this.messageHandlerMethodFactory != null,
 				() -> "No MessageHandlerMethodFactory set for " + this.description);
-		return new MethodDelayedMessageHandler(
-				this.messageHandlerMethodFactory.createInvocableHandlerMethod(this.bean, this.method),
-				this.description);
+		InvocableHandlerMethod invocable = this.messageHandlerMethodFactory.createInvocableHandlerMethod(this.bean,
+				this.method);
+		// a method whose work completes later (a CompletableFuture, a Mono) holds its lease until then, not a thread
+		return AsyncMethodDelayedMessageHandler.isAsync(this.method)
+				? new AsyncMethodDelayedMessageHandler(invocable, this.description)
+				: new MethodDelayedMessageHandler(invocable, this.description);
 	}
 
 	@Override

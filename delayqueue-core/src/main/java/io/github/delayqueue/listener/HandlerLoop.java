@@ -3,6 +3,7 @@ package io.github.delayqueue.listener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.delayqueue.redis.Lease;
 import org.jspecify.annotations.Nullable;
@@ -56,10 +57,17 @@ final class HandlerLoop {
 		this.active = false;
 	}
 
-	/** A handler thread's run: takes and handles messages while any may start. */
+	/**
+	 * A handler thread's run: settles the outcomes of handlers' work that completed, and takes and handles messages
+	 * while any may start.
+	 */
 	void work() {
-		Delivery next;
-		while ((next = take()) != null) {
+		while (true) {
+			this.runner.settleCompleted();
+			Delivery next = take();
+			if (next == null) {
+				return;
+			}
 			Partition partition = this.partitions.get(next.partition());
 			try {
 				start(next, partition);
@@ -72,7 +80,7 @@ final class HandlerLoop {
 	}
 
 	/**
-	 * The next message that may start: while a suspect is held, only a suspect, and the thread waits meanwhile if
+	 * The next message that may start, unless handlers' work in flight uses all the room: while a suspect is held, only a suspect, and the thread waits meanwhile if
 	 * batched messages are waiting for the suspect's handling to end; else the first batched message once it is due,
 	 * one thread waiting for that while the others end.
 	 * @return the message, or {@code null} if none may start (the thread ends)
@@ -80,7 +88,7 @@ final class HandlerLoop {
 	private @Nullable Delivery take() {
 		CrashIsolation isolation = this.context.isolation();
 		ReadyQueue ready = this.context.ready();
-		while (this.active) {
+		while (this.active && this.runner.hasRoom()) {
 			Delivery next = ready.poll(!isolation.isSuspectHeld(), System.nanoTime());
 			if (next != null) {
 				return next;
@@ -119,16 +127,23 @@ final class HandlerLoop {
 			partition.handBack(lease);
 			return;
 		}
+		CompletableFuture<Void> settled = null;
 		try {
 			if (this.active) {
-				decorateAndRun(delivery, partition);
+				settled = decorateAndRun(delivery, partition);
 			}
 			else {
 				partition.handBack(lease);
 			}
 		}
 		finally {
-			isolation.batchedEnded(lease);
+			if (settled == null) {
+				isolation.batchedEnded(lease);
+			}
+			else {
+				// its work completes later: it counts as running until its outcome is settled
+				settled.whenComplete((done, failure) -> isolation.batchedEnded(lease));
+			}
 		}
 	}
 
@@ -139,6 +154,7 @@ final class HandlerLoop {
 	 */
 	private void startSuspect(Delivery delivery, Partition partition) {
 		Lease lease = delivery.message().lease();
+		CompletableFuture<Void> settled = null;
 		try {
 			boolean alone = awaitAlone();
 			if (alone) {
@@ -147,7 +163,7 @@ final class HandlerLoop {
 				this.partitions.forEach((each) -> each.acknowledger().settle(settleFor));
 			}
 			if (alone && this.active) {
-				decorateAndRun(delivery, partition);
+				settled = decorateAndRun(delivery, partition);
 			}
 			else {
 				// stopped meanwhile (while it waited to be alone, or for the acknowledgements to settle)
@@ -155,9 +171,19 @@ final class HandlerLoop {
 			}
 		}
 		finally {
-			// opens the isolation if its lease has ended by now (else when the hand-back on stop ends it)
-			partition.leases().ended(lease);
+			if (settled == null) {
+				suspectEnded(partition, lease);
+			}
+			else {
+				// its work completes later: it runs alone until its outcome is settled
+				settled.whenComplete((done, failure) -> suspectEnded(partition, lease));
+			}
 		}
+	}
+
+	private void suspectEnded(Partition partition, Lease lease) {
+		// opens the isolation if its lease has ended by now (else when the hand-back on stop ends it)
+		partition.leases().ended(lease);
 		this.threads.wake(this.context.ready().size());
 		this.partitions.forEach(Partition::requestClaim);
 	}
@@ -204,11 +230,27 @@ final class HandlerLoop {
 
 	/**
 	 * Runs the handling in the task decorator. If anything throws before the outcome was decided (the decorator,
-	 * reading the message), the lease still held goes back at once rather than being extended for ever.
+	 * reading the message), the lease still held goes back at once rather than being extended for ever; the lease of
+	 * work that completes later stays held until its outcome is settled.
+	 * @return {@code null} if the outcome is settled; else a future completing once it is
 	 */
-	private void decorateAndRun(Delivery delivery, Partition partition) {
+	private @Nullable CompletableFuture<Void> decorateAndRun(Delivery delivery, Partition partition) {
+		Lease lease = delivery.message().lease();
+		CompletableFuture<Void> settled = null;
 		try {
-			this.threads.decorate(() -> this.runner.run(delivery, partition)).run();
+			if (!this.threads.isDecorated()) {
+				settled = this.runner.run(delivery, partition);
+			}
+			else {
+				List<CompletableFuture<Void>> pending = new ArrayList<>(1);
+				this.threads.decorate(() -> {
+					CompletableFuture<Void> started = this.runner.run(delivery, partition);
+					if (started != null) {
+						pending.add(started);
+					}
+				}).run();
+				settled = pending.isEmpty() ? null : pending.get(0);
+			}
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': message '{}' could not be handled (the task decorator, or reading it, failed "
@@ -216,8 +258,11 @@ final class HandlerLoop {
 					ex);
 		}
 		finally {
-			partition.handBack(delivery.message().lease());
+			if (settled == null) {
+				partition.handBack(lease);
+			}
 		}
+		return settled;
 	}
 
 }

@@ -166,6 +166,11 @@ final class HandlerThreads {
 	 * @param work the handling of one message
 	 * @return what to run
 	 */
+	/** Whether a task decorator wraps each message's handling. */
+	boolean isDecorated() {
+		return this.decorator != null;
+	}
+
 	Runnable decorate(Runnable work) {
 		return (this.decorator != null) ? this.decorator.decorate(work) : work;
 	}

@@ -3,6 +3,8 @@ package io.github.delayqueue.listener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -58,7 +60,8 @@ final class ListenerConsumer {
 		this.threads = new HandlerThreads(registration.topic(), options.concurrency(), properties.getTaskExecutor(),
 				properties.getTaskDecorator());
 		this.context = new ListenerContext(registration.topic(), partitionCount, options, parts.store(), properties,
-				new Prefetch(options), parts.isolation(), new ReadyQueue(this.threads, parts.isolation()));
+				new Prefetch(options, capacity(registration)), parts.isolation(),
+				new ReadyQueue(this.threads, parts.isolation()));
 		List<Partition> consumers = new ArrayList<>(partitionCount);
 		for (int index = 0; index < partitionCount; index++) {
 			consumers.add(new Partition(this.context, index));
@@ -71,13 +74,20 @@ final class ListenerConsumer {
 		this.loop = new HandlerLoop(this.context, this.partitions, this.threads, this.runner);
 	}
 
+	/** How many messages the listener handles at once: its threads, or its work in flight if it completes later. */
+	private static int capacity(ListenerRegistration<?> registration) {
+		ListenerOptions options = registration.options();
+		return (registration.handler() instanceof AsyncDelayedMessageHandler<?>)
+				? Math.max(options.concurrency(), options.asyncConcurrency()) : options.concurrency();
+	}
+
 	boolean isActive() {
 		return this.active;
 	}
 
 	/** Handler threads running now. */
 	int inFlight() {
-		return this.threads.busy();
+		return this.threads.busy() + this.runner.inFlight();
 	}
 
 	/** Messages leased and waiting for a handler thread (the prefetch), in all partitions. */
@@ -166,6 +176,7 @@ final class ListenerConsumer {
 	 */
 	synchronized void drain(Duration timeout) {
 		String topic = this.context.topic();
+		long deadline = System.nanoTime() + timeout.toNanos();
 		try {
 			if (!this.threads.awaitIdle(timeout)) {
 				logger.warn("Topic '{}': {} handler(s) still running after the shutdown timeout of {} ms; "
@@ -180,11 +191,34 @@ final class ListenerConsumer {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+		if (!awaitWorkInFlight(deadline)) {
+			logger.warn("Topic '{}': the work of {} handler(s) still not complete after the shutdown timeout of {} ms; "
+					+ "cancelling it and handing the messages back with the attempt counted", topic,
+					this.runner.inFlight(), timeout.toMillis());
+			this.runner.cancelInFlight();
+		}
 		String reason = "Handler still running when its consumer stopped: not done within the shutdown timeout of "
 				+ timeout.toMillis() + " ms, nor when interrupted";
 		this.partitions.forEach((partition) -> partition.handBackRunning(reason));
 		this.threads.interruptAndRelease();
 		this.partitions.forEach(Partition::flush);
+	}
+
+	/**
+	 * Waits until the work of handlers that complete later has completed and been settled (on the I/O threads: no
+	 * handler thread starts any more), or the deadline passes.
+	 * @return whether none is in flight
+	 */
+	private boolean awaitWorkInFlight(long deadline) {
+		while (this.runner.inFlight() > 0) {
+			this.runner.settleCompleted();
+			long left = deadline - System.nanoTime();
+			if (left <= 0) {
+				return this.runner.inFlight() == 0;
+			}
+			LockSupport.parkNanos(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(5)));
+		}
+		return true;
 	}
 
 	/**

@@ -3,6 +3,10 @@ package io.github.delayqueue.listener;
 import java.lang.reflect.InvocationTargetException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.payload.PayloadConverter;
@@ -76,16 +80,67 @@ final class ListenerInvoker {
 			payload = this.converter.read(stored.payload(), this.registration.payloadType());
 		}
 		catch (Throwable ex) {
-			return new Result(delivered, unwrap(ex), false);
+			return new Result(delivered, unwrap(ex), false, null);
 		}
 		Observation observation = observation(delivered);
+		if (this.registration.handler() instanceof AsyncDelayedMessageHandler<Object> async) {
+			return callAsync(async, observation, payload, delivered);
+		}
 		try {
 			call(observation, payload, delivered);
-			return new Result(delivered, null, !observation.isNoop());
+			return new Result(delivered, null, !observation.isNoop(), null);
 		}
 		catch (Throwable ex) {
-			return new Result(delivered, unwrap(ex), !observation.isNoop());
+			return new Result(delivered, unwrap(ex), !observation.isNoop(), null);
 		}
+	}
+
+	/**
+	 * Starts a handler whose work completes later: the observation ends when the work does. What it throws before
+	 * the work exists, or a {@code null} in its place, is a failure now.
+	 */
+	private Result callAsync(AsyncDelayedMessageHandler<Object> handler, Observation observation, Object payload,
+			DeliveredMessage delivered) {
+		boolean observed = !observation.isNoop();
+		CompletionStage<?> work;
+		if (observed) {
+			observation.start();
+		}
+		try (Observation.Scope scope = observed ? observation.openScope() : null) {
+			work = handler.handleAsync(payload, delivered);
+			if (work == null) {
+				throw new IllegalStateException("Listener " + handler + " returned null instead of a CompletionStage for"
+						+ " message " + delivered.id());
+			}
+		}
+		catch (Throwable ex) {
+			Throwable failure = unwrap(ex);
+			if (observed) {
+				observation.error(failure);
+				observation.stop();
+			}
+			return new Result(delivered, failure, observed, null);
+		}
+		CompletableFuture<?> pending = work.toCompletableFuture();
+		if (observed) {
+			pending.whenComplete((value, failure) -> {
+				if (failure != null) {
+					observation.error(completionCause(failure));
+				}
+				observation.stop();
+			});
+		}
+		return new Result(delivered, null, observed, pending);
+	}
+
+	/** What a completed stage failed with, without the wrapper a dependent stage adds. */
+	static Throwable completionCause(Throwable failure) {
+		Throwable current = failure;
+		while ((current instanceof CompletionException || current instanceof ExecutionException)
+				&& current.getCause() != null) {
+			current = current.getCause();
+		}
+		return unwrap(current);
 	}
 
 	/**
@@ -142,8 +197,11 @@ final class ListenerInvoker {
 	 * @param delivered the message as its handler saw it (or would have)
 	 * @param failure what it threw, or why the message could not be read; {@code null} if it returned
 	 * @param observed whether the call ran in an observation (which may time it)
+	 * @param pending the work of a handler that completes later, started without a failure; {@code null} for a
+	 * blocking handler, whose outcome is known
 	 */
-	record Result(DeliveredMessage delivered, @Nullable Throwable failure, boolean observed) {
+	record Result(DeliveredMessage delivered, @Nullable Throwable failure, boolean observed,
+			@Nullable CompletableFuture<?> pending) {
 	}
 
 }

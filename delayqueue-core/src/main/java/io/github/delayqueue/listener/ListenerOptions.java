@@ -22,6 +22,13 @@ public final class ListenerOptions {
 	/** The default number of handlers running at once. */
 	public static final int DEFAULT_CONCURRENCY = 4;
 
+	/**
+	 * The default number of messages a listener whose handler completes later (it returns a
+	 * {@code CompletableFuture} or a {@code Mono}) has in flight at once.
+	 * @since 0.3.0
+	 */
+	public static final int DEFAULT_ASYNC_CONCURRENCY = 256;
+
 	/** The default lease of a claimed message. */
 	public static final Duration DEFAULT_VISIBILITY_TIMEOUT = Duration.ofSeconds(30);
 
@@ -36,6 +43,8 @@ public final class ListenerOptions {
 	private static final ListenerOptions DEFAULTS = builder().build();
 
 	private final int concurrency;
+
+	private final int asyncConcurrency;
 
 	private final Duration visibilityTimeout;
 
@@ -61,6 +70,7 @@ public final class ListenerOptions {
 
 	private ListenerOptions(Builder builder) {
 		this.concurrency = builder.concurrency;
+		this.asyncConcurrency = builder.asyncConcurrency;
 		this.visibilityTimeout = builder.visibilityTimeout;
 		this.maxAttempts = builder.maxAttempts;
 		this.backOff = builder.backOff;
@@ -137,6 +147,17 @@ public final class ListenerOptions {
 	 */
 	public int concurrency() {
 		return this.concurrency;
+	}
+
+	/**
+	 * The most messages in flight at once for a listener whose handler completes later (it returns a
+	 * {@code CompletableFuture} or a {@code Mono}): its handler threads start no more until one completes. A
+	 * blocking handler's messages are bounded by the {@linkplain #concurrency() concurrency} instead.
+	 * @return the bound
+	 * @since 0.3.0
+	 */
+	public int asyncConcurrency() {
+		return this.asyncConcurrency;
 	}
 
 	/**
@@ -240,6 +261,7 @@ public final class ListenerOptions {
 	public Builder toBuilder() {
 		Builder builder = new Builder();
 		builder.concurrency = this.concurrency;
+		builder.asyncConcurrency = this.asyncConcurrency;
 		builder.visibilityTimeout = this.visibilityTimeout;
 		builder.maxAttempts = this.maxAttempts;
 		builder.backOff = this.backOff;
@@ -253,7 +275,8 @@ public final class ListenerOptions {
 
 	@Override
 	public String toString() {
-		return "ListenerOptions[concurrency=" + this.concurrency + ", visibilityTimeout=" + this.visibilityTimeout
+		return "ListenerOptions[concurrency=" + this.concurrency + ", asyncConcurrency=" + this.asyncConcurrency
+				+ ", visibilityTimeout=" + this.visibilityTimeout
 				+ ", maxAttempts=" + this.maxAttempts + ", batchSize=" + this.batchSize
 				+ ", handlerTimeout=" + this.handlerTimeout + ", leaseAhead=" + this.leaseAhead + ", errorHandler="
 				+ this.errorHandler + "]";
@@ -263,6 +286,8 @@ public final class ListenerOptions {
 	public static final class Builder {
 
 		private int concurrency = DEFAULT_CONCURRENCY;
+
+		private int asyncConcurrency = DEFAULT_ASYNC_CONCURRENCY;
 
 		private Duration visibilityTimeout = DEFAULT_VISIBILITY_TIMEOUT;
 
@@ -319,6 +344,19 @@ public final class ListenerOptions {
 			Assert.isTrue(concurrency >= 1 && concurrency <= 1000,
 					() -> "Concurrency must be between 1 and 1000, but was " + concurrency);
 			this.concurrency = concurrency;
+			return this;
+		}
+
+		/**
+		 * Sets how many messages a listener whose handler completes later may have in flight at once.
+		 * @param asyncConcurrency 1 to 10,000
+		 * @return this builder
+		 * @since 0.3.0
+		 */
+		public Builder asyncConcurrency(int asyncConcurrency) {
+			Assert.isTrue(asyncConcurrency >= 1 && asyncConcurrency <= 10_000,
+					() -> "Async concurrency must be between 1 and 10000, but was " + asyncConcurrency);
+			this.asyncConcurrency = asyncConcurrency;
 			return this;
 		}
 

@@ -2,8 +2,18 @@ package io.github.delayqueue.listener;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.redis.Expiry;
@@ -39,6 +49,19 @@ final class MessageRunner {
 
 	private final CrashIsolation isolation;
 
+	private final ReadyQueue ready;
+
+	private final int asyncConcurrency;
+
+	/** Messages whose handler's work has not completed (or whose outcome is not settled yet). */
+	private final AtomicInteger inFlight = new AtomicInteger();
+
+	/** The work in flight, to cancel on a stop that does not wait for it. */
+	private final Set<CompletableFuture<?>> work = ConcurrentHashMap.newKeySet();
+
+	/** Outcomes of completed work, waiting for a handler thread to settle them. */
+	private final Queue<Runnable> completed = new ConcurrentLinkedQueue<>();
+
 	private volatile boolean active;
 
 	private volatile @Nullable Executor io;
@@ -58,6 +81,8 @@ final class MessageRunner {
 		this.prefetch = context.prefetch();
 		this.failures = new FailedDeliveries(context);
 		this.isolation = context.isolation();
+		this.ready = context.ready();
+		this.asyncConcurrency = context.options().asyncConcurrency();
 	}
 
 	/**
@@ -71,17 +96,53 @@ final class MessageRunner {
 		this.active = true;
 	}
 
-	/** The listener stops (a message that may no longer start is not worth a warning then). */
+	/**
+	 * The listener stops (a message that may no longer start is not worth a warning then); work that completes from
+	 * now on is settled on the container's I/O threads, since no handler thread may start.
+	 */
 	void stop() {
 		this.active = false;
+		Executor executor = this.io;
+		if (executor != null && !this.completed.isEmpty()) {
+			executor.execute(this::settleCompleted);
+		}
+	}
+
+	/** Whether another message may start: a handler's work completing later counts until it has. */
+	boolean hasRoom() {
+		return this.inFlight.get() < this.asyncConcurrency;
 	}
 
 	/**
-	 * Handles one message and settles its outcome; on the handler thread, inside the task decorator.
+	 * Cancels the work still in flight (a stop that waited long enough): its messages are handed back by the stop,
+	 * with the attempt counted, and its outcome, when it comes, changes nothing.
+	 */
+	void cancelInFlight() {
+		this.work.forEach((each) -> each.cancel(true));
+	}
+
+	/** Messages whose handler's work completes later and has not yet. */
+	int inFlight() {
+		return this.inFlight.get();
+	}
+
+	/** Settles the outcomes of work that completed; on a handler thread (or an I/O thread once stopping). */
+	void settleCompleted() {
+		Runnable next;
+		while ((next = this.completed.poll()) != null) {
+			next.run();
+		}
+	}
+
+	/**
+	 * Handles one message and settles its outcome; on the handler thread, inside the task decorator. A handler whose
+	 * work completes later is only started: its outcome is settled when the work completes (on a handler thread, by
+	 * {@link #settleCompleted()}), and the call returns a future that completes then.
 	 * @param delivery the message
 	 * @param partition the partition that leased it
+	 * @return {@code null} if the outcome is settled; else a future completing once it is
 	 */
-	void run(Delivery delivery, Partition partition) {
+	@Nullable CompletableFuture<Void> run(Delivery delivery, Partition partition) {
 		LeaseKeeper leases = partition.leases();
 		Lease lease = delivery.message().lease();
 		if (leases.mayHaveRunOut(lease)) {
@@ -93,31 +154,51 @@ final class MessageRunner {
 						this.topic, lease.id());
 			}
 			leases.handBack(lease);
-			return;
+			return null;
 		}
 		Expiry expiry = delivery.message().expiry();
 		if (expiry != null && expiry.isPassed(redisNow(delivery))) {
 			// its deadline passed while it waited here: never delivered after it; handed back, the next claim
 			// dead-letters or drops it as it says, and counts it
 			leases.handBack(lease);
-			return;
+			return null;
 		}
 		if (!leases.started(lease)) {
 			// handed back meanwhile (the consumer stops): another consumer may have the message already
-			return;
+			return null;
 		}
 		long start = System.nanoTime();
 		RunningHandler watch = RunningHandler.watch(this.options.handlerTimeout(), this.maintenance, this.io,
 				() -> timedOut(delivery, partition, start));
 		ListenerInvoker.Result result = this.invoker.invoke(delivery);
-		long duration = System.nanoTime() - start;
-		this.prefetch.completed();
 		Throwable failure = result.failure();
+		CompletableFuture<?> pending = result.pending();
 		if (watch != null && watch.finish()) {
 			// ended as failed by the timeout already; an Error the handler died of after it still goes up
+			this.prefetch.completed();
+			if (pending != null) {
+				pending.cancel(true);
+			}
 			rethrowIfFatal(failure);
-			return;
+			return null;
 		}
+		if (pending != null) {
+			return awaitCompletion(delivery, partition, result, pending, start);
+		}
+		settle(delivery, partition, result, failure, start);
+		return null;
+	}
+
+	/**
+	 * Settles the outcome of a handler call: a success goes to the partition's acknowledger, a failure to the error
+	 * handler; unless someone else (the timeout, a hand-back) took the lease first.
+	 */
+	private void settle(Delivery delivery, Partition partition, ListenerInvoker.Result result,
+			@Nullable Throwable failure, long start) {
+		long duration = System.nanoTime() - start;
+		this.prefetch.completed();
+		LeaseKeeper leases = partition.leases();
+		Lease lease = delivery.message().lease();
 		if (failure == null) {
 			if (leases.take(lease)) {
 				partition.acknowledger().acknowledge(lease, delivery.suspect());
@@ -132,6 +213,95 @@ final class MessageRunner {
 					result.observed());
 		}
 		rethrowIfFatal(failure);
+	}
+
+	/**
+	 * Holds the lease of a handler's work until it completes (the lease keeper extends it meanwhile), bounded by what
+	 * is left of the handler timeout, which cancels the work. The outcome is settled on a handler thread.
+	 */
+	private CompletableFuture<Void> awaitCompletion(Delivery delivery, Partition partition,
+			ListenerInvoker.Result result, CompletableFuture<?> pending, long start) {
+		this.inFlight.incrementAndGet();
+		this.work.add(pending);
+		CompletableFuture<Void> settled = new CompletableFuture<>();
+		Duration timeout = this.options.handlerTimeout();
+		CompletableFuture<?> watched = pending;
+		if (timeout != null) {
+			long left = Math.max(1, timeout.toNanos() - (System.nanoTime() - start));
+			watched = pending.copy().orTimeout(left, TimeUnit.NANOSECONDS);
+		}
+		watched.whenComplete((value, completion) -> {
+			this.completed.add(() -> {
+				try {
+					settleAsync(delivery, partition, result, pending, completion, start);
+				}
+				finally {
+					this.work.remove(pending);
+					this.inFlight.decrementAndGet();
+					settled.complete(null);
+				}
+			});
+			Executor executor = this.io;
+			if (!this.active && executor != null) {
+				// stopping: no handler thread may start to settle it
+				executor.execute(this::settleCompleted);
+			}
+			else {
+				this.ready.roomFreed();
+			}
+		});
+		return settled;
+	}
+
+	private void settleAsync(Delivery delivery, Partition partition, ListenerInvoker.Result result,
+			CompletableFuture<?> pending, @Nullable Throwable completion, long start) {
+		Throwable failure = (completion != null) ? ListenerInvoker.completionCause(completion) : null;
+		if (failure instanceof TimeoutException && pending.isDone()) {
+			// the work completed as the timeout came: its own outcome counts
+			failure = outcomeOf(pending);
+		}
+		if (failure instanceof TimeoutException && !pending.isDone()) {
+			// the handler timeout: the work is cancelled, and fails as a timed-out blocking handler does
+			pending.cancel(true);
+			Duration timeout = this.options.handlerTimeout();
+			failure = new HandlerTimeoutException(this.topic, delivery.message().id(),
+					(timeout != null) ? timeout : Duration.ZERO);
+			logger.warn("{}; its work is cancelled and it is attempted again (or dead-lettered)", failure.getMessage());
+			monitorTimedOut();
+		}
+		else if (failure instanceof CancellationException) {
+			CancellationException cancelled = new CancellationException("Topic '" + this.topic + "': the work for "
+					+ "message '" + delivery.message().id() + "' was cancelled");
+			cancelled.initCause(failure);
+			failure = cancelled;
+		}
+		try {
+			settle(delivery, partition, result, failure, start);
+		}
+		catch (Error ex) {
+			// a handler's work failed with an Error: settled as a failure; the settling thread goes on
+			logger.error("Topic '{}': the work of message '{}' failed with an Error", this.topic,
+					delivery.message().id(), ex);
+		}
+	}
+
+	private static @Nullable Throwable outcomeOf(CompletableFuture<?> done) {
+		try {
+			done.join();
+			return null;
+		}
+		catch (CompletionException | CancellationException ex) {
+			return ListenerInvoker.completionCause(ex);
+		}
+	}
+
+	private void monitorTimedOut() {
+		try {
+			this.monitor.handlerTimedOut(this.topic);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Topic '{}': the monitor failed", this.topic, ex);
+		}
 	}
 
 	/** An Error (other than a failed assertion) goes up to the thread, once the outcome is recorded. */
@@ -173,12 +343,7 @@ final class MessageRunner {
 		else {
 			this.isolation.batchedEnded(lease);
 		}
-		try {
-			this.monitor.handlerTimedOut(this.topic);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Topic '{}': the monitor failed", this.topic, ex);
-		}
+		monitorTimedOut();
 		return true;
 	}
 

@@ -53,16 +53,29 @@ final class Prefetch {
 	 * concurrency
 	 */
 	Prefetch(ListenerOptions options) {
-		this(options, System::nanoTime);
+		this(options, options.concurrency(), System::nanoTime);
+	}
+
+	/**
+	 * Creates the prefetch of a listener that handles up to {@code capacity} messages at once: its concurrency, or,
+	 * for a handler whose work completes later, its most messages in flight. Unless a batch size is set, the size
+	 * adapts from twice that.
+	 */
+	Prefetch(ListenerOptions options, int capacity) {
+		this(options, capacity, System::nanoTime);
 	}
 
 	/**
 	 * Creates a listener's prefetch on a given monotonic clock (for tests).
 	 */
 	Prefetch(ListenerOptions options, LongSupplier nanoTime) {
+		this(options, options.concurrency(), nanoTime);
+	}
+
+	private Prefetch(ListenerOptions options, int capacity, LongSupplier nanoTime) {
 		this.nanoTime = nanoTime;
 		this.sampleStart = nanoTime.getAsLong();
-		this.floor = options.batchSize();
+		this.floor = options.isBatchSizeSet() ? options.batchSize() : Math.min(1000, 2 * capacity);
 		this.ceiling = options.isBatchSizeSet() ? this.floor : Math.max(this.floor, MAX_ADAPTIVE);
 		this.size = this.floor;
 	}

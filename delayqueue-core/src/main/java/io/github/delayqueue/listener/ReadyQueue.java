@@ -139,6 +139,14 @@ final class ReadyQueue {
 		}
 	}
 
+	/**
+	 * Says that a handler's work completed (its outcome waits to be settled, and the room it held is free): wakes a
+	 * handler thread, which settles it and starts what waits.
+	 */
+	void roomFreed() {
+		this.threads.wake(1);
+	}
+
 	/** Whether a suspect waits to start. */
 	boolean hasSuspect() {
 		synchronized (this.batched) {

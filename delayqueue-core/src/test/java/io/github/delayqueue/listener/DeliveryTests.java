@@ -137,7 +137,8 @@ class DeliveryTests {
 	void rescheduleMovesDelivery() {
 		Recorder<String> recorder = new Recorder<>();
 		this.container.register(ListenerRegistration.of("move", String.class, recorder));
-		this.queue.schedule("move", "later", "x", Duration.ofMillis(200));
+		// far enough ahead that a loaded machine reschedules it before it is claimed
+		this.queue.schedule("move", "later", "x", Duration.ofSeconds(3));
 		this.queue.schedule("move", "sooner", "y", Duration.ofHours(1));
 		assertThat(this.queue.reschedule("move", "later", Duration.ofHours(1))).isTrue();
 		assertThat(this.queue.reschedule("move", "sooner", Duration.ofMillis(100))).isTrue();

@@ -3,6 +3,7 @@ package io.github.delayqueue.listener.adapter;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.listener.DelayedMessageHandler;
 import io.github.delayqueue.listener.NonRetryableException;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.messaging.Message;
 import org.springframework.messaging.converter.MessageConversionException;
@@ -37,6 +38,18 @@ public class MethodDelayedMessageHandler implements DelayedMessageHandler<Object
 
 	@Override
 	public void handle(Object payload, DeliveredMessage delivered) throws Exception {
+		invoke(payload, delivered);
+	}
+
+	/**
+	 * Invokes the method.
+	 * @param payload the payload
+	 * @param delivered the message
+	 * @return what the method returned
+	 * @throws Exception what the method threw; a {@link NonRetryableException} if an argument cannot be resolved
+	 * @since 0.3.0
+	 */
+	protected @Nullable Object invoke(Object payload, DeliveredMessage delivered) throws Exception {
 		Message<Object> message = MessageBuilder.withPayload(payload)
 			.copyHeaders(delivered.headers())
 			.setHeader(DelayQueueHeaders.MESSAGE_ID, delivered.id())
@@ -46,13 +59,22 @@ public class MethodDelayedMessageHandler implements DelayedMessageHandler<Object
 			.setHeader(DelayQueueHeaders.DUE_AT, delivered.dueAt())
 			.build();
 		try {
-			this.method.invoke(message, delivered);
+			return this.method.invoke(message, delivered);
 		}
 		catch (MessageConversionException | MethodArgumentResolutionException ex) {
 			throw new NonRetryableException(
 					"Listener " + this.description + " cannot take message " + delivered.id() + ": " + ex.getMessage(),
 					ex);
 		}
+	}
+
+	/**
+	 * The bean and method, for error messages.
+	 * @return the description
+	 * @since 0.3.0
+	 */
+	protected String description() {
+		return this.description;
 	}
 
 	@Override

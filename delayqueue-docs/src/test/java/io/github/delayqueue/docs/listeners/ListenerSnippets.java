@@ -1,6 +1,7 @@
 package io.github.delayqueue.docs.listeners;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.delayqueue.autoconfigure.DelayedListenerContainerFactoryConfigurer;
 import io.github.delayqueue.autoconfigure.DelayedListenerContainerFactoryCustomizer;
@@ -15,6 +16,8 @@ import io.github.delayqueue.docs.model.OrderTimeout;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.wakeup.WakeUpTimer;
+
+import reactor.core.publisher.Mono;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -34,6 +37,19 @@ class ListenerSnippets {
 		this.containerFactory = containerFactory;
 		this.orders = orders;
 	}
+
+	// tag::async[]
+	@DelayedListener(topic = "order-timeout", asyncConcurrency = "500")
+	CompletableFuture<Void> onTimeout(OrderTimeout timeout) {
+		// the lease is held until the future completes: completing acknowledges, failing retries
+		return orders.cancelIfUnpaidAsync(timeout.orderId());
+	}
+
+	@DelayedListener(topic = "reminder")
+	Mono<Void> onReminder(OrderTimeout timeout) {
+		return Mono.fromRunnable(() -> orders.cancelIfUnpaid(timeout.orderId()));   // Mono<Void> completes empty: acked
+	}
+	// end::async[]
 
 	// tag::audit[]
 	@DelayedListener(id = "audit", topic = "audit-log", autoStartup = "false", containerFactory = "slowFactory")
