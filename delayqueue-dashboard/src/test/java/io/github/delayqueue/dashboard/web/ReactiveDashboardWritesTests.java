@@ -1,16 +1,23 @@
 package io.github.delayqueue.dashboard.web;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.build.redis.TestRedis;
+import io.github.delayqueue.dashboard.MessageView;
+import io.github.delayqueue.dashboard.TopicBrowser;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -20,9 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A WebFlux application that opened the delayqueue endpoint's writes: the endpoint's write operations and the
- * dashboard's writes are open, on a real reactive server.
+ * dashboard's writes are open, on a real reactive server; the dashboard's Redis calls run off the event loop.
  */
-@SpringBootTest(classes = ReactiveApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = { ReactiveApplication.class, ReactiveDashboardWritesTests.ThreadRecordingBrowser.class },
+		webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "spring.main.web-application-type=reactive", "delayqueue.dashboard.sample-interval=200ms",
 				"management.endpoints.web.exposure.include=delayqueue",
 				"management.endpoint.delayqueue.access=unrestricted" })
@@ -95,6 +103,14 @@ class ReactiveDashboardWritesTests {
 	}
 
 	@Test
+	void redisCallsRunOffTheEventLoop() {
+		this.queue.schedule("rx-threads", "t-1", "x", Duration.ofMinutes(30));
+		this.client.get().uri("/delayqueue/api/topics/rx-threads/message?id=t-1").exchange().expectStatus().isOk();
+		assertThat(ThreadRecordingBrowser.threads).isNotEmpty()
+			.allSatisfy((thread) -> assertThat(thread).startsWith("boundedElastic-"));
+	}
+
+	@Test
 	void theActuatorEndpointsWritesAnswerOnWebFlux() {
 		this.queue.schedule("rx-endpoint-writes", "w-1", "x", Duration.ofMinutes(30));
 		this.client.post()
@@ -109,6 +125,27 @@ class ReactiveDashboardWritesTests {
 			.expectStatus()
 			.is2xxSuccessful();
 		assertThat(this.admin.controls("rx-endpoint-writes").paused()).isFalse();
+	}
+
+	/** The application's own browser (the auto-configuration backs off): records where look-ups run. */
+	@Configuration(proxyBeanMethods = false)
+	static class ThreadRecordingBrowser {
+
+		static final List<String> threads = new CopyOnWriteArrayList<>();
+
+		@Bean
+		TopicBrowser topicBrowser(DelayedQueueAdmin admin) {
+			return new TopicBrowser(admin) {
+
+				@Override
+				public Optional<MessageView> lookup(String topic, String id) {
+					threads.add(Thread.currentThread().getName());
+					return super.lookup(topic, id);
+				}
+
+			};
+		}
+
 	}
 
 }

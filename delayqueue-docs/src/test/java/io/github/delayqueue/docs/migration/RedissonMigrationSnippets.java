@@ -1,7 +1,6 @@
 package io.github.delayqueue.docs.migration;
 
 import java.time.Duration;
-import java.util.Set;
 
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.ScheduleRequest;
@@ -67,7 +66,7 @@ class RedissonMigrationSnippets {
 	MigrationReport withTheApplicationsCodec(RedissonDelayedQueueMigration migration) {
 		// tag::migrate-kryo[]
 		MigrationReport report = migration.migrate(MigrationRequest.of("orders", "order-timeout",
-				ApplicationCodec.of(new Kryo5Codec(Set.of("com.example.orders.OrderTimeout"), false))));
+				ApplicationCodec.of(new Kryo5Codec())));        // Redisson's default codec, as the queue was written
 		// end::migrate-kryo[]
 		return report;
 	}
@@ -78,8 +77,8 @@ class RedissonMigrationSnippets {
 		// tag::codec-bean[]
 		@Bean
 		ValueDecoder legacyRedissonCodec() {
-			// the codec as the old application configured it, with its allow-list
-			return ApplicationCodec.of(new Kryo5Codec(Set.of("com.example.orders.OrderTimeout"), false));
+			// the codec exactly as the old application configured it (here: Redisson's default)
+			return ApplicationCodec.of(new Kryo5Codec(getClass().getClassLoader()));
 		}
 		// end::codec-bean[]
 

@@ -24,8 +24,10 @@ import org.springframework.util.ClassUtils;
  * Java serialisation of its own; these codecs do both, as they did when the application read its queue with
  * Redisson: the values name the classes to create, and {@code SerializationCodec} and {@code MarshallingCodec}
  * are Java serialisation. Hand over a codec only to read your own legacy data, once, from a Redis whose writers you
- * trust, and prefer the codec's allow-list where it has one ({@code new Kryo5Codec(allowedClasses, false)},
- * {@code new SerializationCodec(classLoader, allowedClasses)}).
+ * trust, and filter what it may create where the codec can without changing its format
+ * ({@code new SerializationCodec(classLoader, allowedClasses)}). Configure the codec exactly as the application that
+ * wrote the queue did: {@code Kryo5Codec}'s allowed classes, for one, are a registration list that changes what it
+ * writes, so a codec with that list reads only values written with the same list.
  *
  * <pre class="code">
  * MigrationRequest.of("orders", "order-timeout", ApplicationCodec.of(new Kryo5Codec()));
