@@ -12,12 +12,15 @@ import io.github.delayqueue.dashboard.micrometer.LatenessPercentiles;
 import io.github.delayqueue.dashboard.micrometer.MicrometerTopicMeterReader;
 import io.github.delayqueue.dashboard.web.DashboardApiController;
 import io.github.delayqueue.dashboard.web.DashboardPageController;
+import io.github.delayqueue.dashboard.web.ReactiveDashboardApiController;
+import io.github.delayqueue.dashboard.web.ReactiveDashboardPageController;
 import io.github.delayqueue.recurring.RecurringSchedules;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -25,15 +28,20 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
+import org.springframework.web.reactive.DispatcherHandler;
 import org.springframework.web.servlet.DispatcherServlet;
 
 /**
- * Auto-configuration of the delayqueue dashboard: in a Spring MVC application with a {@link DelayedQueueAdmin}
- * (the starter's), a page under {@code delayqueue.dashboard.path} and its JSON API, fed by a background sampler.
+ * Auto-configuration of the delayqueue dashboard: in a Spring MVC or Spring WebFlux application with a
+ * {@link DelayedQueueAdmin} (the starter's), a page under {@code delayqueue.dashboard.path} and its JSON API, fed by
+ * a background sampler. The two stacks share everything below their controllers (sampler, timeline, browser,
+ * actions, the page's rendering); each gets its own controllers.
+ * <p>
  * Writes follow {@code delayqueue.dashboard.access}, or else the {@code delayqueue} actuator endpoint's access
  * (read-only by default); the application's own security (Spring Security's authorisation and CSRF protection)
  * applies to the dashboard's paths like to any other.
@@ -45,8 +53,7 @@ import org.springframework.web.servlet.DispatcherServlet;
 				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 				"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
 				"org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration" })
-@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnClass(DispatcherServlet.class)
+@Conditional(DelayQueueDashboardAutoConfiguration.OnMvcOrWebFlux.class)
 @ConditionalOnBean(DelayedQueueAdmin.class)
 @ConditionalOnBooleanProperty(name = "delayqueue.dashboard.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DashboardProperties.class)
@@ -93,18 +100,69 @@ public final class DelayQueueDashboardAutoConfiguration {
 				&& ActuatorEndpointAccess.isUnrestricted(beanFactory, environment);
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
-	DashboardPageController delayQueueDashboardPageController(TopicSampler sampler, TopicActions actions,
-			DashboardProperties properties) {
-		return new DashboardPageController(sampler, actions, checkedPath(properties.getPath()));
+	/** The page and the API on Spring MVC. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass(DispatcherServlet.class)
+	static class MvcConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		DashboardPageController delayQueueDashboardPageController(TopicSampler sampler, TopicActions actions,
+				DashboardProperties properties) {
+			return new DashboardPageController(sampler, actions, checkedPath(properties.getPath()));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		DashboardApiController delayQueueDashboardApiController(TopicSampler sampler, TopicBrowser browser,
+				DueTimeline timeline, TopicActions actions) {
+			return new DashboardApiController(sampler, browser, timeline, actions);
+		}
+
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
-	DashboardApiController delayQueueDashboardApiController(TopicSampler sampler, TopicBrowser browser,
-			DueTimeline timeline, TopicActions actions) {
-		return new DashboardApiController(sampler, browser, timeline, actions);
+	/** The page and the API on Spring WebFlux: the same paths, the Redis calls off the event loop. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+	@ConditionalOnClass(DispatcherHandler.class)
+	static class WebFluxConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveDashboardPageController delayQueueDashboardPageController(TopicSampler sampler,
+				TopicActions actions, DashboardProperties properties) {
+			return new ReactiveDashboardPageController(sampler, actions, checkedPath(properties.getPath()));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveDashboardApiController delayQueueDashboardApiController(TopicSampler sampler, TopicBrowser browser,
+				DueTimeline timeline, TopicActions actions) {
+			return new ReactiveDashboardApiController(sampler, browser, timeline, actions);
+		}
+
+	}
+
+	/** A Spring MVC or a Spring WebFlux application: the sampler runs only where a controller serves it. */
+	static final class OnMvcOrWebFlux extends AnyNestedCondition {
+
+		OnMvcOrWebFlux() {
+			super(ConfigurationPhase.REGISTER_BEAN);
+		}
+
+		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+		@ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
+		static class Mvc {
+
+		}
+
+		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+		@ConditionalOnClass(name = "org.springframework.web.reactive.DispatcherHandler")
+		static class WebFlux {
+
+		}
+
 	}
 
 	private static String checkedPath(String path) {

@@ -1,15 +1,11 @@
 package io.github.delayqueue.dashboard.web;
 
-import java.time.Duration;
-
 import io.github.delayqueue.dashboard.Overview;
 import io.github.delayqueue.dashboard.TopicActions;
 import io.github.delayqueue.dashboard.TopicSampler;
 import jakarta.servlet.http.HttpServletRequest;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.Resource;
-import org.springframework.http.CacheControl;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Controller;
@@ -20,7 +16,8 @@ import org.springframework.web.bind.annotation.RequestMapping;
 
 /**
  * Serves the dashboard's page under {@code delayqueue.dashboard.path} (default {@value #DEFAULT_PATH}), and its
- * script and style sheet under {@code <path>/assets/}.
+ * script and style sheet under {@code <path>/assets/}, in a Spring MVC application
+ * ({@link ReactiveDashboardPageController} serves the same in a WebFlux one).
  *
  * @since 0.3.0
  */
@@ -33,8 +30,6 @@ public class DashboardPageController {
 
 	/** The request mapping of the dashboard's page. */
 	static final String MAPPING = "${delayqueue.dashboard.path:" + DEFAULT_PATH + "}";
-
-	private static final String ASSETS = "META-INF/delayqueue-dashboard/";
 
 	private final TopicSampler sampler;
 
@@ -63,12 +58,8 @@ public class DashboardPageController {
 	 */
 	@GetMapping(path = { "", "/" }, produces = MediaType.TEXT_HTML_VALUE)
 	public ResponseEntity<String> page(HttpServletRequest request) {
-		String html = DashboardPage.render(request.getContextPath() + this.path,
-				Overview.of(this.sampler, this.actions.isWritable()), CsrfTokenLookup.of(request));
-		return ResponseEntity.ok()
-			.cacheControl(CacheControl.noStore())
-			.contentType(new MediaType(MediaType.TEXT_HTML, java.nio.charset.StandardCharsets.UTF_8))
-			.body(html);
+		return DashboardResponses.page(DashboardPage.render(request.getContextPath() + this.path,
+				Overview.of(this.sampler, this.actions.isWritable()), CsrfTokenLookup.of(request)));
 	}
 
 	/**
@@ -76,14 +67,9 @@ public class DashboardPageController {
 	 * @param name {@code dashboard.js} or {@code dashboard.css}
 	 * @return the asset
 	 */
-	@GetMapping("/assets/{name:dashboard\\.(?:js|css)}")
+	@GetMapping("/assets/" + DashboardResponses.ASSET_NAME)
 	public ResponseEntity<Resource> asset(@PathVariable String name) {
-		MediaType type = name.endsWith(".js") ? MediaType.parseMediaType("text/javascript;charset=UTF-8")
-				: MediaType.parseMediaType("text/css;charset=UTF-8");
-		return ResponseEntity.ok()
-			.cacheControl(CacheControl.maxAge(Duration.ofMinutes(5)))
-			.contentType(type)
-			.body(new ClassPathResource(ASSETS + name, DashboardPageController.class.getClassLoader()));
+		return DashboardResponses.asset(name);
 	}
 
 }

@@ -9,6 +9,8 @@ import io.github.delayqueue.dashboard.micrometer.LatenessPercentiles;
 import io.github.delayqueue.dashboard.micrometer.MicrometerTopicMeterReader;
 import io.github.delayqueue.dashboard.web.DashboardApiController;
 import io.github.delayqueue.dashboard.web.DashboardPageController;
+import io.github.delayqueue.dashboard.web.ReactiveDashboardApiController;
+import io.github.delayqueue.dashboard.web.ReactiveDashboardPageController;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -22,7 +24,10 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.servlet.DispatcherServlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,6 +47,12 @@ class DelayQueueDashboardAutoConfigurationTests {
 		.withPropertyValues("spring.data.redis.host=" + redis.get().host(),
 				"spring.data.redis.port=" + redis.get().port(), "spring.data.redis.database=" + redis.get().database());
 
+	private final ReactiveWebApplicationContextRunner reactiveRunner = new ReactiveWebApplicationContextRunner()
+		.withInitializer((context) -> context.getEnvironment().setConversionService(new ApplicationConversionService()))
+		.withConfiguration(CONFIGURATIONS)
+		.withPropertyValues("spring.data.redis.host=" + redis.get().host(),
+				"spring.data.redis.port=" + redis.get().port(), "spring.data.redis.database=" + redis.get().database());
+
 	@Test
 	void aServletApplicationWithTheStarterGetsTheDashboard() {
 		this.runner.run((context) -> {
@@ -50,9 +61,39 @@ class DelayQueueDashboardAutoConfigurationTests {
 			assertThat(context).hasSingleBean(DueTimeline.class);
 			assertThat(context).hasSingleBean(DashboardPageController.class);
 			assertThat(context).hasSingleBean(DashboardApiController.class);
+			assertThat(context).doesNotHaveBean(ReactiveDashboardPageController.class)
+				.doesNotHaveBean(ReactiveDashboardApiController.class);
 			assertThat(context.getBean(TopicSampler.class).isRunning()).isTrue();
 			assertThat(context).doesNotHaveBean(TopicMeterReader.class);
 		});
+	}
+
+	@Test
+	void aWebFluxApplicationWithTheStarterGetsTheDashboardOnWebFlux() {
+		this.reactiveRunner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(TopicSampler.class);
+			assertThat(context).hasSingleBean(DueTimeline.class);
+			assertThat(context).hasSingleBean(ReactiveDashboardPageController.class);
+			assertThat(context).hasSingleBean(ReactiveDashboardApiController.class);
+			assertThat(context).doesNotHaveBean(DashboardPageController.class)
+				.doesNotHaveBean(DashboardApiController.class);
+			assertThat(context.getBean(TopicSampler.class).isRunning()).isTrue();
+			assertThat(context.getBean(TopicActions.class).isWritable()).isFalse();
+		});
+		this.reactiveRunner.withPropertyValues("management.endpoint.delayqueue.access=unrestricted")
+			.run((context) -> assertThat(context.getBean(TopicActions.class).isWritable()).isTrue());
+		this.reactiveRunner.withPropertyValues("delayqueue.dashboard.path=ops/queue/")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("delayqueue.dashboard.path must start with '/'"));
+	}
+
+	@Test
+	void aWebApplicationWithoutItsStacksDispatcherGetsNoDashboard() {
+		this.reactiveRunner.withClassLoader(new FilteredClassLoader(DispatcherHandler.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(TopicSampler.class));
+		this.runner.withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(TopicSampler.class));
 	}
 
 	@Test

@@ -7,11 +7,17 @@ import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.docs.model.OrderBook;
 import io.github.delayqueue.docs.model.OrderTimeout;
+import io.github.delayqueue.migration.redisson.ApplicationCodec;
 import io.github.delayqueue.migration.redisson.MigrationReport;
 import io.github.delayqueue.migration.redisson.MigrationRequest;
 import io.github.delayqueue.migration.redisson.RedissonCodec;
 import io.github.delayqueue.migration.redisson.RedissonDelayedQueueMigration;
+import io.github.delayqueue.migration.redisson.ValueDecoder;
+import io.github.delayqueue.payload.PayloadConverter;
+import org.redisson.codec.Kryo5Codec;
 
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /** The migration guides' snippets: the side of the change that uses delayqueue. */
@@ -48,12 +54,34 @@ class RedissonMigrationSnippets {
 		// end::after-rabbit[]
 	}
 
-	MigrationReport inCode(RedisConnectionFactory connectionFactory, DelayedQueue delayedQueue) {
+	MigrationReport inCode(RedisConnectionFactory connectionFactory, DelayedQueue delayedQueue,
+			PayloadConverter payloadConverter) {
 		// tag::migrate[]
-		MigrationReport report = new RedissonDelayedQueueMigration(connectionFactory, delayedQueue)
+		MigrationReport report = new RedissonDelayedQueueMigration(connectionFactory, delayedQueue, payloadConverter)
 			.migrate(MigrationRequest.of("orders", "order-timeout", RedissonCodec.JSON_JACKSON_CODEC));
 		// end::migrate[]
 		return report;
+	}
+
+	MigrationReport withTheApplicationsCodec(RedissonDelayedQueueMigration migration) {
+		// tag::migrate-kryo[]
+		MigrationReport report = migration.migrate(MigrationRequest.of("orders", "order-timeout",
+				ApplicationCodec.of(new Kryo5Codec())));        // Redisson's default codec, as the queue was written
+		// end::migrate-kryo[]
+		return report;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LegacyCodecConfiguration {
+
+		// tag::codec-bean[]
+		@Bean
+		ValueDecoder legacyRedissonCodec() {
+			// the codec exactly as the old application configured it (here: Redisson's default)
+			return ApplicationCodec.of(new Kryo5Codec(getClass().getClassLoader()));
+		}
+		// end::codec-bean[]
+
 	}
 
 }

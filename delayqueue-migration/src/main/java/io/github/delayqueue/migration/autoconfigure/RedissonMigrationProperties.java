@@ -30,8 +30,9 @@ public class RedissonMigrationProperties {
 	private @Nullable String topic;
 
 	/**
-	 * Redisson codec the queue was written with: StringCodec or JsonJacksonCodec (simple or fully qualified class
-	 * name).
+	 * Redisson codec the queue was written with (simple or fully qualified class name). StringCodec and
+	 * JsonJacksonCodec are read without Redisson; any other Redisson codec, such as Kryo5Codec, needs Redisson and
+	 * the application's classes on the class path. Unset, the application's ValueDecoder bean is used.
 	 */
 	private @Nullable String codec;
 

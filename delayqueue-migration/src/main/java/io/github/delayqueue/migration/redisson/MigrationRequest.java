@@ -10,18 +10,20 @@ import org.springframework.util.Assert;
  * <pre class="code">
  * MigrationRequest request = MigrationRequest.of("orders", "order-timeout", RedissonCodec.JSON_JACKSON_CODEC)
  *     .removingMigrated();
+ * MigrationRequest kryo = MigrationRequest.of("orders", "order-timeout", ApplicationCodec.of(new Kryo5Codec()));
  * </pre>
  *
  * @param queue the name of the Redisson destination queue the delayed queue feeds (see
  * {@link RedissonDelayedQueueKeys})
  * @param topic the delayqueue topic to schedule the messages in
- * @param codec the codec the Redisson queue was written with
+ * @param codec how to read the values: the codec the Redisson queue was written with, a {@link RedissonCodec} the
+ * migration reads itself or the application's own as an {@link ApplicationCodec}
  * @param removeMigrated whether to remove the migrated elements from Redisson's keys once every element is
  * scheduled
  * @param batchSize how many elements are read, checked and scheduled per round trip
  * @since 0.3.0
  */
-public record MigrationRequest(String queue, String topic, RedissonCodec codec, boolean removeMigrated,
+public record MigrationRequest(String queue, String topic, ValueDecoder codec, boolean removeMigrated,
 		int batchSize) {
 
 	/** The batch size unless set: half of what one {@code scheduleAll} chunk holds. */
@@ -53,7 +55,7 @@ public record MigrationRequest(String queue, String topic, RedissonCodec codec, 
 	 * @param codec the codec the queue was written with
 	 * @return the request
 	 */
-	public static MigrationRequest of(String queue, String topic, RedissonCodec codec) {
+	public static MigrationRequest of(String queue, String topic, ValueDecoder codec) {
 		return new MigrationRequest(queue, topic, codec, false, DEFAULT_BATCH_SIZE);
 	}
 

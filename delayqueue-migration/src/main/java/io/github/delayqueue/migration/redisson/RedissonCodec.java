@@ -13,14 +13,15 @@ import tools.jackson.databind.cfg.JsonNodeFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The Redisson codecs whose values the migration reads, and how each becomes a delayqueue payload (delayqueue
- * stores payloads as JSON and the listener's parameter type reads them). Decoding never loads a class: the class
- * names {@code JsonJacksonCodec} writes are dropped, not resolved, and nothing is deserialised with Java
- * serialisation.
+ * The Redisson codecs whose values the migration reads itself, without Redisson, and how each becomes a delayqueue
+ * payload (delayqueue stores payloads as JSON and the listener's parameter type reads them). Decoding never loads a
+ * class: the class names {@code JsonJacksonCodec} writes are dropped, not resolved, and nothing is deserialised
+ * with Java serialisation. Values of any other codec are read with the application's own codec, handed over as an
+ * {@link ApplicationCodec}.
  *
  * @since 0.3.0
  */
-public enum RedissonCodec {
+public enum RedissonCodec implements ValueDecoder {
 
 	/**
 	 * {@code org.redisson.client.codec.StringCodec} (UTF-8, its default): the value is the string, delivered to a
@@ -29,7 +30,7 @@ public enum RedissonCodec {
 	STRING_CODEC("org.redisson.client.codec.StringCodec") {
 
 		@Override
-		Object payload(byte[] value) {
+		public Object payload(byte[] value) {
 			try {
 				return StandardCharsets.UTF_8.newDecoder()
 					.onMalformedInput(CodingErrorAction.REPORT)
@@ -52,7 +53,7 @@ public enum RedissonCodec {
 	JSON_JACKSON_CODEC("org.redisson.codec.JsonJacksonCodec") {
 
 		@Override
-		Object payload(byte[] value) {
+		public Object payload(byte[] value) {
 			try {
 				return JacksonTypeInfo.strip(JSON.readTree(value));
 			}
@@ -87,6 +88,7 @@ public enum RedissonCodec {
 	 * The simple name of the Redisson class, such as {@code StringCodec}.
 	 * @return the simple name
 	 */
+	@Override
 	public String simpleName() {
 		return this.className.substring(this.className.lastIndexOf('.') + 1);
 	}
@@ -97,13 +99,14 @@ public enum RedissonCodec {
 	 * @return a {@code String} or a JSON tree
 	 * @throws IllegalArgumentException if this codec did not write these bytes
 	 */
-	abstract Object payload(byte[] value);
+	@Override
+	public abstract Object payload(byte[] value);
 
 	/**
 	 * The codec of a Redisson class name, simple ({@code JsonJacksonCodec}) or fully qualified.
 	 * @param name the name of the codec the queue was written with
 	 * @return the codec
-	 * @throws IllegalArgumentException naming the codec if it is not one the migration reads
+	 * @throws IllegalArgumentException naming the codec if it is not one the migration reads itself
 	 */
 	public static RedissonCodec named(String name) {
 		String trimmed = (name != null) ? name.trim() : "";
@@ -116,9 +119,10 @@ public enum RedissonCodec {
 			.map((codec) -> codec.simpleName() + " (" + codec.className + ")")
 			.collect(Collectors.joining(" and "));
 		throw new IllegalArgumentException("Redisson codec '" + trimmed + "' is not supported: the migration reads "
-				+ supported + " only. Values of other codecs (such as Kryo5Codec, Redisson's default, or "
-				+ "SerializationCodec) name Java types that the migration does not load; move them with a program "
-				+ "of your own that reads them with that codec and schedules them with DelayedQueue");
+				+ supported + " itself. Values of other codecs (such as Kryo5Codec, Redisson's default, or "
+				+ "SerializationCodec) name Java types that the migration loads only through the application's own "
+				+ "codec: run it with Redisson and your classes on the class path and name the codec's class "
+				+ "(such as org.redisson.codec.Kryo5Codec), or pass ApplicationCodec.of(codec)");
 	}
 
 }

@@ -37,12 +37,24 @@ final class RedissonQueueReader {
 
 	private final RedissonDelayedQueueKeys keys;
 
-	private final RedissonCodec codec;
+	private final ValueDecoder codec;
 
-	RedissonQueueReader(RedisConnectionFactory connectionFactory, RedissonDelayedQueueKeys keys, RedissonCodec codec) {
+	RedissonQueueReader(RedisConnectionFactory connectionFactory, RedissonDelayedQueueKeys keys, ValueDecoder codec) {
 		this.connectionFactory = connectionFactory;
 		this.keys = keys;
 		this.codec = codec;
+	}
+
+	/**
+	 * How many elements the sorted set and the destination queue hold now.
+	 * @return their number
+	 */
+	long size() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			Long delayed = connection.zSetCommands().zCard(bytes(this.keys.timeoutSet()));
+			Long due = connection.listCommands().lLen(bytes(this.keys.destination()));
+			return ((delayed != null) ? delayed : 0) + ((due != null) ? due : 0);
+		}
 	}
 
 	/**
@@ -65,7 +77,8 @@ final class RedissonQueueReader {
 			Object payload = read(() -> this.codec.payload(StoredElements.value(stored)), this.keys.timeoutSet(),
 					rank);
 			Instant dueAt = Instant.ofEpochMilli(tuple.getScore().longValue());
-			messages.add(new WaitingMessage(ID_PREFIX + sha256(stored), stored, dueAt, payload));
+			messages.add(new WaitingMessage(ID_PREFIX + sha256(stored), stored, dueAt, payload, this.keys.timeoutSet(),
+					rank));
 			rank++;
 		}
 		return messages;
@@ -95,7 +108,8 @@ final class RedissonQueueReader {
 				.putInt(occurrence)
 				.put(value)
 				.array();
-			messages.add(new WaitingMessage(ID_PREFIX + sha256(identity), value, null, payload));
+			messages.add(new WaitingMessage(ID_PREFIX + sha256(identity), value, null, payload,
+					this.keys.destination(), index));
 			index++;
 		}
 		return messages;

@@ -19,6 +19,7 @@ import io.github.delayqueue.migration.autoconfigure.RedissonMigrationApplication
 import io.github.delayqueue.migration.autoconfigure.RedissonMigrationAutoConfiguration;
 import io.github.delayqueue.migration.autoconfigure.RedissonMigrationRunner;
 import io.github.delayqueue.migration.redisson.LegacyOrderTimeout.OrderStatus;
+import io.github.delayqueue.payload.PayloadConverter;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -196,7 +197,7 @@ class RedissonDelayedQueueMigrationTests {
 			.withMessageStartingWith("Redisson codec 'org.redisson.codec.Kryo5Codec' is not supported")
 			.withMessageContaining("StringCodec (org.redisson.client.codec.StringCodec)")
 			.withMessageContaining("JsonJacksonCodec (org.redisson.codec.JsonJacksonCodec)");
-		assertThat(RedissonMigrationApplication.run(migrationArguments("orders", "order-timeout", "Kryo5Codec")))
+		assertThat(RedissonMigrationApplication.run(migrationArguments("orders", "order-timeout", "NoSuchCodec")))
 			.isNotZero();
 
 		assertThat(keys()).isEqualTo(before);
@@ -267,7 +268,7 @@ class RedissonDelayedQueueMigrationTests {
 
 	private static RedissonDelayedQueueMigration migration(AssertableApplicationContext context) {
 		return new RedissonDelayedQueueMigration(context.getBean(RedisConnectionFactory.class),
-				context.getBean(DelayedQueue.class));
+				context.getBean(DelayedQueue.class), context.getBean(PayloadConverter.class));
 	}
 
 	private static List<@Nullable Object> received(String topic) {
