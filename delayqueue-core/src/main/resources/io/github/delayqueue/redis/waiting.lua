@@ -1,4 +1,4 @@
--- uses: controls, buckets, leases, dead
+-- uses: controls, groups, buckets, leases, dead
 -- Lists waiting messages (scheduled or waiting for a retry) by due time, then id (the pending set's own order: ids
 -- by their bytes), a page at a time: a few commands to find where the page starts, however many wait, then the page.
 -- ARGV[1] from (due score, inclusive; '-inf' for none), ARGV[2] to (inclusive; '+inf'), ARGV[3] the due score of the
