@@ -41,7 +41,7 @@ if string.sub(op, 1, 6) == 'group-' then
       else
         redis.call('HSET', GCONTROL, 'c:' .. group, ARGV[3])
       end
-      if redis.call('SISMEMBER', GHELD, group) == 1 then
+      if redis.call('SMISMEMBER', GHELD, group)[1] == 1 then
         woken = groupReadmit(group)
       end
     end

@@ -253,7 +253,7 @@ end
 -- A message of 'group' waits from 'due' (scheduled, retried, handed back): the group takes its turn no later than
 -- that, unless it is held (paused, or at its cap). Two commands.
 local function groupWaits(group, due)
-  if redis.call('SISMEMBER', BASE .. 'gheld', group) == 0 then
+  if redis.call('SMISMEMBER', BASE .. 'gheld', group)[1] == 0 then
     redis.call('ZADD', GROUPS, 'LT', due, group)
   end
 end
@@ -286,12 +286,30 @@ local function groupLeasesEnded(ended)
   end
   local held = redis.call('EXISTS', BASE .. 'gheld') == 1
   local woken = false
-  for group, n in pairs(ended) do
-    if redis.call('HINCRBY', BASE .. 'gflight', group, -n) <= 0 then
-      redis.call('HDEL', BASE .. 'gflight', group)
+  -- the counts read and written once for every group (the commands of the README's ACL rule: no HINCRBY)
+  local groups = {}
+  for group in pairs(ended) do
+    groups[#groups + 1] = group
+  end
+  local counts = redis.call('HMGET', BASE .. 'gflight', unpack(groups))
+  local left, gone = {}, {}
+  for i, group in ipairs(groups) do
+    local n = (tonumber(counts[i]) or 0) - ended[group]
+    if n > 0 then
+      left[#left + 1] = group
+      left[#left + 1] = n
+    else
+      gone[#gone + 1] = group
     end
-    if held and redis.call('SISMEMBER', BASE .. 'gheld', group) == 1 and groupReadmit(group) then
-      woken = true
+  end
+  each('HSET', BASE .. 'gflight', left)
+  each('HDEL', BASE .. 'gflight', gone)
+  if held then
+    local flags = hmget(BASE .. 'gheld', groups, 'SMISMEMBER')
+    for i, group in ipairs(groups) do
+      if flags[i] == 1 and groupReadmit(group) then
+        woken = true
+      end
     end
   end
   if woken then
@@ -316,18 +334,11 @@ end
 -- flight. One command per group per round (mostly one round), and one or two for them all.
 local function groupPick(turns, room, upTo, chosen, dueOf, groupOf)
   local caps = groupCaps(turns, controls and controls[8])
-  local capped = {}
-  for _, group in ipairs(turns) do
-    if caps[group] then
-      capped[#capped + 1] = group
-    end
-  end
+  -- every group's count in flight, read at once (and written at once by groupsServed)
   local flight = {}
-  if #capped > 0 then
-    local counts = redis.call('HMGET', BASE .. 'gflight', unpack(capped))
-    for i, group in ipairs(capped) do
-      flight[group] = tonumber(counts[i]) or 0
-    end
+  local counts = redis.call('HMGET', BASE .. 'gflight', unpack(turns))
+  for i, group in ipairs(turns) do
+    flight[group] = tonumber(counts[i]) or 0
   end
   local limit = tonumber(upTo)
   local picks, open = {}, {}
@@ -384,7 +395,7 @@ end
 -- due time; none if it has no message left; held if it reached its cap. (A pick that read no next message took all
 -- its group had: what was read and not leased was buried or dropped, and left its set then.)
 local function groupsServed(picks, caps, flight, leased, nowScore)
-  local turns, out, held = {}, {}, {}
+  local turns, out, held, counts = {}, {}, {}, {}
   local order = {}
   for i, pick in ipairs(picks) do
     order[i] = i
@@ -402,7 +413,9 @@ local function groupsServed(picks, caps, flight, leased, nowScore)
     local n = ids and #ids or 0
     if n > 0 then
       each('ZREM', groupKey(group), ids)
-      flight[group] = redis.call('HINCRBY', BASE .. 'gflight', group, n)
+      flight[group] = flight[group] + n
+      counts[#counts + 1] = group
+      counts[#counts + 1] = flight[group]
     end
     local cap = caps[group]
     local nextDue = pick[3]
@@ -419,6 +432,7 @@ local function groupsServed(picks, caps, flight, leased, nowScore)
       turns[#turns + 1] = group
     end
   end
+  each('HSET', BASE .. 'gflight', counts)
   each('ZREM', GROUPS, out)
   each('SADD', BASE .. 'gheld', held)
   each('ZADD', GROUPS, turns)

@@ -33,7 +33,7 @@ if not replaced and grouped() then
     end
   end
 end
-if newGroup and redis.call('SISMEMBER', SUSPECT, id) == 1 then
+if newGroup and redis.call('SMISMEMBER', SUSPECT, id)[1] == 1 then
   newGroup = nil
 end
 redis.call('HSET', body, id, ARGV[4])

@@ -145,7 +145,7 @@ if grouped then
     for i = 1, #list, 1000 do
       redis.call('ZADD', BASE .. 'g:' .. group, unpack(list, i, math.min(#list, i + 999)))
     end
-    if redis.call('SISMEMBER', BASE .. 'gheld', group) == 0 then
+    if redis.call('SMISMEMBER', BASE .. 'gheld', group)[1] == 0 then
       redis.call('ZADD', GROUPS, 'LT', groupEarliest[group], group)
       if wake == nil or groupEarliest[group] < wake then
         wake = groupEarliest[group]

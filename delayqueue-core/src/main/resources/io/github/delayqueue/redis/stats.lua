@@ -18,8 +18,9 @@ end
 -- (a bounded read: one command a group; none for a topic without groups)
 if redis.call('EXISTS', GROUPS, BASE .. 'gheld') > 0 then
   local names = redis.call('ZRANGE', GROUPS, 0, 999)
-  for _, group in ipairs(redis.call('SRANDMEMBER', BASE .. 'gheld', 1000)) do
-    names[#names + 1] = group
+  local held = redis.call('SMEMBERS', BASE .. 'gheld')
+  for i = 1, math.min(#held, 1000) do
+    names[#names + 1] = held[i]
   end
   local seen = {}
   for _, group in ipairs(names) do

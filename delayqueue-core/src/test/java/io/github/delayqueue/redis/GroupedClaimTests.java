@@ -245,6 +245,34 @@ class GroupedClaimTests {
 	}
 
 	@Test
+	void listingMergesGroupedAndUngroupedMessagesByDueTimeAPageAtATime() {
+		List<NewMessage> messages = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			String group = (i % 3 == 0) ? null : "g" + (i % 3);
+			messages.add(new NewMessage(String.format("m%02d", i), DueTime.at(4_000_000_000_000L + i), Instant.now(),
+					Map.of(), "p".getBytes(StandardCharsets.UTF_8), null, group));
+		}
+		this.store.messages().schedule(TOPIC, messages);
+
+		List<String> listed = new ArrayList<>();
+		Position after = null;
+		for (int page = 0; page < 10; page++) {
+			List<StoredEntry> entries = this.store.messages().waiting(TOPIC, null, null, after, 7);
+			entries.forEach((entry) -> listed.add(entry.id()));
+			if (entries.size() < 7) {
+				break;
+			}
+			after = entries.get(entries.size() - 1).position();
+		}
+
+		List<String> expected = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			expected.add(String.format("m%02d", i));
+		}
+		assertThat(listed).containsExactlyElementsOf(expected);
+	}
+
+	@Test
 	void statsCountGroupedMessages() {
 		scheduleMany("a", 3, Duration.ZERO);
 		schedule("b-1", "b", Duration.ofHours(1));
