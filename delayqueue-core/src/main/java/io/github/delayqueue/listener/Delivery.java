@@ -1,6 +1,5 @@
 package io.github.delayqueue.listener;
 
-import java.time.Duration;
 import java.time.Instant;
 
 import io.github.delayqueue.redis.ClaimedMessage;
@@ -28,8 +27,10 @@ record Delivery(ClaimedMessage message, int partition, Instant claimServerTime, 
 	 * @return the due time, on the {@link System#nanoTime()} clock
 	 */
 	long dueNanos() {
-		Duration ahead = Duration.between(this.claimServerTime, this.message.dueAt());
-		return this.claimedNanos + (ahead.isNegative() ? 0 : ahead.toNanos());
+		Instant due = this.message.dueAt();
+		long aheadNanos = (due.getEpochSecond() - this.claimServerTime.getEpochSecond())
+				* 1_000_000_000L + (due.getNano() - this.claimServerTime.getNano());
+		return this.claimedNanos + Math.max(0, aheadNanos);
 	}
 
 }

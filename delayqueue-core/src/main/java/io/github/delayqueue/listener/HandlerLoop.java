@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * suspect is held, batched messages wait (and so does the thread, if it has nothing else to start); a suspect starts
  * once no batched handler runs, after the acknowledgements of the handlers before it are in Redis, and when its
  * handling is over every partition is asked to claim (the next suspect among them). A batched message leased ahead of
- * its due time is started at its due time ({@link DueTimeWait}); the task decorator wraps each message's handling.
+ * its due time is taken at its due time: one thread waits for it ({@link ReadyQueue#awaitHeadDue()}) and the others
+ * end meanwhile. The task decorator wraps each message's handling.
  */
 final class HandlerLoop {
 
@@ -28,9 +29,6 @@ final class HandlerLoop {
 	private final HandlerThreads threads;
 
 	private final MessageRunner runner;
-
-	/** The handler threads' waits for the due time of messages leased ahead of it; a stop ends them. */
-	private final DueTimeWait dueTime = new DueTimeWait();
 
 	private volatile boolean active;
 
@@ -53,10 +51,9 @@ final class HandlerLoop {
 		this.active = true;
 	}
 
-	/** Starts no more messages, and ends the waits for due times: such a message goes back, unstarted. */
+	/** Starts no more messages (closing the ready queue ends the wait for a due time). */
 	void stop() {
 		this.active = false;
-		this.dueTime.end();
 	}
 
 	/** A handler thread's run: takes and handles messages while any may start. */
@@ -76,23 +73,34 @@ final class HandlerLoop {
 
 	/**
 	 * The next message that may start: while a suspect is held, only a suspect, and the thread waits meanwhile if
-	 * batched messages are waiting for the suspect's handling to end.
+	 * batched messages are waiting for the suspect's handling to end; else the first batched message once it is due,
+	 * one thread waiting for that while the others end.
 	 * @return the message, or {@code null} if none may start (the thread ends)
 	 */
 	private @Nullable Delivery take() {
 		CrashIsolation isolation = this.context.isolation();
 		ReadyQueue ready = this.context.ready();
 		while (this.active) {
-			Delivery next = ready.poll(!isolation.isSuspectHeld());
+			Delivery next = ready.poll(!isolation.isSuspectHeld(), System.nanoTime());
 			if (next != null) {
 				return next;
 			}
-			if (!isolation.isSuspectHeld() || ready.size() == 0) {
+			if (ready.size() == 0) {
 				return null;
 			}
-			if (isolation.awaitTurn(ready::hasSuspect, () -> this.active && ready.size() > 0)) {
-				// the suspect's handling is over (perhaps in a run stopped meanwhile): the next one may be leased
-				this.partitions.forEach(Partition::requestClaim);
+			if (isolation.isSuspectHeld()) {
+				if (isolation.awaitTurn(ready::hasSuspect, () -> this.active && ready.size() > 0)) {
+					// the suspect's handling is over (perhaps in a run stopped meanwhile): the next one may be leased
+					this.partitions.forEach(Partition::requestClaim);
+				}
+			}
+			else if (ready.awaitHeadDue()) {
+				// due now (or something arrived): what else is due needs threads besides this one
+				this.threads.wake(ready.size() - 1);
+			}
+			else {
+				// another thread waits for the first due time: this one's slot stays free for a message that is due
+				return null;
 			}
 		}
 		return null;
@@ -104,18 +112,11 @@ final class HandlerLoop {
 			return;
 		}
 		Lease lease = delivery.message().lease();
-		// a batched message may have been leased ahead of its due time (a suspect never is): its handler thread waits
-		// for it here, before it counts as started and before the task decorator runs
-		if (!this.dueTime.await(delivery.dueNanos())) {
-			// the listener stopped meanwhile: handed back at once, unstarted
-			partition.handBack(List.of(lease));
-			return;
-		}
 		CrashIsolation isolation = this.context.isolation();
 		if (!isolation.tryStartBatched(lease)) {
 			// a suspect was leased meanwhile: the listener keeps nothing else leased while it runs, so this one goes
 			// back (unstarted, uncharged) and is leased again after it
-			partition.handBack(List.of(lease));
+			partition.handBack(lease);
 			return;
 		}
 		try {
@@ -123,7 +124,7 @@ final class HandlerLoop {
 				decorateAndRun(delivery, partition);
 			}
 			else {
-				partition.handBack(List.of(lease));
+				partition.handBack(lease);
 			}
 		}
 		finally {
@@ -150,7 +151,7 @@ final class HandlerLoop {
 			}
 			else {
 				// stopped meanwhile (while it waited to be alone, or for the acknowledgements to settle)
-				partition.handBack(List.of(lease));
+				partition.handBack(lease);
 			}
 		}
 		finally {
@@ -215,7 +216,7 @@ final class HandlerLoop {
 					ex);
 		}
 		finally {
-			partition.handBack(List.of(delivery.message().lease()));
+			partition.handBack(delivery.message().lease());
 		}
 	}
 

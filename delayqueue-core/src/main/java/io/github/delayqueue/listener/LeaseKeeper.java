@@ -175,6 +175,17 @@ final class LeaseKeeper {
 		release(unfinished);
 	}
 
+	/**
+	 * Hands a lease back to the queue at once, uncharged, unless its outcome took it meanwhile (the usual case: the
+	 * call costs nothing then).
+	 * @param lease the lease
+	 */
+	void handBack(Lease lease) {
+		if (take(lease)) {
+			release(List.of(lease));
+		}
+	}
+
 	/** Hands leases taken out back to the queue at once, uncharged. */
 	private void release(List<Lease> unfinished) {
 		if (unfinished.isEmpty()) {

@@ -2,7 +2,6 @@ package io.github.delayqueue.listener;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -93,14 +92,14 @@ final class MessageRunner {
 						+ "consumer stood still longer than the visibility timeout); it is redelivered, not handled here",
 						this.topic, lease.id());
 			}
-			leases.handBack(List.of(lease));
+			leases.handBack(lease);
 			return;
 		}
 		Expiry expiry = delivery.message().expiry();
 		if (expiry != null && expiry.isPassed(redisNow(delivery))) {
 			// its deadline passed while it waited here: never delivered after it; handed back, the next claim
 			// dead-letters or drops it as it says, and counts it
-			leases.handBack(List.of(lease));
+			leases.handBack(lease);
 			return;
 		}
 		if (!leases.started(lease)) {

@@ -117,6 +117,11 @@ final class Partition {
 		this.leases.handBack(leases);
 	}
 
+	/** Hands a lease back to the queue at once, uncharged, unless its outcome took it meanwhile. */
+	void handBack(Lease lease) {
+		this.leases.handBack(lease);
+	}
+
 	/** Stops extending leases and hands back those still held, uncharged (a start that failed part way). */
 	void handBackAll() {
 		this.leases.stopExtending();

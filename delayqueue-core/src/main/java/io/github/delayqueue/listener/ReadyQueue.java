@@ -9,10 +9,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The one queue of a listener's leased messages waiting for a handler thread, from all its partitions: claims
- * {@link #offer} what they leased, handler threads {@link #poll} it in claim order, and each arrival wakes the
- * listener's {@link HandlerThreads}. A suspect goes first in line, apart from the batch; when it is about to run
- * alone, the batched messages still waiting are taken out to be handed back ({@link #takeBatched()}).
- * Closed on stop: what waits is handed back by the caller, and claims that come later hand back what they leased.
+ * {@link #offer} what they leased, handler threads {@link #poll} it in claim order once it is due, and each arrival
+ * wakes the listener's {@link HandlerThreads}. A message leased ahead of its due time stays here until then: one
+ * handler thread at a time {@linkplain #awaitHeadDue() waits} for the first in line, the others end, and so a
+ * waiting thread holds no slot a due message could use (see {@link DueTimeWait}). A suspect goes first in line,
+ * apart from the batch; when it is about to run alone, the batched messages still waiting are taken out to be handed
+ * back ({@link #takeBatched()}). Closed on stop: what waits is handed back by the caller, and claims that come later
+ * hand back what they leased.
  */
 final class ReadyQueue {
 
@@ -30,6 +33,9 @@ final class ReadyQueue {
 	private final HandlerThreads threads;
 
 	private final CrashIsolation isolation;
+
+	/** The wait for the due time of the first batched message, by one handler thread at a time. */
+	private final DueTimeWait dueTime = new DueTimeWait();
 
 	ReadyQueue(HandlerThreads threads, CrashIsolation isolation) {
 		this.threads = threads;
@@ -67,15 +73,18 @@ final class ReadyQueue {
 			this.isolation.suspectArrived();
 		}
 		this.threads.wake(deliveries.size());
+		// the thread waiting for a message leased ahead looks again (a suspect may have come first in line)
+		this.dueTime.nudge();
 		return true;
 	}
 
 	/**
-	 * Takes the next message to start: the suspect if one waits, else the next batched message if
-	 * {@code batchedAllowed}.
-	 * @return the message, or {@code null} if none may start
+	 * Takes the next message to start: the suspect if one waits, else, if {@code batchedAllowed}, the first batched
+	 * message if it is due.
+	 * @param nowNanos the time now, on the {@link System#nanoTime()} clock
+	 * @return the message, or {@code null} if none may start now
 	 */
-	@Nullable Delivery poll(boolean batchedAllowed) {
+	@Nullable Delivery poll(boolean batchedAllowed, long nowNanos) {
 		if (this.size == 0) {
 			return null;
 		}
@@ -85,13 +94,34 @@ final class ReadyQueue {
 				this.suspect = null;
 			}
 			else if (batchedAllowed) {
-				next = this.batched.pollFirst();
+				Delivery first = this.batched.peekFirst();
+				if (first != null && first.dueNanos() - nowNanos <= 0) {
+					next = this.batched.pollFirst();
+				}
 			}
 			if (next != null) {
 				this.size--;
 			}
 			return next;
 		}
+	}
+
+	/**
+	 * Waits on this thread for the due time of the first batched message, unless another thread waits for it
+	 * already: the caller then has nothing to start and ends.
+	 * @return {@code true} if the caller should {@link #poll} again (the due time came, or something arrived);
+	 * {@code false} if nothing waits, another thread waits for it, or the queue is closed
+	 */
+	boolean awaitHeadDue() {
+		long dueNanos;
+		synchronized (this.batched) {
+			Delivery first = this.batched.peekFirst();
+			if (first == null || !this.open) {
+				return false;
+			}
+			dueNanos = first.dueNanos();
+		}
+		return this.dueTime.await(dueNanos);
 	}
 
 	/**
@@ -104,6 +134,7 @@ final class ReadyQueue {
 			List<Delivery> taken = new ArrayList<>(this.batched);
 			this.batched.clear();
 			this.size -= taken.size();
+			this.dueTime.nudge();
 			return taken;
 		}
 	}
@@ -113,6 +144,16 @@ final class ReadyQueue {
 		synchronized (this.batched) {
 			return this.suspect != null;
 		}
+	}
+
+	/** Whether a handler thread waits for the due time of a message leased ahead of it (tests). */
+	boolean isWaitingForDueTime() {
+		return this.dueTime.isWaiting();
+	}
+
+	/** How long before a due time a wait stops parking, as learned so far (tests). */
+	long earlyWakeNanos() {
+		return this.dueTime.earlyWakeNanos();
 	}
 
 	/** Messages waiting to start. */
@@ -125,6 +166,7 @@ final class ReadyQueue {
 	 * @return the messages that waited, the suspect first
 	 */
 	List<Delivery> close() {
+		this.dueTime.end();
 		synchronized (this.batched) {
 			this.open = false;
 			List<Delivery> waiting = new ArrayList<>(this.batched.size() + 1);

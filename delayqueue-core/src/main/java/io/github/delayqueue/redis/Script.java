@@ -36,12 +36,12 @@ final class Script {
 
 	private final byte[] text;
 
-	private final byte[] sha1;
+	private final String sha1;
 
 	private Script(String name, String text) {
 		this.name = name;
 		this.text = text.getBytes(StandardCharsets.UTF_8);
-		this.sha1 = DigestUtils.sha1DigestAsHex(text).getBytes(StandardCharsets.US_ASCII);
+		this.sha1 = DigestUtils.sha1DigestAsHex(text);
 	}
 
 	static Script load(String name) {
@@ -103,7 +103,7 @@ final class Script {
 
 	/** The script's SHA-1 digest, as {@code EVALSHA} takes it. */
 	String sha1Hex() {
-		return new String(this.sha1, StandardCharsets.US_ASCII);
+		return this.sha1;
 	}
 
 	/** The script's whole text (prelude sections included), as {@code EVAL} takes it. */

@@ -1,5 +1,8 @@
 package io.github.delayqueue.redis;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -13,6 +16,11 @@ import org.springframework.util.Assert;
 public final class TopicKeys {
 
 	private final String prefix;
+
+	/** The most topics whose pending key is kept, so that an application making up topic names cannot grow it. */
+	private static final int MAX_CACHED_KEYS = 10_000;
+
+	private final Map<String, byte[]> pendingKeys = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the naming of one key prefix.
@@ -68,9 +76,20 @@ public final class TopicKeys {
 		return base(topic) + "wake";
 	}
 
-	/** The key every script of a topic gets first (its pending set); the scripts name the others from it. */
+	/**
+	 * The key every script of a topic gets first (its pending set); the scripts name the others from it. Kept once
+	 * made, for up to {@value #MAX_CACHED_KEYS} topics (partitions count as topics): every claim and schedule needs it.
+	 * The bytes are shared: callers must not change them.
+	 */
 	byte[] pending(String topic) {
-		return Replies.bytes(base(topic) + "pending");
+		byte[] key = this.pendingKeys.get(topic);
+		if (key == null) {
+			key = Replies.bytes(base(topic) + "pending");
+			if (this.pendingKeys.size() < MAX_CACHED_KEYS) {
+				this.pendingKeys.put(topic, key);
+			}
+		}
+		return key;
 	}
 
 	/** The set of known topics, outside any topic's slot. */

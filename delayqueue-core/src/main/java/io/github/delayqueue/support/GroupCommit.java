@@ -140,11 +140,22 @@ public final class GroupCommit<T, R> {
 				}
 			}
 			this.senders.decrementAndGet();
-			// a submission queued after the look saw every slot taken and waits: take a slot back for it
-			if (this.queue.isEmpty() || !tryAcquire()) {
+			// a submission queued after the look saw every slot taken and waits: take a slot back for it. Only for
+			// one that has no turn yet: the others queued are senders already, about to send themselves, and
+			// retaking a slot for them would spin here until they have
+			if (!anyWithoutTurn() || !tryAcquire()) {
 				return;
 			}
 		}
+	}
+
+	private boolean anyWithoutTurn() {
+		for (Submission<T, R> waiting : this.queue) {
+			if (!waiting.turn.isDone()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** One caller's items, its results, and its turn to send. */

@@ -10,8 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A handler thread holding a message leased ahead of its due time waits for it, and a stop ends the wait at once with
- * the message not to be started.
+ * One handler thread at a time waits for the due time of a message leased ahead of it (others end, and keep no slot);
+ * an arrival nudges it to look again, and a stop ends the wait at once with the message not to be started.
  */
 class DueTimeWaitTests {
 
@@ -21,7 +21,20 @@ class DueTimeWaitTests {
 	void aMessageDueAlreadyMayStartAtOnce() {
 		assertThat(this.wait.await(System.nanoTime() - 1)).isTrue();
 		this.wait.end();
-		assertThat(this.wait.await(System.nanoTime() - 1)).as("even after a stop: it is due").isTrue();
+		assertThat(this.wait.await(System.nanoTime() - 1)).as("after a stop: nothing starts").isFalse();
+	}
+
+	@Test
+	void oneThreadWaitsAtATimeAndANudgeSendsItToLookAgain() {
+		long hourAhead = System.nanoTime() + TimeUnit.HOURS.toNanos(1);
+		CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> this.wait.await(hourAhead));
+		await().atMost(Duration.ofSeconds(10)).until(this.wait::isWaiting);
+
+		assertThat(this.wait.await(hourAhead)).as("a second thread ends at once, keeping no slot").isFalse();
+		this.wait.nudge();
+
+		assertThat(waited).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		assertThat(this.wait.isWaiting()).isFalse();
 	}
 
 	@Test
