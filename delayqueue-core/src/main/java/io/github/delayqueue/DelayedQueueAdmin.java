@@ -2,6 +2,8 @@ package io.github.delayqueue;
 
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What operators' tools (the actuator endpoint, health, metrics, a dashboard) work with: the topics in use, their
  * partition counts, their state and their dead letters, read and changed at once on the store, never through a
@@ -85,6 +87,56 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 */
 	default TopicControlState controls(String topic) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement controls");
+	}
+
+	/**
+	 * Pauses one group of a topic on every instance (state in Redis, every partition): none of its messages is leased
+	 * until it is resumed, while the topic's other groups flow; its messages keep their due times, and those in flight
+	 * finish.
+	 * @param topic the topic
+	 * @param group the group key
+	 * @return the group's controls now
+	 * @since 0.3.0
+	 */
+	default GroupControlState pauseGroup(String topic, String group) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement pauseGroup");
+	}
+
+	/**
+	 * Resumes a paused group on every instance; what is due is delivered at once.
+	 * @param topic the topic
+	 * @param group the group key
+	 * @return the group's controls now
+	 * @since 0.3.0
+	 */
+	default GroupControlState resumeGroup(String topic, String group) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement resumeGroup");
+	}
+
+	/**
+	 * Sets or clears the concurrency cap of one group of a topic, or the default cap of each of its groups: the most
+	 * messages of one group leased at once (running, or held by a consumer for a handler), across every instance. A
+	 * group's own cap overrides the default. A topic of several partitions gives each partition its share.
+	 * @param topic the topic
+	 * @param group the group key, or {@code null} to set the default of every group of the topic
+	 * @param cap the cap, at least 1 (and at least the topic's partition count), or {@code null} to clear it
+	 * @return the group's controls now ({@code group} {@code null}: the default alone)
+	 * @throws IllegalArgumentException if the cap is below 1 (pause the group instead) or below the partition count
+	 * @since 0.3.0
+	 */
+	default GroupControlState setGroupCap(String topic, @Nullable String group, @Nullable Integer cap) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement setGroupCap");
+	}
+
+	/**
+	 * Reads one group's controls and counts.
+	 * @param topic the topic
+	 * @param group the group key
+	 * @return whether it is paused, its caps, and its messages in flight and waiting
+	 * @since 0.3.0
+	 */
+	default GroupControlState groupControls(String topic, String group) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement groupControls");
 	}
 
 }

@@ -3,6 +3,8 @@ package io.github.delayqueue;
 import java.time.Instant;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a handler learns about the message it is handling, besides its payload.
  *
@@ -15,11 +17,28 @@ import java.util.Map;
  * @param headers the headers given at scheduling time
  * @param redelivered whether the message was delivered before without an outcome (its consumer died, stood still
  * past its lease, or was stopped while running it), so its handler may have run, in part or in full, already
+ * @param group the message's group key (see {@link ScheduleRequest.Builder#group(String)}), or {@code null} if it has
+ * none
  *
  * @since 0.1.0
  */
 public record DeliveredMessage(String id, String topic, Instant dueAt, Instant createdAt, int attempt,
-		Map<String, String> headers, boolean redelivered) {
+		Map<String, String> headers, boolean redelivered, @Nullable String group) {
+
+	/**
+	 * A message without a group as its handler sees it.
+	 * @param id the message id
+	 * @param topic the topic
+	 * @param dueAt when the message was due, on the Redis clock
+	 * @param createdAt when the message was scheduled
+	 * @param attempt the delivery attempt, starting at 1
+	 * @param headers the headers given at scheduling time
+	 * @param redelivered whether the message was delivered before without an outcome
+	 */
+	public DeliveredMessage(String id, String topic, Instant dueAt, Instant createdAt, int attempt,
+			Map<String, String> headers, boolean redelivered) {
+		this(id, topic, dueAt, createdAt, attempt, headers, redelivered, null);
+	}
 
 	/**
 	 * A message as its handler sees it, not delivered before without an outcome.
@@ -32,7 +51,7 @@ public record DeliveredMessage(String id, String topic, Instant dueAt, Instant c
 	 */
 	public DeliveredMessage(String id, String topic, Instant dueAt, Instant createdAt, int attempt,
 			Map<String, String> headers) {
-		this(id, topic, dueAt, createdAt, attempt, headers, false);
+		this(id, topic, dueAt, createdAt, attempt, headers, false, null);
 	}
 
 	/**

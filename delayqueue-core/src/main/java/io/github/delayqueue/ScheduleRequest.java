@@ -53,6 +53,8 @@ public final class ScheduleRequest {
 
 	private final ExpiryAction onExpiry;
 
+	private final @Nullable String group;
+
 	private ScheduleRequest(Builder builder) {
 		this.topic = builder.topic;
 		this.id = builder.id;
@@ -62,6 +64,7 @@ public final class ScheduleRequest {
 		this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
 		this.expiresAt = builder.expiresAt;
 		this.onExpiry = builder.onExpiry;
+		this.group = builder.group;
 		Assert.isTrue(this.expiresAt == null || this.dueAt == null || this.expiresAt.isAfter(this.dueAt),
 				() -> "Expiry deadline " + this.expiresAt + " must be after the due time " + this.dueAt);
 	}
@@ -146,6 +149,15 @@ public final class ScheduleRequest {
 	}
 
 	/**
+	 * The group the message belongs to, or {@code null} if none.
+	 * @return the group key or {@code null}
+	 * @since 0.3.0
+	 */
+	public @Nullable String group() {
+		return this.group;
+	}
+
+	/**
 	 * This request with an id: itself if it has that id already.
 	 * @param id the id
 	 * @return a request for the same message with this id
@@ -157,6 +169,9 @@ public final class ScheduleRequest {
 		Builder builder = new Builder(this.topic, this.payload).id(id).headers(this.headers);
 		if (this.expiresAt != null) {
 			builder.expiresAt(this.expiresAt, this.onExpiry);
+		}
+		if (this.group != null) {
+			builder.group(this.group);
 		}
 		return (this.dueAt != null) ? builder.dueAt(this.dueAt).build()
 				: builder.delay((this.delay != null) ? this.delay : Duration.ZERO).build();
@@ -186,6 +201,8 @@ public final class ScheduleRequest {
 		private @Nullable Instant expiresAt;
 
 		private ExpiryAction onExpiry = ExpiryAction.DEAD_LETTER;
+
+		private @Nullable String group;
 
 		private Builder(String topic, Object payload) {
 			Topics.validate(topic);
@@ -289,6 +306,23 @@ public final class ScheduleRequest {
 					() -> "Expiry deadline " + deadline + " is after " + LATEST_DUE_AT + " and cannot be represented");
 			this.expiresAt = deadline;
 			this.onExpiry = action;
+			return this;
+		}
+
+		/**
+		 * Puts the message in a group of its topic, such as a tenant or a customer: among the due messages of a
+		 * topic, its groups are served in turn, so that one group's burst does not hold up another's, and a group may
+		 * have a concurrency cap and be paused on every instance (see {@code DelayedQueueAdmin}). Messages without
+		 * a group are served as one more group. The listener sees the group in {@link DeliveredMessage#group()}.
+		 * @param group 1 to {@value MessageGroups#MAX_LENGTH} printable ASCII characters, no space (see
+		 * {@link MessageGroups#validate(String)})
+		 * @return this builder
+		 * @throws IllegalArgumentException if the group key is not valid
+		 * @since 0.3.0
+		 */
+		public Builder group(String group) {
+			MessageGroups.validate(group);
+			this.group = group;
 			return this;
 		}
 

@@ -101,6 +101,14 @@ class BadInputTests {
 				bad("schedule or replace without an id", IllegalArgumentException.class,
 						"Schedule or replace needs a message id: set one with the builder's id()",
 						(q) -> q.scheduleOrReplace(ScheduleRequest.builder("orders", "x").build())),
+				bad("an empty group key", IllegalArgumentException.class, "Group key must not be empty",
+						(q) -> q.schedule(ScheduleRequest.builder("orders", "x").group("").build())),
+				bad("a group key of 65 characters", IllegalArgumentException.class,
+						"Group key is 65 characters long, but may have at most 64",
+						(q) -> q.schedule(ScheduleRequest.builder("orders", "x").group("g".repeat(65)).build())),
+				bad("a group key with a space", IllegalArgumentException.class,
+						"Group key 'tenant 42' has a character (at 6) that is not printable ASCII: a group key is 1 to 64 characters from '!' to '~', without spaces",
+						(q) -> q.schedule(ScheduleRequest.builder("orders", "x").group("tenant 42").build())),
 				bad("a listing cursor that no listing returned", IllegalArgumentException.class,
 						"Not a cursor that listWaiting returned: 'bogus'",
 						(q) -> q.listWaiting("orders", WaitingQuery.first(10).after("bogus"))),
@@ -133,7 +141,14 @@ class BadInputTests {
 						"Rate limit must be positive and at most 1000000 per second, but was -1.0",
 						(a) -> a.setLimits("orders", TopicLimits.NONE.withRate(-1))),
 				badAdmin("a cap of zero", IllegalArgumentException.class, "Max in flight must be at least 1, but was 0",
-						(a) -> a.setLimits("orders", TopicLimits.NONE.withMaxInFlight(0))));
+						(a) -> a.setLimits("orders", TopicLimits.NONE.withMaxInFlight(0))),
+				badAdmin("a group cap of zero", IllegalArgumentException.class,
+						"Group cap must be at least 1, but was 0 (pause the group to stop its deliveries)",
+						(a) -> a.setGroupCap("orders", "tenant-42", 0)),
+				badAdmin("pausing a group of an unknown topic", IllegalArgumentException.class,
+						"Topic 'never-used' is not known", (a) -> a.pauseGroup("never-used", "tenant-42")),
+				badAdmin("pausing an empty group key", IllegalArgumentException.class, "Group key must not be empty",
+						(a) -> a.pauseGroup("orders", "")));
 	}
 
 	@ParameterizedTest(name = "{0}")

@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueueAdmin;
+import io.github.delayqueue.GroupControlState;
 import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.MessageInfo;
 import io.github.delayqueue.MessagePage;
@@ -50,7 +51,12 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * instance;</li>
  * <li>{@code POST /actuator/delayqueue/{topic}} with {@code {"ratePerSecond": 50, "maxInFlight": 10}} (JSON) sets
  * its limits on every instance (a field left out keeps its value, {@code 0} clears it);</li>
- * <li>{@code DELETE /actuator/delayqueue/{topic}/dead} purges every dead letter, {@code DELETE …/dead/{id}} one.</li>
+ * <li>{@code DELETE /actuator/delayqueue/{topic}/dead} purges every dead letter, {@code DELETE …/dead/{id}} one;</li>
+ * <li>{@code GET /actuator/delayqueue/{topic}/groups/{group}}: one group's pause, caps, and messages in flight and
+ * waiting;</li>
+ * <li>{@code POST /actuator/delayqueue/{topic}/groups/{group}/pause} and {@code …/resume} pause and resume one group
+ * on every instance; {@code POST …/groups/{group}/cap} with {@code {"maxInFlight": 2}} sets its cap ({@code 0}
+ * clears it), and {@code "groupMaxInFlight"} in the topic's limits sets the default of its groups.</li>
  * </ul>
  * Replay, purge, pause, resume and limits change data: they are closed by default (read-only access); open them with
  * {@code management.endpoint.delayqueue.access=unrestricted}, behind the application's own security.
@@ -65,6 +71,8 @@ public class DelayQueueEndpoint {
 	private static final String WAITING = "waiting";
 
 	private static final String MESSAGES = "messages";
+
+	private static final String GROUPS = "groups";
 
 	private static final int DEFAULT_LIMIT = 50;
 
@@ -187,13 +195,48 @@ public class DelayQueueEndpoint {
 	 * @return the message, or {@code null} (404) if the topic holds none with that id, or for another {@code part}
 	 */
 	@ReadOperation
-	public @Nullable MessageDescriptor message(@Selector String topic, @Selector String part, @Selector String id) {
+	public @Nullable Object message(@Selector String topic, @Selector String part, @Selector String id) {
+		if (GROUPS.equals(part)) {
+			validTopic(topic);
+			return badRequest("Invalid group", () -> this.admin.groupControls(topic, id));
+		}
 		if (!MESSAGES.equals(part)) {
 			return null;
 		}
 		validTopic(topic);
 		validId(id);
 		return this.admin.lookup(topic, id).map(MessageDescriptor::of).orElse(null);
+	}
+
+	/**
+	 * Changes one group of a topic on every instance: pauses or resumes it, or sets its concurrency cap (JSON body
+	 * {@code {"maxInFlight": 2}}; {@code 0} clears it).
+	 * @param topic the topic
+	 * @param part must be {@code groups}
+	 * @param group the group key
+	 * @param action {@code pause}, {@code resume} or {@code cap}
+	 * @param maxInFlight for {@code cap}: the most messages of the group in flight at once; {@code 0} for none
+	 * @return the group's controls now, or {@code null} (404) for another {@code part} or {@code action}
+	 * @since 0.3.0
+	 */
+	@WriteOperation
+	public @Nullable GroupControlState changeGroup(@Selector String topic, @Selector String part,
+			@Selector String group, @Selector String action, @Nullable Integer maxInFlight) {
+		if (!GROUPS.equals(part)) {
+			return null;
+		}
+		validTopic(topic);
+		return badRequest("Invalid group change", () -> switch (action) {
+			case "pause" -> this.admin.pauseGroup(topic, group);
+			case "resume" -> this.admin.resumeGroup(topic, group);
+			case "cap" -> {
+				if (maxInFlight == null) {
+					throw new IllegalArgumentException("maxInFlight is required (0 clears the group's cap)");
+				}
+				yield this.admin.setGroupCap(topic, group, (maxInFlight == 0) ? null : maxInFlight);
+			}
+			default -> null;
+		});
 	}
 
 	private static <T> T badRequest(String reason, Supplier<T> action) {
@@ -229,13 +272,17 @@ public class DelayQueueEndpoint {
 	 * @param topic the topic
 	 * @param ratePerSecond the most handler starts per second; {@code 0} for none; absent: unchanged
 	 * @param maxInFlight the most messages in flight at once; {@code 0} for none; absent: unchanged
+	 * @param groupMaxInFlight the default cap of each of the topic's groups; {@code 0} for none; absent: unchanged
 	 * @return the topic's controls now
 	 */
 	@WriteOperation
 	public TopicControlState limits(@Selector String topic, @Nullable Double ratePerSecond,
-			@Nullable Integer maxInFlight) {
+			@Nullable Integer maxInFlight, @Nullable Integer groupMaxInFlight) {
 		validTopic(topic);
 		return badRequest("Invalid limits", () -> {
+			if (groupMaxInFlight != null) {
+				this.admin.setGroupCap(topic, null, (groupMaxInFlight == 0) ? null : groupMaxInFlight);
+			}
 			TopicLimits current = this.admin.controls(topic).limits();
 			Double rate = (ratePerSecond == null) ? current.ratePerSecond() : (ratePerSecond == 0) ? null : ratePerSecond;
 			Integer cap = (maxInFlight == null) ? current.maxInFlight() : (maxInFlight == 0) ? null : maxInFlight;

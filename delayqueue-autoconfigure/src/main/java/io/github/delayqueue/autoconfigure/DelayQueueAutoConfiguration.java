@@ -105,7 +105,8 @@ public final class DelayQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TopicLimitsInitializer delayQueueTopicLimitsInitializer(DelayedQueueAdmin admin, DelayQueueProperties properties) {
-		return new TopicLimitsInitializer(admin, new DelayQueuePropertiesMapper(properties).topicLimits());
+		DelayQueuePropertiesMapper mapper = new DelayQueuePropertiesMapper(properties);
+		return new TopicLimitsInitializer(admin, mapper.topicLimits(), mapper.groupCaps());
 	}
 
 	/**

@@ -329,6 +329,18 @@ public class DelayQueueProperties {
 		 */
 		private @Nullable Integer maxInFlight;
 
+		/**
+		 * Most messages of one group (see ScheduleRequest.Builder#group) in flight at once, across every instance:
+		 * the default of each of the topic's groups; applied to Redis at start-up. Unset, the default is left as
+		 * Redis keeps it.
+		 */
+		private @Nullable Integer groupMaxInFlight;
+
+		/**
+		 * Settings of single groups of the topic, by group key, overriding the topic's defaults.
+		 */
+		private Map<String, Group> groups = new LinkedHashMap<>();
+
 		public int getPartitions() {
 			return this.partitions;
 		}
@@ -344,6 +356,42 @@ public class DelayQueueProperties {
 		public void setRateLimit(@Nullable Double rateLimit) {
 			this.rateLimit = rateLimit;
 		}
+
+		public @Nullable Integer getMaxInFlight() {
+			return this.maxInFlight;
+		}
+
+		public void setMaxInFlight(@Nullable Integer maxInFlight) {
+			this.maxInFlight = maxInFlight;
+		}
+
+		public @Nullable Integer getGroupMaxInFlight() {
+			return this.groupMaxInFlight;
+		}
+
+		public void setGroupMaxInFlight(@Nullable Integer groupMaxInFlight) {
+			this.groupMaxInFlight = groupMaxInFlight;
+		}
+
+		public Map<String, Group> getGroups() {
+			return this.groups;
+		}
+
+		public void setGroups(Map<String, Group> groups) {
+			this.groups = groups;
+		}
+
+	}
+
+	/**
+	 * Settings of one group of a topic.
+	 */
+	public static class Group {
+
+		/**
+		 * Most messages of the group in flight at once, across every instance; applied to Redis at start-up.
+		 */
+		private @Nullable Integer maxInFlight;
 
 		public @Nullable Integer getMaxInFlight() {
 			return this.maxInFlight;

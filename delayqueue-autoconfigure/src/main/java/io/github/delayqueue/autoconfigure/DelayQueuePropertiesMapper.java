@@ -9,6 +9,7 @@ import java.util.function.Function;
 
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.TopicLimits;
+import io.github.delayqueue.MessageGroups;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
@@ -122,6 +123,37 @@ final class DelayQueuePropertiesMapper {
 			}
 		});
 		return limits;
+	}
+
+	/**
+	 * The group caps the properties declare, per topic that declares one: the default of its groups and the caps of
+	 * single groups.
+	 * @return the caps
+	 */
+	Map<String, TopicLimitsInitializer.GroupCaps> groupCaps() {
+		Map<String, TopicLimitsInitializer.GroupCaps> caps = new LinkedHashMap<>();
+		this.properties.getTopics().forEach((topic, settings) -> {
+			String prefix = "delayqueue.topics." + topic + ".";
+			Integer defaultCap = settings.getGroupMaxInFlight();
+			check(prefix + "group-max-in-flight", defaultCap, TopicLimitsInitializer::checkCap);
+			Map<String, Integer> groups = new LinkedHashMap<>();
+			settings.getGroups().forEach((group, groupSettings) -> {
+				check(prefix + "groups", group, (value) -> {
+					MessageGroups.validate(value);
+					return value;
+				});
+				Integer cap = groupSettings.getMaxInFlight();
+				check(prefix + "groups." + group + ".max-in-flight", cap, TopicLimitsInitializer::checkCap);
+				if (cap != null) {
+					groups.put(group, cap);
+				}
+			});
+			if (defaultCap != null || !groups.isEmpty()) {
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				caps.put(topic, new TopicLimitsInitializer.GroupCaps(defaultCap, groups));
+			}
+		});
+		return caps;
 	}
 
 	Duration metricsRefreshInterval() {

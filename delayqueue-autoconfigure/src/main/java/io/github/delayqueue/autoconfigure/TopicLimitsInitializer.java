@@ -5,6 +5,7 @@ import java.util.Map;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,9 +25,24 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 
 	private final Map<String, TopicLimits> limits;
 
+	private final Map<String, GroupCaps> groupCaps;
+
 	TopicLimitsInitializer(DelayedQueueAdmin admin, Map<String, TopicLimits> limits) {
+		this(admin, limits, Map.of());
+	}
+
+	TopicLimitsInitializer(DelayedQueueAdmin admin, Map<String, TopicLimits> limits, Map<String, GroupCaps> groupCaps) {
 		this.admin = admin;
 		this.limits = Map.copyOf(limits);
+		this.groupCaps = Map.copyOf(groupCaps);
+	}
+
+	/** A group cap as the properties declare it: none, or at least 1. */
+	static @Nullable Integer checkCap(@Nullable Integer cap) {
+		if (cap != null && cap < 1) {
+			throw new IllegalArgumentException("must be at least 1 (pause the group to stop its deliveries)");
+		}
+		return cap;
 	}
 
 	@Override
@@ -46,6 +62,30 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 						+ "actuator endpoint)", topic, topicLimits, ex);
 			}
 		});
+		this.groupCaps.forEach((topic, caps) -> {
+			try {
+				if (this.admin instanceof RedisDelayedQueueAdmin redisAdmin) {
+					redisAdmin.registerTopics(java.util.List.of(topic));
+				}
+				if (caps.defaultCap() != null) {
+					this.admin.setGroupCap(topic, null, caps.defaultCap());
+				}
+				caps.caps().forEach((group, cap) -> this.admin.setGroupCap(topic, group, cap));
+				logger.info("Topic '{}': group caps {} applied on every instance", topic, caps);
+			}
+			catch (DataAccessException ex) {
+				logger.error("Topic '{}': the group caps {} that the properties declare could not be applied (Redis "
+						+ "did not answer); the groups keep the caps Redis has until they are applied", topic, caps, ex);
+			}
+		});
+	}
+
+	/**
+	 * The group caps a topic's properties declare.
+	 * @param defaultCap the default of every group of the topic, or {@code null} to leave it as Redis keeps it
+	 * @param caps the caps of single groups, by group key
+	 */
+	record GroupCaps(@Nullable Integer defaultCap, Map<String, Integer> caps) {
 	}
 
 }

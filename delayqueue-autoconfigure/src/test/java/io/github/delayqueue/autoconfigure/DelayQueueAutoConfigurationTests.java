@@ -52,6 +52,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.backoff.BackOffExecution;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
@@ -509,6 +510,51 @@ class DelayQueueAutoConfigurationTests {
 		assertStartupFailsNaming("delayqueue.listener.handler-timeout=1ms", "delayqueue.listener.handler-timeout");
 		assertStartupFailsNaming("delayqueue.topics.emails.rate-limit=-5", "delayqueue.topics.emails.rate-limit");
 		assertStartupFailsNaming("delayqueue.topics.emails.max-in-flight=0", "delayqueue.topics.emails.max-in-flight");
+		assertStartupFailsNaming("delayqueue.topics.emails.group-max-in-flight=0",
+				"delayqueue.topics.emails.group-max-in-flight");
+		assertStartupFailsNaming("delayqueue.topics.emails.groups.acme.max-in-flight=0",
+				"delayqueue.topics.emails.groups.acme.max-in-flight");
+	}
+
+	@Test
+	void declaredGroupCapsAreAppliedToRedis() {
+		this.runner
+			.withPropertyValues("delayqueue.topics.tenants.group-max-in-flight=4",
+					"delayqueue.topics.tenants.groups.acme.max-in-flight=1")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				io.github.delayqueue.DelayedQueueAdmin admin = context.getBean(io.github.delayqueue.DelayedQueueAdmin.class);
+				assertThat(admin.groupControls("tenants", "acme").effectiveCap()).isEqualTo(1);
+				assertThat(admin.groupControls("tenants", "other").effectiveCap()).isEqualTo(4);
+			});
+	}
+
+	@Test
+	void theEndpointReadsAndChangesOneGroup() {
+		this.runner.withConfiguration(AutoConfigurations.of(DelayQueueEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=delayqueue",
+					"delayqueue.topics.tenants.group-max-in-flight=3")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				io.github.delayqueue.actuate.DelayQueueEndpoint endpoint = context
+					.getBean(io.github.delayqueue.actuate.DelayQueueEndpoint.class);
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "pause", null))
+					.satisfies((state) -> assertThat(state.paused()).isTrue());
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "cap", 2))
+					.satisfies((state) -> assertThat(state.cap()).isEqualTo(2));
+				assertThat(endpoint.message("tenants", "groups", "acme")).isInstanceOfSatisfying(
+						io.github.delayqueue.GroupControlState.class, (state) -> {
+							assertThat(state.paused()).isTrue();
+							assertThat(state.cap()).isEqualTo(2);
+							assertThat(state.defaultCap()).isEqualTo(3);
+						});
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "resume", null))
+					.satisfies((state) -> assertThat(state.paused()).isFalse());
+				assertThatExceptionOfType(org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
+					.isThrownBy(() -> endpoint.changeGroup("tenants", "groups", "acme", "cap", -1))
+					.withMessageContaining("Group cap must be at least 1");
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "explode", null)).isNull();
+			});
 	}
 
 	@Test

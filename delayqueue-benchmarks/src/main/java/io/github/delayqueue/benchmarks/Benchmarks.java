@@ -37,13 +37,13 @@ import org.jspecify.annotations.Nullable;
  * mvn ... -Dbenchmark.mode=full -Dbenchmark.args=--huge                                          # adds 10 M waiting
  * </pre>
  * Options: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge}, {@code --only=SCENARIO,...}
- * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit), {@code --redis-server=PATH}
+ * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit, fair-delivery), {@code --redis-server=PATH}
  * ({@link BenchmarkOptions}).
  */
 public final class Benchmarks {
 
 	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "drain-random",
-			"drain-slow", "size", "loss", "rate-limit");
+			"drain-slow", "size", "loss", "rate-limit", "fair-delivery");
 
 	private final Settings settings;
 
@@ -119,6 +119,11 @@ public final class Benchmarks {
 				benchmarks.checkQuiet("rate-limit");
 				log("== rate-limit");
 				benchmarks.rateLimit();
+			}
+			if (scenarios.contains("fair-delivery")) {
+				benchmarks.checkQuiet("fair-delivery");
+				log("== fair-delivery");
+				benchmarks.fairDelivery();
 			}
 		}
 		report.environment("run time", String.format(Locale.ROOT, "%.0f s", (System.nanoTime() - started) / 1e9));
@@ -255,6 +260,19 @@ public final class Benchmarks {
 		};
 		try (DelayQueueSystem system = new DelayQueueSystem("127.0.0.1", this.port)) {
 			new RateLimitBenchmark(system, this.report, 500, window).run();
+		}
+		this.admin.flush();
+	}
+
+	/** Groups beside the same topic without groups ({@link FairDeliveryBenchmark}). */
+	private void fairDelivery() {
+		this.admin.flush();
+		int backlog = switch (this.settings.mode()) {
+			case "smoke" -> 2_000;
+			default -> 100_000;
+		};
+		try (DelayQueueSystem system = new DelayQueueSystem("127.0.0.1", this.port)) {
+			new FairDeliveryBenchmark(system, this.admin, this.report, backlog).run();
 		}
 		this.admin.flush();
 	}

@@ -35,9 +35,16 @@ class BenchmarksSmokeTests {
 		assertThat(report.rows()).filteredOn((row) -> row.section().startsWith("6. Rate limit"))
 			.singleElement()
 			.satisfies((row) -> assertThat(row.ours()).isBetween(100.0, 1000.0));
+		// fair delivery: ours alone, grouped beside ungrouped (Redisson has no groups)
+		assertThat(report.rows()).filteredOn((row) -> row.section().startsWith("7. Fair delivery"))
+			.hasSize(3)
+			.allSatisfy((row) -> {
+				assertThat(row.ours()).as(row.figure()).isNotNull().isPositive();
+				assertThat(row.redisson()).as(row.figure()).isNull();
+			});
 		assertThat(report.rows())
 			.filteredOn((row) -> !row.figure().startsWith("claim one") && !row.section().startsWith("6. Rate limit")
-					&& !row.figure().startsWith("of which"))
+					&& !row.section().startsWith("7. Fair delivery") && !row.figure().startsWith("of which"))
 			.allSatisfy((row) -> {
 				assertThat(row.ours()).as(row.figure()).isNotNull();
 				assertThat(row.redisson()).as(row.figure()).isNotNull();

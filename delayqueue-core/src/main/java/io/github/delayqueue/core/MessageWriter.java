@@ -123,7 +123,8 @@ final class MessageWriter implements TransactionalWrites.Target {
 				.start());
 			headers = carrier;
 		}
-		return new NewMessage(id, dueTime(request.delay(), request.dueAt(), sinceNanos), now, headers, payload, expiry);
+		return new NewMessage(id, dueTime(request.delay(), request.dueAt(), sinceNanos), now, headers, payload, expiry,
+				request.group());
 	}
 
 	/**

@@ -11,6 +11,8 @@ import java.util.Set;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueueAdmin;
+import io.github.delayqueue.GroupControlState;
+import io.github.delayqueue.MessageGroups;
 import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.MessageInfo;
 import io.github.delayqueue.MessagePage;
@@ -22,12 +24,14 @@ import io.github.delayqueue.Topics;
 import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.ControlOperations.ControlState;
+import io.github.delayqueue.redis.ControlOperations.GroupState;
 import io.github.delayqueue.redis.Position;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.StoredDeadLetter;
 import io.github.delayqueue.redis.StoredEntry;
 import io.github.delayqueue.redis.StoredMessage;
 import io.github.delayqueue.redis.TopicCounts;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -269,6 +273,70 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 			this.store.controls().limit(partitions.get(partition), share, (share != null) ? Math.max(1, share) : 1,
 					capShare);
 		}
+	}
+
+	@Override
+	public GroupControlState pauseGroup(String topic, String group) {
+		MessageGroups.validate(group);
+		requireKnown(topic);
+		this.router.partitionNames(topic).forEach((partition) -> this.store.controls().pauseGroup(partition, group));
+		return groupControls(topic, group);
+	}
+
+	@Override
+	public GroupControlState resumeGroup(String topic, String group) {
+		MessageGroups.validate(group);
+		requireKnown(topic);
+		this.router.partitionNames(topic).forEach((partition) -> this.store.controls().resumeGroup(partition, group));
+		return groupControls(topic, group);
+	}
+
+	@Override
+	public GroupControlState setGroupCap(String topic, @Nullable String group, @Nullable Integer cap) {
+		if (group != null) {
+			MessageGroups.validate(group);
+		}
+		Assert.isTrue(cap == null || cap >= 1,
+				() -> "Group cap must be at least 1, but was " + cap + " (pause the group to stop its deliveries)");
+		requireKnown(topic);
+		List<String> partitions = this.router.partitionNames(topic);
+		int count = partitions.size();
+		Assert.isTrue(cap == null || cap >= count, () -> "Topic '" + topic + "' has " + count + " partitions, so a "
+				+ "group's cap must allow at least one message in flight per partition, but was " + cap);
+		for (int partition = 0; partition < count; partition++) {
+			Long share = (cap != null) ? (long) (cap / count + ((partition < cap % count) ? 1 : 0)) : null;
+			this.store.controls().capGroup(partitions.get(partition), group, share);
+		}
+		return (group != null) ? groupControls(topic, group)
+				: new GroupControlState(topic, null, false, null, cap, 0, 0);
+	}
+
+	@Override
+	public GroupControlState groupControls(String topic, String group) {
+		Topics.validate(topic);
+		MessageGroups.validate(group);
+		boolean paused = false;
+		Long cap = null;
+		Long defaultCap = null;
+		long inFlight = 0;
+		long waiting = 0;
+		for (String partition : this.router.partitionNames(topic)) {
+			GroupState state = this.store.controls().readGroup(partition, group);
+			paused |= state.paused();
+			if (state.cap() != null) {
+				cap = ((cap != null) ? cap : 0) + state.cap();
+			}
+			if (state.defaultCap() != null) {
+				defaultCap = ((defaultCap != null) ? defaultCap : 0) + state.defaultCap();
+			}
+			inFlight += state.leased();
+			waiting += state.waiting();
+		}
+		return new GroupControlState(topic, group, paused, toInt(cap), toInt(defaultCap), inFlight, waiting);
+	}
+
+	private static @Nullable Integer toInt(@Nullable Long value) {
+		return (value != null) ? (int) Math.min(Integer.MAX_VALUE, value) : null;
 	}
 
 	/**

@@ -153,7 +153,8 @@ final class ListenerInvoker {
 		StoredMessage stored = message.message();
 		Instant createdAt = stored.createdAt();
 		return new DeliveredMessage(message.id(), this.registration.topic(), message.dueAt(),
-				(createdAt != null) ? createdAt : Instant.EPOCH, message.attempt(), stored.headers(), message.suspect());
+				(createdAt != null) ? createdAt : Instant.EPOCH, message.attempt(), stored.headers(), message.suspect(),
+				stored.group());
 	}
 
 	private Observation observation(DeliveredMessage delivered) {

@@ -5,6 +5,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.util.Assert;
 
 import static io.github.delayqueue.redis.Replies.bytes;
 import static io.github.delayqueue.redis.Replies.nullableText;
@@ -31,6 +32,14 @@ public final class ControlOperations {
 	private static final byte[] LIMIT = bytes("limit");
 
 	private static final byte[] NONE = bytes("");
+
+	private static final byte[] GROUP_READ = bytes("group-read");
+
+	private static final byte[] GROUP_PAUSE = bytes("group-pause");
+
+	private static final byte[] GROUP_RESUME = bytes("group-resume");
+
+	private static final byte[] GROUP_CAP = bytes("group-cap");
 
 	private final TopicKeys keys;
 
@@ -82,6 +91,65 @@ public final class ControlOperations {
 				bytes(Double.toString(burst)), (cap != null) ? bytes(cap) : NONE));
 	}
 
+	/**
+	 * Reads the controls and counts of one group of a topic (see the "Fair delivery" reference page).
+	 * @param topic the topic (or a partition's name)
+	 * @param group the group key
+	 * @return the group's controls and counts
+	 * @since 0.3.0
+	 */
+	public GroupState readGroup(String topic, String group) {
+		return groupStateOf(this.scripts.run(CONTROL, ReturnType.MULTI, this.keys.pending(topic), GROUP_READ,
+				bytes(group)));
+	}
+
+	/**
+	 * Pauses one group of a topic: claims lease none of its messages until it is resumed (the topic's other groups
+	 * flow); its messages keep their due times.
+	 * @param topic the topic (or a partition's name)
+	 * @param group the group key
+	 * @return the group's controls and counts now
+	 * @since 0.3.0
+	 */
+	public GroupState pauseGroup(String topic, String group) {
+		return groupStateOf(this.scripts.runReplicated(CONTROL, ReturnType.MULTI, this.keys.pending(topic),
+				GROUP_PAUSE, bytes(group)));
+	}
+
+	/**
+	 * Resumes a paused group and wakes the topic's consumers, so that what is due is delivered at once.
+	 * @param topic the topic (or a partition's name)
+	 * @param group the group key
+	 * @return the group's controls and counts now
+	 * @since 0.3.0
+	 */
+	public GroupState resumeGroup(String topic, String group) {
+		return groupStateOf(this.scripts.runReplicated(CONTROL, ReturnType.MULTI, this.keys.pending(topic),
+				GROUP_RESUME, bytes(group)));
+	}
+
+	/**
+	 * Sets or clears the concurrency cap of one group, or the default cap of every group of a topic: the most
+	 * messages of a group leased at once, across every instance.
+	 * @param topic the topic (or a partition's name)
+	 * @param group the group key, or {@code null} for the default of every group of the topic
+	 * @param cap the cap, at least 1, or {@code null} for none
+	 * @return the controls and counts of the group ({@code null}: of no group, with the default)
+	 * @since 0.3.0
+	 */
+	public GroupState capGroup(String topic, @Nullable String group, @Nullable Long cap) {
+		Assert.isTrue(cap == null || cap >= 1, () -> "A group's cap must be at least 1, but was " + cap);
+		return groupStateOf(this.scripts.runReplicated(CONTROL, ReturnType.MULTI, this.keys.pending(topic), GROUP_CAP,
+				(group != null) ? bytes(group) : NONE, (cap != null) ? bytes(cap) : NONE));
+	}
+
+	private static GroupState groupStateOf(List<?> reply) {
+		String cap = nullableText(reply.get(1));
+		String defaultCap = nullableText(reply.get(2));
+		return new GroupState(number(reply.get(0)) == 1L, (cap != null) ? Long.valueOf(cap) : null,
+				(defaultCap != null) ? Long.valueOf(defaultCap) : null, number(reply.get(3)), number(reply.get(4)));
+	}
+
 	private static ControlState stateOf(List<?> reply) {
 		String rate = nullableText(reply.get(1));
 		String burst = nullableText(reply.get(2));
@@ -99,6 +167,28 @@ public final class ControlOperations {
 	 */
 	public record ControlState(boolean paused, @Nullable Double ratePerSecond, @Nullable Double burst,
 			@Nullable Long cap) {
+	}
+
+	/**
+	 * The controls and counts of one group of one topic or partition as Redis keeps them.
+	 * @param paused whether claims lease none of its messages
+	 * @param cap the group's own cap, or {@code null}
+	 * @param defaultCap the topic's default cap for its groups, or {@code null}
+	 * @param leased how many of its messages are leased now
+	 * @param waiting how many of its messages wait (scheduled or waiting for a retry)
+	 * @since 0.3.0
+	 */
+	public record GroupState(boolean paused, @Nullable Long cap, @Nullable Long defaultCap, long leased,
+			long waiting) {
+
+		/**
+		 * The cap in force for the group: its own, else the topic's default.
+		 * @return the cap, or {@code null} if none
+		 */
+		public @Nullable Long effectiveCap() {
+			return (this.cap != null) ? this.cap : this.defaultCap;
+		}
+
 	}
 
 }

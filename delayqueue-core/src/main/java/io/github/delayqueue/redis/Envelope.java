@@ -17,8 +17,18 @@ import org.jspecify.annotations.Nullable;
  * The stored form of a message: a format version, the creation time, the headers, then the payload bytes as
  * they are (no escaping).
  * <p>
- * {@link #encode()} writes format 2. {@link #decode(byte[])} reads format 2 and format 1, which is no longer
- * written; every later release must still read both, since messages may wait in Redis for a long time.
+ * {@link #encode()} writes format 2, or format 3 for a message with a group key. {@link #decode(byte[])} reads
+ * formats 3, 2 and 1 (no longer written); every later release must still read them all, since messages may wait in
+ * Redis for a long time.
+ * <p>
+ * Format 3 (written since 0.3 for a message with a group key; the scripts read the group from it):
+ *
+ * <pre>
+ * byte     version (3)
+ * byte     group key length in bytes, 1 to 64 (the key is printable ASCII)
+ * byte[]   group key, US-ASCII
+ * ...      then format 2's fields after its version byte
+ * </pre>
  * <p>
  * Format 2 (written since {@link #VERSION} 2):
  *
@@ -55,11 +65,22 @@ import org.jspecify.annotations.Nullable;
  * @param createdAt when the message was scheduled
  * @param headers the headers
  * @param payload the serialised payload
+ * @param group the message's group key, or {@code null} (see {@link #VERSION_3})
  */
-record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) {
+record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, @Nullable String group) {
 
-	/** The format version written by this release. */
+	/** The format version written by this release for a message without a group. */
 	static final byte VERSION = 2;
+
+	/** The format version written for a message with a group key. */
+	static final byte VERSION_3 = 3;
+
+	/** The longest group key, in bytes (a single length byte the scripts read). */
+	static final int MAX_GROUP_LENGTH = 64;
+
+	Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) {
+		this(createdAt, headers, payload, null);
+	}
 
 	private static final byte VERSION_1 = 1;
 
@@ -83,7 +104,12 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) 
 		long created = epochMillis(this.createdAt);
 		Map<String, String> headers = this.headers;
 		int count = headers.size();
-		long size = 1L + varintSize(created) + varintSize(count) + this.payload.length;
+		String group = this.group;
+		int groupBytes = (group != null) ? 1 + group.length() : 0;
+		if (group != null && (group.isEmpty() || group.length() > MAX_GROUP_LENGTH)) {
+			throw new IllegalStateException("Group key of " + group.length() + " characters cannot be encoded");
+		}
+		long size = 1L + groupBytes + varintSize(created) + varintSize(count) + this.payload.length;
 		if (count != 0) {
 			for (Map.Entry<String, String> header : headers.entrySet()) {
 				size += stringSize(header.getKey()) + stringSize(header.getValue());
@@ -93,8 +119,19 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) 
 			throw new IllegalStateException("Envelope of " + size + " bytes is too large to encode");
 		}
 		byte[] out = new byte[(int) size];
-		out[0] = VERSION;
-		int position = writeVarint(out, 1, created);
+		out[0] = (group != null) ? VERSION_3 : VERSION;
+		int position = 1;
+		if (group != null) {
+			out[position++] = (byte) group.length();
+			for (int i = 0; i < group.length(); i++) {
+				char c = group.charAt(i);
+				if (c < 0x21 || c > 0x7E) {
+					throw new IllegalStateException("Group key must be printable ASCII");
+				}
+				out[position++] = (byte) c;
+			}
+		}
+		position = writeVarint(out, position, created);
 		position = writeVarint(out, position, count);
 		if (count != 0) {
 			for (Map.Entry<String, String> header : headers.entrySet()) {
@@ -123,7 +160,7 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) 
 		int version = bytes[0] & 0xFF;
 		try {
 			return switch (version) {
-				case VERSION -> decode(bytes, VERSION_2_MIN_LENGTH, version);
+				case VERSION, VERSION_3 -> decode(bytes, VERSION_2_MIN_LENGTH, version);
 				case VERSION_1 -> decode(bytes, VERSION_1_MIN_LENGTH, version);
 				default -> throw new MalformedEnvelopeException("Stored message has unknown format version " + version);
 			};
@@ -142,12 +179,13 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) 
 					+ bytes(bytes.length) + ", at least " + minLength + ")");
 		}
 		Reader in = new Reader(bytes);
+		String group = (version == VERSION_3) ? in.readGroup() : null;
 		long created = (version == VERSION_1) ? in.readInt64() : in.readCreatedAt();
 		// Every long of epoch milliseconds is an Instant: Instant spans about 1e9 years either side of 1970
 		Instant createdAt = Instant.ofEpochMilli(created);
 		Map<String, String> headers = in.readHeaders();
 		byte[] payload = Arrays.copyOfRange(bytes, in.position, bytes.length);
-		return new Envelope(createdAt, headers, payload);
+		return new Envelope(createdAt, headers, payload, group);
 	}
 
 	/**
@@ -160,18 +198,19 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) 
 			return true;
 		}
 		return (other instanceof Envelope that) && this.createdAt.equals(that.createdAt)
-				&& this.headers.equals(that.headers) && Arrays.equals(this.payload, that.payload);
+				&& this.headers.equals(that.headers) && Arrays.equals(this.payload, that.payload)
+				&& Objects.equals(this.group, that.group);
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.createdAt, this.headers, Arrays.hashCode(this.payload));
+		return Objects.hash(this.createdAt, this.headers, Arrays.hashCode(this.payload), this.group);
 	}
 
 	@Override
 	public String toString() {
 		return "Envelope[createdAt=" + this.createdAt + ", headers=" + this.headers + ", payload="
-				+ this.payload.length + " bytes]";
+				+ this.payload.length + " bytes" + ((this.group != null) ? ", group=" + this.group : "") + "]";
 	}
 
 	private static long epochMillis(Instant instant) {
@@ -301,6 +340,22 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) 
 				value = (value << 8) | (this.bytes[this.position++] & 0xFF);
 			}
 			return value;
+		}
+
+		String readGroup() {
+			int length = this.bytes[this.position++] & 0xFF;
+			if (length == 0 || length > MAX_GROUP_LENGTH || length > remaining()) {
+				throw corrupt("group key length " + length + " is not 1 to " + MAX_GROUP_LENGTH + " within the "
+						+ bytes(remaining()) + " left");
+			}
+			for (int i = this.position; i < this.position + length; i++) {
+				if (this.bytes[i] < 0x21 || this.bytes[i] > 0x7E) {
+					throw corrupt("group key is not printable ASCII");
+				}
+			}
+			String group = new String(this.bytes, this.position, length, StandardCharsets.US_ASCII);
+			this.position += length;
+			return group;
 		}
 
 		long readCreatedAt() {

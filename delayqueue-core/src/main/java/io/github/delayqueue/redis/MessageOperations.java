@@ -70,7 +70,7 @@ public final class MessageOperations {
 	 */
 	public @Nullable String tick(String partition, String schedule, NewMessage message, String digest) {
 		Assert.isTrue(!message.due().relative(), "A tick is due at an absolute time");
-		byte[] envelope = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
+		byte[] envelope = message.envelope().encode();
 		long stored = this.scripts.run(TICK, ReturnType.INTEGER, this.keys.pending(partition), bytes(schedule),
 				bytes(message.due().value()), bytes(message.id()), envelope, bytes(digest));
 		if (stored < 0) {
@@ -98,7 +98,7 @@ public final class MessageOperations {
 			args[i++] = bytes(message.id());
 			args[i++] = bytes(message.due().kind());
 			args[i++] = bytes(message.due().argument(now));
-			args[i++] = new Envelope(message.createdAt(), message.headers(), message.payload()).encode();
+			args[i++] = message.envelope().encode();
 			args[i++] = expiryOf(message);
 		}
 		List<?> reply = this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, args);
@@ -125,7 +125,7 @@ public final class MessageOperations {
 	public Replacement replace(String topic, NewMessage message) {
 		long reply = number(this.scripts.runReplicated(REPLACE, ReturnType.INTEGER, this.keys.pending(topic),
 				bytes(message.id()), bytes(message.due().kind()), bytes(message.due().argument(System.nanoTime())),
-				new Envelope(message.createdAt(), message.headers(), message.payload()).encode(), expiryOf(message)));
+				message.envelope().encode(), expiryOf(message)));
 		return Replacement.values()[(int) reply];
 	}
 

@@ -14,10 +14,26 @@ import org.jspecify.annotations.Nullable;
  * @param headers the headers
  * @param payload the serialised payload
  * @param expiry the deadline after which it must not be delivered, or {@code null} for none
+ * @param group the group key (see {@link io.github.delayqueue.ScheduleRequest.Builder#group(String)}), or
+ * {@code null} for none
  * @since 0.1.0
  */
 public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, String> headers, byte[] payload,
-		@Nullable Expiry expiry) {
+		@Nullable Expiry expiry, @Nullable String group) {
+
+	/**
+	 * A message to store without a group.
+	 * @param id the message id
+	 * @param due when it is due
+	 * @param createdAt when it was scheduled
+	 * @param headers the headers
+	 * @param payload the serialised payload
+	 * @param expiry the deadline after which it must not be delivered, or {@code null} for none
+	 */
+	public NewMessage(String id, DueTime due, Instant createdAt, Map<String, String> headers, byte[] payload,
+			@Nullable Expiry expiry) {
+		this(id, due, createdAt, headers, payload, expiry, null);
+	}
 
 	/**
 	 * A message to store without an expiry deadline.
@@ -28,7 +44,7 @@ public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, 
 	 * @param payload the serialised payload
 	 */
 	public NewMessage(String id, DueTime due, Instant createdAt, Map<String, String> headers, byte[] payload) {
-		this(id, due, createdAt, headers, payload, null);
+		this(id, due, createdAt, headers, payload, null, null);
 	}
 
 	/**
@@ -38,7 +54,15 @@ public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, 
 	 */
 	public NewMessage countedFromNow() {
 		return new NewMessage(this.id, this.due.countedFromNow(), this.createdAt, this.headers, this.payload,
-				this.expiry);
+				this.expiry, this.group);
+	}
+
+	/**
+	 * The stored form of this message.
+	 * @return the envelope
+	 */
+	Envelope envelope() {
+		return new Envelope(this.createdAt, this.headers, this.payload, this.group);
 	}
 
 }

@@ -13,10 +13,23 @@ import org.jspecify.annotations.Nullable;
  * @param headers the headers (empty if unreadable)
  * @param payload the serialised payload, or the raw stored bytes if unreadable
  * @param malformation why the stored form cannot be read, or {@code null} if it can
+ * @param group the message's group key, or {@code null} for none (or if unreadable)
  * @since 0.1.0
  */
 public record StoredMessage(@Nullable Instant createdAt, Map<String, String> headers, byte[] payload,
-		@Nullable String malformation) {
+		@Nullable String malformation, @Nullable String group) {
+
+	/**
+	 * What a stored message without a group holds.
+	 * @param createdAt when it was scheduled, or {@code null} if unreadable
+	 * @param headers the headers (empty if unreadable)
+	 * @param payload the serialised payload, or the raw stored bytes if unreadable
+	 * @param malformation why the stored form cannot be read, or {@code null} if it can
+	 */
+	public StoredMessage(@Nullable Instant createdAt, Map<String, String> headers, byte[] payload,
+			@Nullable String malformation) {
+		this(createdAt, headers, payload, malformation, null);
+	}
 
 	private static final byte[] EMPTY = new byte[0];
 
@@ -34,7 +47,8 @@ public record StoredMessage(@Nullable Instant createdAt, Map<String, String> hea
 		}
 		try {
 			Envelope envelope = Envelope.decode(stored);
-			return new StoredMessage(envelope.createdAt(), envelope.headers(), envelope.payload(), null);
+			return new StoredMessage(envelope.createdAt(), envelope.headers(), envelope.payload(), null,
+					envelope.group());
 		}
 		catch (MalformedEnvelopeException ex) {
 			return new StoredMessage(null, Map.of(), stored, ex.getMessage());

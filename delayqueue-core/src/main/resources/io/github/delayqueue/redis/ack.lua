@@ -1,4 +1,4 @@
--- uses: controls, buckets, leases, dead
+-- uses: controls, groups, buckets, leases, dead
 -- Deletes delivered messages, each only if its lease is the current one.
 -- ARGV: id, token, id, token, ...
 -- Returns how many were deleted.

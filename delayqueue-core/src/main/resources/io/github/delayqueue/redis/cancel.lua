@@ -1,4 +1,4 @@
--- uses: controls, buckets, leases, dead, v1
+-- uses: controls, groups, buckets, leases, dead, v1
 -- Removes a waiting message (scheduled or waiting for a retry).
 -- ARGV[1] id
 -- Returns 1 if it was waiting and is gone, else 0.
@@ -6,6 +6,18 @@ local id = ARGV[1]
 if redis.call('ZREM', PENDING, id) == 1 then
   forget(id)
   return 1
+end
+-- groups: a grouped message waits in its group's set (its envelope names the group); a group left empty loses its
+-- turn
+if grouped() then
+  local group = envelopeGroup(redis.call('HGET', bodyOf(id), id))
+  if group and redis.call('ZREM', groupKey(group), id) == 1 then
+    if redis.call('EXISTS', groupKey(group)) == 0 then
+      redis.call('ZREM', GROUPS, group)
+    end
+    forget(id)
+    return 1
+  end
 end
 if redis.call('ZREM', V1_DUE, id) == 1 then
   redis.call('HDEL', V1_MSGS, id)

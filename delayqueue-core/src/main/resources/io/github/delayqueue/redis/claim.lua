@@ -1,4 +1,4 @@
--- uses: controls, claimread, buckets, leases, dead, claims, v1, format1
+-- uses: controls, claimread, groups, buckets, leases, dead, claims, v1, format1
 -- What a consumer sends for more messages: acknowledges what its handlers delivered (each only if its lease is the
 -- current one), returns expired leases to the pending set at their original due time (each a suspect now, its
 -- attempt counted if it was a suspect's), adopts some format-1 messages; then leases up to ARGV[1] due messages under
@@ -63,8 +63,11 @@ if #expired > 0 then
   end
   local unreadableTries = hmget(TRIES, unreadable)
   local tries, scores, u = {}, {}, 0
+  -- groups: a grouped message whose lease ran out leaves its group's count, and waits in pending as a suspect
+  local ended = {}
   for k, id in ipairs(expired) do
-    local _, due, attempt = parseLease(leases[k])
+    local _, due, attempt, group = parseLease(leases[k])
+    noteGroup(ended, group)
     if due == nil then
       -- unreadable lease: count an attempt, as if it had been a suspect's (never a crash loop)
       u = u + 1
@@ -88,6 +91,7 @@ if #expired > 0 then
   each('SADD', SUSPECT, expired)
   each('ZREM', LEASED, expired)
   each('HDEL', LEASE, expired)
+  groupLeasesEnded(ended)
 end
 local out = {int(nowUs), -1, 0, '', '', 0}
 local left = nil
@@ -109,6 +113,11 @@ if consumer and not stale and out[5] ~= '' then
 end
 
 local next = earliestBeyond(PENDING, left)
+-- groups: the earliest turn of a group (none read for a topic without groups)
+local turn = earliestTurn()
+if turn and (next == nil or turn < next) then
+  next = turn
+end
 if cut then
   local token = spend(cut, (#out - 6) / 5, now, wanted)
   if next and (cut.paused or (next <= nowScore and capReached(cut))) then

@@ -1,4 +1,4 @@
--- uses: controls
+-- uses: controls, groups
 -- Reads or changes a topic's controls (one partition's), which every instance's claims follow: pause and resume, a
 -- rate limit (handler starts per second, with a burst) and a cap on the messages leased at once. A change wakes the
 -- consumers, so that a resumed or loosened topic delivers what is due at once.
@@ -6,6 +6,53 @@
 -- ('' for none)
 -- Returns {paused (0 or 1), rate (false: none), burst (false: none), cap (false: none)}.
 local op = ARGV[1]
+-- groups (see the prelude's groups section): a group's pause and cap, and the topic's default cap for its groups.
+-- ARGV[1] 'group-read' | 'group-pause' | 'group-resume' | 'group-cap', ARGV[2] the group ('' with 'group-cap': the
+-- topic's default), ARGV[3] for 'group-cap': the cap ('' for none).
+-- Returns {paused (0 or 1), the group's own cap (false: none), the topic's default cap (false: none), leased count,
+-- waiting count}.
+if string.sub(op, 1, 6) == 'group-' then
+  local group = ARGV[2]
+  local GCONTROL = BASE .. 'gcontrol'
+  local GHELD = BASE .. 'gheld'
+  local woken = false
+  if op == 'group-pause' then
+    redis.call('HSET', GCONTROL, 'p:' .. group, '1')
+    redis.call('SADD', GHELD, group)
+    redis.call('ZREM', GROUPS, group)
+  elseif op == 'group-resume' then
+    if redis.call('HDEL', GCONTROL, 'p:' .. group) == 1 then
+      woken = groupReadmit(group)
+    end
+  elseif op == 'group-cap' then
+    if group == '' then
+      if ARGV[3] == '' then
+        redis.call('HDEL', CONTROL, 'gcap')
+      else
+        redis.call('HSET', CONTROL, 'gcap', ARGV[3])
+      end
+      -- a looser default may let held groups take their turn again (an operator's call: every held group is read)
+      for _, held in ipairs(redis.call('SMEMBERS', GHELD)) do
+        woken = groupReadmit(held) or woken
+      end
+    else
+      if ARGV[3] == '' then
+        redis.call('HDEL', GCONTROL, 'c:' .. group)
+      else
+        redis.call('HSET', GCONTROL, 'c:' .. group, ARGV[3])
+      end
+      if redis.call('SMISMEMBER', GHELD, group)[1] == 1 then
+        woken = groupReadmit(group)
+      end
+    end
+  end
+  if woken then
+    redis.call('PUBLISH', WAKE, '0')
+  end
+  local g = redis.call('HMGET', GCONTROL, 'p:' .. group, 'c:' .. group)
+  return {g[1] and 1 or 0, g[2], redis.call('HGET', CONTROL, 'gcap'),
+    tonumber(redis.call('HGET', BASE .. 'gflight', group)) or 0, redis.call('ZCARD', groupKey(group))}
+end
 if op == 'pause' then
   redis.call('HSET', CONTROL, 'paused', '1')
 elseif op == 'resume' then

@@ -1,4 +1,4 @@
--- uses: controls, buckets, leases, dead, v1, format1
+-- uses: controls, groups, buckets, leases, dead, v1, format1
 -- Lists dead letters, oldest first (adopting format-1 dead letters first), after trimming those past their age.
 -- ARGV[1] offset, ARGV[2] limit, ARGV[3] dead letter max count, ARGV[4] dead letter max age ms
 -- Returns per dead letter: id, died at ms, attempts (or false), error (or false), envelope (or false).

@@ -1,4 +1,4 @@
--- uses: controls, buckets, leases, dead, v1, format1
+-- uses: controls, groups, buckets, leases, dead, v1, format1
 -- Deletes dead letters.
 -- ARGV[1] id ('' for the oldest ARGV[2] dead letters), ARGV[2] limit
 -- Returns how many were deleted.

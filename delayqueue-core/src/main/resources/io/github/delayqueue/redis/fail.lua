@@ -1,4 +1,4 @@
--- uses: controls, buckets, leases, dead
+-- uses: controls, groups, buckets, leases, dead
 -- Ends a failed delivery with its current lease, counting its attempt (a suspect's was counted when it was leased):
 -- either it waits for a retry after a delay, or it goes to the dead letters (which are trimmed to their maximum count
 -- and age).
@@ -7,7 +7,7 @@
 -- out), else ''
 -- Returns 1 (retry scheduled), 2 (buried) or 0 (not the current lease: nothing changed).
 local id = ARGV[1]
-local token, _, attempt = leaseOf(id)
+local token, _, attempt, group = leaseOf(id)
 if token == nil or token ~= ARGV[2] then
   return 0
 end
@@ -19,6 +19,11 @@ redis.call('HSET', TRIES, id, attempt)
 if ARGV[8] == 'running' then
   -- its handler is still running (it timed out): it may yet kill its consumer, so it runs alone from now on
   redis.call('SADD', SUSPECT, id)
+  if group then
+    -- groups: its lease ends here; as a suspect it waits in pending, outside its group's turn (see the groups section)
+    groupLeasesEnded({ [group] = 1 })
+    group = nil
+  end
 else
   -- its handler returned with a failure: it did not kill its consumer
   redis.call('SREM', SUSPECT, id)
@@ -28,10 +33,23 @@ if ARGV[3] == 'retry' then
   local due = dueScore('d', ARGV[4], nowUs)
   endLease(id)
   redis.call('HSET', ERROR, id, ARGV[5])
-  redis.call('ZADD', PENDING, due, id)
-  wakeIfHead(id, due, nowUs)
+  if group then
+    -- groups: back to its group's set, and the group's count
+    redis.call('ZADD', groupKey(group), due, id)
+    groupWaits(group, due)
+    groupLeasesEnded({ [group] = 1 })
+    if tonumber(redis.call('ZRANGE', GROUPS, 0, 0, 'WITHSCORES')[2]) == tonumber(due) then
+      redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
+    end
+  else
+    redis.call('ZADD', PENDING, due, id)
+    wakeIfHead(id, due, nowUs)
+  end
   slotsFreed()
   return 1
+end
+if group then
+  groupLeasesEnded({ [group] = 1 })
 end
 bury(id, now, ARGV[5], false)
 slotsFreed()

@@ -151,9 +151,10 @@ local function slotsFreed()
   return false
 end
 
--- Reads the topic's controls once for the whole script: paused, rate, burst, tokens, at, cap, refused.
+-- Reads the topic's controls once for the whole script: paused, rate, burst, tokens, at, cap, refused, and the
+-- default cap of its groups (see the groups section).
 local function readControls()
-  controls = redis.call('HMGET', CONTROL, 'paused', 'rate', 'burst', 'tokens', 'at', 'cap', 'refused')
+  controls = redis.call('HMGET', CONTROL, 'paused', 'rate', 'burst', 'tokens', 'at', 'cap', 'refused', 'gcap')
   return controls
 end
 
@@ -190,6 +191,268 @@ end
 -- topic ever stored a message with an expiry deadline, and how early a claims record may end (see the claims
 -- section).
 metaAlso = { 'token', 'upkeep', 'expiry', 'claims' }
+
+-- @section groups ------------------------------------------------------------------------------------------------
+-- Fair delivery (docs/reference/fair-delivery.md): messages with a group key wait in a sorted set of their group,
+-- g:<group> (id -> due time), instead of pending; the claim serves the groups in turn. Keys:
+--   groups    ZSET  group -> its turn: never before the due time of its earliest message, and the time it was last
+--                   served if that is later; only groups with messages waiting that are neither paused nor at their cap
+--   gflight   HASH  group -> its messages leased now (a field only while above zero)
+--   gheld     SET   groups kept out of 'groups' although messages wait: paused, or at their cap
+--   gcontrol  HASH  'c:<group>' -> the group's cap, 'p:<group>' -> '1' while paused (the topic's default cap is the
+--                   control hash's 'gcap')
+-- meta's 'groups' is '1' once the topic stored a grouped message: a topic without it never reads any of these keys.
+-- A grouped message's lease record ends with ':<group>', so that every outcome finds the group's counter. Suspects
+-- are never grouped: a lease that runs out sends its message to pending, where crash isolation handles it as before.
+local GROUPS = BASE .. 'groups'
+
+if metaAlso then
+  metaAlso[#metaAlso + 1] = 'groups'
+else
+  metaAlso = { 'groups' }
+end
+
+local function groupKey(group)
+  return BASE .. 'g:' .. group
+end
+
+-- The group written in an envelope (format 3: version byte 3, the group's length in one byte, the group), or nil.
+local function envelopeGroup(envelope)
+  if envelope and string.byte(envelope, 1) == 3 then
+    local n = string.byte(envelope, 2)
+    if n and n > 0 then
+      return string.sub(envelope, 3, 2 + n)
+    end
+  end
+  return nil
+end
+
+-- Whether the topic ever stored a grouped message (meta, read with the bucket count: no command of its own).
+local function grouped()
+  return metaRead.groups ~= nil and metaRead.groups ~= false
+end
+
+-- The cap of each of 'groups' (nil: none), from its own setting or the topic's default: one command, none for a topic
+-- that sets no cap (the control hash read says so when the caller read it).
+local function groupCaps(groups, defaultCap)
+  local caps = {}
+  if #groups == 0 then
+    return caps
+  end
+  local fields = {}
+  for i, group in ipairs(groups) do
+    fields[i] = 'c:' .. group
+  end
+  local own = redis.call('HMGET', BASE .. 'gcontrol', unpack(fields))
+  for i, group in ipairs(groups) do
+    caps[group] = tonumber(own[i]) or tonumber(defaultCap)
+  end
+  return caps
+end
+
+-- A message of 'group' waits from 'due' (scheduled, retried, handed back): the group takes its turn no later than
+-- that, unless it is held (paused, or at its cap). Two commands.
+local function groupWaits(group, due)
+  if redis.call('SMISMEMBER', BASE .. 'gheld', group)[1] == 0 then
+    redis.call('ZADD', GROUPS, 'LT', due, group)
+  end
+end
+
+-- Lets a held group take its turn again if it is not paused and under its cap (its turn: its earliest message's due
+-- time). Returns whether it did.
+local function groupReadmit(group)
+  local c = redis.call('HMGET', BASE .. 'gcontrol', 'p:' .. group, 'c:' .. group)
+  if c[1] then
+    return false
+  end
+  local cap = tonumber(c[2]) or tonumber(redis.call('HGET', CONTROL, 'gcap'))
+  if cap and (tonumber(redis.call('HGET', BASE .. 'gflight', group)) or 0) >= cap then
+    return false
+  end
+  redis.call('SREM', BASE .. 'gheld', group)
+  local head = redis.call('ZRANGE', groupKey(group), 0, 0, 'WITHSCORES')
+  if head[2] then
+    redis.call('ZADD', GROUPS, head[2], group)
+  end
+  return true
+end
+
+-- Leases of grouped messages ended (acknowledged, failed, handed back, run out): 'ended' is group -> how many. Counts
+-- them off; a held group under its cap again takes its turn, and the consumers are woken. A few commands per group.
+local function groupLeasesEnded(ended)
+  local any = next(ended) ~= nil
+  if not any then
+    return
+  end
+  local held = redis.call('EXISTS', BASE .. 'gheld') == 1
+  local woken = false
+  -- the counts read and written once for every group (the commands of the README's ACL rule: no HINCRBY)
+  local groups = {}
+  for group in pairs(ended) do
+    groups[#groups + 1] = group
+  end
+  local counts = redis.call('HMGET', BASE .. 'gflight', unpack(groups))
+  local left, gone = {}, {}
+  for i, group in ipairs(groups) do
+    local n = (tonumber(counts[i]) or 0) - ended[group]
+    if n > 0 then
+      left[#left + 1] = group
+      left[#left + 1] = n
+    else
+      gone[#gone + 1] = group
+    end
+  end
+  each('HSET', BASE .. 'gflight', left)
+  each('HDEL', BASE .. 'gflight', gone)
+  if held then
+    local flags = hmget(BASE .. 'gheld', groups, 'SMISMEMBER')
+    for i, group in ipairs(groups) do
+      if flags[i] == 1 and groupReadmit(group) then
+        woken = true
+      end
+    end
+  end
+  if woken then
+    redis.call('PUBLISH', WAKE, '0')
+  end
+end
+
+-- The groups whose turn has come by 'upTo' (a score), earliest turn first, at most 'limit'; nil for a topic that never
+-- stored a grouped message (no command).
+local function groupTurns(limit, upTo)
+  if not grouped() then
+    return nil
+  end
+  return redis.call('ZRANGEBYSCORE', GROUPS, '-inf', upTo, 'LIMIT', 0, limit)
+end
+
+-- A claim's pick among the groups whose turn has come ('turns', earliest turn first): 'room' shared equally among
+-- them (the first in turn get one more while it does not divide; with more groups than room, the first ones one each),
+-- then what some leave unused shared among those that have more due, and so on; never more than a group's cap leaves
+-- free; only messages due by 'upTo'. Appends id, due score and group to chosen, dueOf and groupOf. Returns per group
+-- picked {group, taken, due score of its next message (nil: none left; true: at its cap)}, the caps and the counts in
+-- flight. One command per group per round (mostly one round), and one or two for them all.
+local function groupPick(turns, room, upTo, chosen, dueOf, groupOf)
+  local caps = groupCaps(turns, controls and controls[8])
+  -- every group's count in flight, read at once (and written at once by groupsServed)
+  local flight = {}
+  local counts = redis.call('HMGET', BASE .. 'gflight', unpack(turns))
+  for i, group in ipairs(turns) do
+    flight[group] = tonumber(counts[i]) or 0
+  end
+  local limit = tonumber(upTo)
+  local picks, open = {}, {}
+  for i = 1, math.min(#turns, room) do
+    picks[i] = { turns[i], 0, nil }
+    open[i] = picks[i]
+  end
+  while room > 0 and #open > 0 do
+    local base = math.floor(room / #open)
+    local extra = room - base * #open
+    local more = {}
+    for i, pick in ipairs(open) do
+      local group = pick[1]
+      local take = base + ((i <= extra) and 1 or 0)
+      if caps[group] then
+        take = math.min(take, math.max(0, caps[group] - flight[group] - pick[2]))
+      end
+      if take > 0 then
+        -- one more than it may take: the next message's due time is the group's next turn
+        local head = redis.call('ZRANGE', groupKey(group), pick[2], pick[2] + take, 'WITHSCORES')
+        local taken = 0
+        pick[3] = nil
+        for k = 1, #head, 2 do
+          if taken < take and tonumber(head[k + 1]) <= limit then
+            chosen[#chosen + 1] = head[k]
+            dueOf[#chosen] = head[k + 1]
+            groupOf[#chosen] = group
+            taken = taken + 1
+          else
+            pick[3] = tonumber(head[k + 1])
+            break
+          end
+        end
+        pick[2] = pick[2] + taken
+        room = room - taken
+        if taken == take and pick[3] and pick[3] <= limit then
+          more[#more + 1] = pick
+        end
+      elseif caps[group] and flight[group] + pick[2] >= caps[group] then
+        if pick[2] == 0 then
+          -- at its cap already: held (see groupsServed)
+          pick[3] = true
+        end
+      end
+    end
+    open = more
+  end
+  return picks, caps, flight
+end
+
+-- After a claim leased 'leased' (group -> ids) of the groups it picked: counts them in flight and takes them out of
+-- their groups' sets, and gives each group picked its next turn, behind every group not picked, those that took
+-- fewest first (so a group that got one less this time is ahead next time): the later of that and its next message's
+-- due time; none if it has no message left; held if it reached its cap. (A pick that read no next message took all
+-- its group had: what was read and not leased was buried or dropped, and left its set then.)
+local function groupsServed(picks, caps, flight, leased, nowScore)
+  local turns, out, held, counts = {}, {}, {}, {}
+  local order = {}
+  for i, pick in ipairs(picks) do
+    order[i] = i
+  end
+  table.sort(order, function(a, b)
+    if picks[a][2] ~= picks[b][2] then
+      return picks[a][2] < picks[b][2]
+    end
+    return a < b
+  end)
+  for rank, index in ipairs(order) do
+    local pick = picks[index]
+    local group = pick[1]
+    local ids = leased[group]
+    local n = ids and #ids or 0
+    if n > 0 then
+      each('ZREM', groupKey(group), ids)
+      flight[group] = flight[group] + n
+      counts[#counts + 1] = group
+      counts[#counts + 1] = flight[group]
+    end
+    local cap = caps[group]
+    local nextDue = pick[3]
+    if cap and (flight[group] or 0) >= cap then
+      out[#out + 1] = group
+      if nextDue ~= nil then
+        held[#held + 1] = group
+      end
+    elseif nextDue == nil then
+      out[#out + 1] = group
+    else
+      -- a microsecond apart (a double of Redis-time milliseconds tells them apart well past this century)
+      turns[#turns + 1] = math.max(tonumber(nextDue) or 0, nowScore + rank / 1000)
+      turns[#turns + 1] = group
+    end
+  end
+  each('HSET', BASE .. 'gflight', counts)
+  each('ZREM', GROUPS, out)
+  each('SADD', BASE .. 'gheld', held)
+  each('ZADD', GROUPS, turns)
+end
+
+-- The earliest turn among the groups, or nil (none, or a topic that never stored a grouped message).
+local function earliestTurn()
+  if not grouped() then
+    return nil
+  end
+  return tonumber(redis.call('ZRANGE', GROUPS, 0, 0, 'WITHSCORES')[2])
+end
+
+-- Notes the group of a lease record in 'ended' (group -> count); returns the group or nil.
+local function noteGroup(ended, group)
+  if group then
+    ended[group] = (ended[group] or 0) + 1
+  end
+  return group
+end
 
 -- @section buckets -----------------------------------------------------------------------------------------------
 
@@ -372,18 +635,26 @@ local function earliestLeaseEnd()
   return tonumber(first[2])
 end
 
--- A lease record read from Redis: token, due score (text) and attempt (0: not started); nil if none or unreadable.
+-- A lease record read from Redis: token, due score (text), attempt (0: not started) and the group of a grouped
+-- message (nil if none: see the groups section); nil if none or unreadable.
 local function parseLease(raw)
   if not raw then
     return nil
   end
-  local token, due, attempt = string.match(raw, '^(%d+):([%-%d%.e+]+):(%d+)$')
+  local token, due, attempt, rest = string.match(raw, '^(%d+):([%-%d%.e+]+):(%d+)(.*)$')
   local d = tonumber(due)
   if not token or not d or d ~= d or d == math.huge or d == -math.huge then
     -- a due time Redis could not take as a score is unreadable too
     return nil
   end
-  return token, due, tonumber(attempt)
+  local group = nil
+  if rest ~= '' then
+    group = string.match(rest, '^:(.+)$')
+    if not group then
+      return nil
+    end
+  end
+  return token, due, tonumber(attempt), group
 end
 
 -- The lease of an id (see parseLease).
@@ -392,7 +663,7 @@ local function leaseOf(id)
 end
 
 -- The ids in ARGV[from], ARGV[from + 2], ... ARGV[to - 1] whose token (the argument after each id) is their current
--- lease's, each once, with their leases read in one call: a list of {id, token, due, attempt}.
+-- lease's, each once, with their leases read in one call: a list of {id, token, due, attempt, group}.
 local function currentLeases(from, to)
   local ids = {}
   for i = from, to, 2 do
@@ -401,18 +672,50 @@ local function currentLeases(from, to)
   local raw = hmget(LEASE, ids)
   local current, seen = {}, {}
   for k, id in ipairs(ids) do
-    local token, due, attempt = parseLease(raw[k])
+    local token, due, attempt, group = parseLease(raw[k])
     if token ~= nil and token == ARGV[from + 2 * k - 1] and not seen[id] then
       seen[id] = true
-      current[#current + 1] = { id, token, due, attempt }
+      current[#current + 1] = { id, token, due, attempt, group }
     end
   end
   return current
 end
 
 -- Puts leased messages back in pending, each at its score ('scores': score, id, ...), and ends their leases, uncounted
--- (a lone anchor left behind is the caller's: see leasesEnded).
-local function unlease(ids, scores)
+-- (a lone anchor left behind is the caller's: see leasesEnded). 'groups' (optional: id -> group) names the grouped
+-- ones, which go back to their groups' sets instead (see the groups section).
+local function unlease(ids, scores, groups)
+  if groups and next(groups) ~= nil then
+    local common, byGroup, ended = {}, {}, {}
+    for i = 1, #scores, 2 do
+      local group = groups[scores[i + 1]]
+      if group then
+        local list = byGroup[group]
+        if not list then
+          list = {}
+          byGroup[group] = list
+        end
+        list[#list + 1] = scores[i]
+        list[#list + 1] = scores[i + 1]
+        noteGroup(ended, group)
+      else
+        common[#common + 1] = scores[i]
+        common[#common + 1] = scores[i + 1]
+      end
+    end
+    for group, list in pairs(byGroup) do
+      each('ZADD', groupKey(group), list)
+      local earliestDue = nil
+      for i = 1, #list, 2 do
+        if earliestDue == nil or tonumber(list[i]) < earliestDue then
+          earliestDue = tonumber(list[i])
+        end
+      end
+      groupWaits(group, earliestDue)
+    end
+    scores = common
+    groupLeasesEnded(ended)
+  end
   each('ZADD', PENDING, scores)
   each('ZREM', LEASED, ids)
   each('HDEL', LEASE, ids)
@@ -468,6 +771,8 @@ local function acknowledge(from, to, anchorLater)
   -- acknowledgement needs no more of the record, and a claim's acknowledgements mostly share one token (a record
   -- whose due time or attempt is unreadable is still acknowledged by its token: its handler finished under it)
   local done, seen, prefixes = {}, {}, {}
+  -- groups: the groups of the leases ended, read only in a topic that ever stored a grouped message
+  local ended = grouped() and {} or nil
   for k, id in ipairs(ids) do
     local token = ARGV[from + 2 * k - 1]
     local prefix = prefixes[token]
@@ -480,6 +785,9 @@ local function acknowledge(from, to, anchorLater)
       seen[id] = true
       done[#done + 1] = id
       redis.call('HDEL', (bodyOf(id)), id)
+      if ended then
+        noteGroup(ended, (select(4, parseLease(record))))
+      end
     end
   end
   if #done == 0 then
@@ -498,6 +806,9 @@ local function acknowledge(from, to, anchorLater)
     each('HDEL', EXPIRY, ids)
     -- a suspect whose handler finished did not kill its consumer
     each('SREM', SUSPECT, ids)
+  end
+  if ended then
+    groupLeasesEnded(ended)
   end
   slotsFreed()
   return #done
@@ -575,8 +886,16 @@ local lastUpkeep = nil
 -- it left (one it may not lease), or nil.
 local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
   local suspectCount = redis.call('SCARD', SUSPECT)
+  -- groups: the groups whose turn has come share the claim with the messages without a group, which count as one
+  -- more group (nil: a topic that never stored a grouped message, which takes up to the limit from pending as ever)
+  local turns = groupTurns(limit, upTo)
+  local common = limit
+  if turns and #turns > 0 then
+    common = math.max(1, math.floor(limit / (#turns + 1)))
+  end
+  -- (read up to the limit all the same: what the groups leave unused goes to them, with no command more)
   local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
-  if #due == 0 then
+  if #due == 0 and not (turns and #turns > 0) then
     return 0, nil
   end
   local ids = {}
@@ -591,6 +910,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   -- that if it kills its consumer, no other message is left leased by that consumer to become a suspect in turn);
   -- else the batched messages up to the limit, suspects passed over
   local chosen, dueOf = {}, {}
+  local spare = {}
   local leftDue = nil
   local suspectLeased = nil
   if suspects == 1 and limit >= 1 then
@@ -635,11 +955,28 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       end
     elseif suspect and tonumber(due[2 * k]) > tonumber(nowScore) then
       -- not due yet: a suspect is leased only once due
-    elseif not suspect and #chosen < limit then
+    elseif not suspect and #chosen < common then
       chosen[#chosen + 1] = id
       dueOf[#chosen] = due[2 * k]
+    elseif not suspect and #chosen + #spare < limit then
+      -- groups: beyond the share of the messages without a group, for what the groups leave unused
+      spare[#spare + 1] = k
     elseif suspect and leftDue == nil then
       leftDue = due[2 * k]
+    end
+  end
+  -- groups: then the groups' shares of what is left, unless a suspect is leased (it runs alone)
+  local groupOf, picks, caps, flight = {}, nil, nil, nil
+  if turns and #turns > 0 and not suspectLeased and #chosen < limit then
+    picks, caps, flight = groupPick(turns, limit - #chosen, upTo, chosen, dueOf, groupOf)
+  end
+  if not suspectLeased then
+    for _, k in ipairs(spare) do
+      if #chosen >= limit then
+        break
+      end
+      chosen[#chosen + 1] = ids[k]
+      dueOf[#chosen] = due[2 * k]
     end
   end
   local tries = hmget(TRIES, chosen)
@@ -658,6 +995,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   local leaseUntil = int(now + leaseMillis)
   local prefix = token .. ':'
   local leased, scores, records = {}, {}, {}
+  local leasedGrouped = {}
   local n, o = 0, #out
   local buried = 0
   for k, id in ipairs(chosen) do
@@ -668,12 +1006,13 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       deadline, onExpiry = string.match(expiries[k], '^(%d+):([dx])$')
       deadline = tonumber(deadline)
     end
+    local group = groupOf[k]
     if envelope and deadline and deadline <= math.max(now, tonumber(dueOf[k])) then
       -- past its deadline: never delivered
       expired = true
       out[6] = out[6] + 1
       if onExpiry == 'x' then
-        redis.call('ZREM', PENDING, id)
+        redis.call('ZREM', group and groupKey(group) or PENDING, id)
         forget(id)
         envelope = nil
         reason = nil
@@ -699,18 +1038,32 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
     elseif reason then
       -- shown in the dead letters with the reason, never dropped silently
       bury(id, now, reason, envelope ~= false and not expired)
+      if group then
+        redis.call('ZREM', groupKey(group), id)
+      end
       buried = buried + 1
       if id == suspectLeased then
         suspectLeased = nil
       end
     else
       n = n + 1
-      leased[n] = id
       scores[2 * n - 1] = leaseUntil
       scores[2 * n] = id
       records[2 * n - 1] = id
       -- a suspect's attempt is counted now (the lease record carries it); a batched one's when it fails
       records[2 * n] = prefix .. dueOf[k] .. ((id == suspectLeased) and (':' .. attempt) or ':0')
+      if group then
+        -- groups: a grouped message leaves its group's set (see groupsServed), and its record names the group
+        records[2 * n] = records[2 * n] .. ':' .. group
+        local list = leasedGrouped[group]
+        if not list then
+          list = {}
+          leasedGrouped[group] = list
+        end
+        list[#list + 1] = id
+      else
+        leased[#leased + 1] = id
+      end
       out[o + 1] = id
       out[o + 2] = dueOf[k]
       out[o + 3] = attempt
@@ -730,12 +1083,16 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   each('ZADD', LEASED, scores)
   each('HSET', LEASE, records)
   each('ZREM', PENDING, leased)
+  if picks then
+    -- groups: the buried and the dropped left their sets above
+    groupsServed(picks, caps, flight, leasedGrouped, tonumber(nowScore))
+  end
   if suspectLeased then
     -- it stays a suspect until its handler's outcome (ack, retry, dead letter) is known: handed back, or its
     -- lease running out again, it is still one
     out[4] = suspectLeased
   end
-  if #leased > 0 then
+  if n > 0 then
     redis.call('HSET', META, 'token', token)
     out[5] = token
   end
@@ -779,13 +1136,14 @@ local function handBackUnseen(consumer, number, received)
   local candidates = redis.call('ZRANGEBYSCORE', LEASED, ends, ends)
   local leases = hmget(LEASE, candidates)
   local prefix = token .. ':'
-  local ids, scores = {}, {}
+  local ids, scores, groups = {}, {}, {}
   local earliestDue = nil
   for k, id in ipairs(candidates) do
     local lease = leases[k]
     if lease and string.sub(lease, 1, #prefix) == prefix then
-      local _, due = parseLease(lease)
+      local _, due, _, group = parseLease(lease)
       if due then
+        groups[id] = group
         ids[#ids + 1] = id
         scores[#scores + 1] = due
         scores[#scores + 1] = id
@@ -795,7 +1153,7 @@ local function handBackUnseen(consumer, number, received)
       end
     end
   end
-  unlease(ids, scores)
+  unlease(ids, scores, groups)
   return #ids, false, earliestDue
 end
 

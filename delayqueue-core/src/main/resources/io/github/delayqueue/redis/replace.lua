@@ -1,4 +1,4 @@
--- uses: controls, buckets, leases, dead, v1, format1
+-- uses: controls, groups, buckets, leases, dead, v1, format1
 -- Schedules a message, or replaces the one waiting with its id (scheduled or waiting for a retry): its envelope, due
 -- time and expiry; a retrying message keeps its attempts and last error. A message in flight or dead is left as it
 -- is (its handler may be running; a dead letter is replayed or purged by an operator). Wakes consumers when the
@@ -21,8 +21,31 @@ local _, nowUs = clock()
 local due = dueScore(ARGV[2], ARGV[3], nowUs)
 local body, h = bodyOf(id)
 local replaced = redis.call('ZSCORE', PENDING, id) ~= false
+-- groups: the message may have waited in a group's set, and may name another group (or none) now; a suspect waits in
+-- pending whatever its group
+local newGroup = envelopeGroup(ARGV[4])
+if not replaced and grouped() then
+  local oldGroup = envelopeGroup(redis.call('HGET', body, id))
+  if oldGroup and redis.call('ZREM', groupKey(oldGroup), id) == 1 then
+    replaced = true
+    if redis.call('EXISTS', groupKey(oldGroup)) == 0 then
+      redis.call('ZREM', GROUPS, oldGroup)
+    end
+  end
+end
+if newGroup and redis.call('SMISMEMBER', SUSPECT, id)[1] == 1 then
+  newGroup = nil
+end
 redis.call('HSET', body, id, ARGV[4])
-redis.call('ZADD', PENDING, due, id)
+if newGroup then
+  redis.call('ZREM', PENDING, id)
+  redis.call('HSET', META, 'groups', '1')
+  redis.call('ZADD', groupKey(newGroup), due, id)
+  groupWaits(newGroup, due)
+  redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
+else
+  redis.call('ZADD', PENDING, due, id)
+end
 if ARGV[5] == '' then
   redis.call('HDEL', EXPIRY, id)
 else

@@ -1,9 +1,20 @@
--- uses: controls, buckets, leases, dead, v1, format1
+-- uses: controls, groups, buckets, leases, dead, v1, format1
 -- Moves the due time of a waiting message.
 -- ARGV[1] id, ARGV[2] kind ('d' delay in microseconds | 'a' absolute epoch ms), ARGV[3] value
 -- Returns 1 if it was waiting and has moved, else 0.
 local id = ARGV[1]
 if not redis.call('ZSCORE', PENDING, id) and not (redis.call('ZSCORE', V1_DUE, id) and adoptOne(id)) then
+  -- groups: a grouped message waits in its group's set; the group's turn comes no later than its new due time (a
+  -- turn left earlier than its earliest message is put right by the next claim that reads it)
+  local group = grouped() and envelopeGroup(redis.call('HGET', bodyOf(id), id)) or nil
+  if group and redis.call('ZSCORE', groupKey(group), id) then
+    local _, nowUs = clock()
+    local due = dueScore(ARGV[2], ARGV[3], nowUs)
+    redis.call('ZADD', groupKey(group), 'XX', due, id)
+    groupWaits(group, due)
+    redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
+    return 1
+  end
   return 0
 end
 local _, nowUs = clock()

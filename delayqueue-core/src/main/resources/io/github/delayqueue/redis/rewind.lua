@@ -1,4 +1,4 @@
--- uses: controls, buckets, leases, dead
+-- uses: controls, groups, buckets, leases, dead
 -- A recurring schedule's definition changed (defined, edited, paused, resumed or removed): records the digest of the
 -- definition now stored (tick.lua stores no tick computed from another, so a tick computed from a definition read
 -- before the change is refused), and unless only resumed, withdraws its tick messages that wait for a tick after

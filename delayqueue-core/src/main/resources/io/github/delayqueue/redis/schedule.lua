@@ -19,11 +19,36 @@ local check = false
 local EXPIRY = BASE .. 'expiry'
 local expiries = {}
 
+-- groups (see the prelude's groups section): group -> {due, id, ...} of the grouped messages stored, and each group's
+-- earliest; an envelope of format 3 names its group (a message without one is never of format 3)
+local grouped, groupEarliest = nil, nil
+
+local function storedInGroup(i, due, envelope)
+  local group = string.sub(envelope, 3, 2 + string.byte(envelope, 2))
+  grouped = grouped or {}
+  groupEarliest = groupEarliest or {}
+  local list = grouped[group]
+  if not list then
+    list = {}
+    grouped[group] = list
+  end
+  list[#list + 1] = due
+  list[#list + 1] = ARGV[i]
+  if groupEarliest[group] == nil or due < groupEarliest[group] then
+    groupEarliest[group] = due
+  end
+end
+
 local function stored(i, due)
   out[(i + 4) / 5] = 1
   if ARGV[i + 4] ~= '' then
     expiries[#expiries + 1] = ARGV[i]
     expiries[#expiries + 1] = ARGV[i + 4]
+  end
+  local envelope = ARGV[i + 3]
+  if string.byte(envelope, 1) == 3 and string.byte(envelope, 2) > 0 then
+    storedInGroup(i, due, envelope)
+    return
   end
   scores[#scores + 1] = due
   scores[#scores + 1] = ARGV[i]
@@ -109,6 +134,27 @@ if #expiries > 0 then
 end
 if check then
   resizing().grow()
+end
+-- groups: each group's messages go to its set; the group takes its turn no later than its earliest unless it is held
+-- (paused, or at its cap); consumers are woken when a group's turn became the earliest
+if grouped then
+  redis.call('HSET', META, 'groups', '1')
+  local GROUPS = BASE .. 'groups'
+  local wake = nil
+  for group, list in pairs(grouped) do
+    for i = 1, #list, 1000 do
+      redis.call('ZADD', BASE .. 'g:' .. group, unpack(list, i, math.min(#list, i + 999)))
+    end
+    if redis.call('SMISMEMBER', BASE .. 'gheld', group)[1] == 0 then
+      redis.call('ZADD', GROUPS, 'LT', groupEarliest[group], group)
+      if wake == nil or groupEarliest[group] < wake then
+        wake = groupEarliest[group]
+      end
+    end
+  end
+  if wake ~= nil and tonumber(redis.call('ZRANGE', GROUPS, 0, 0, 'WITHSCORES')[2]) == wake then
+    redis.call('PUBLISH', WAKE, delayTo(wake, nowUs))
+  end
 end
 -- one of ours at the head after the ZADD is the topic's new earliest (or ties with the old one): the head is read
 -- after writing, without its score (a score is formatted as text on every read, and parsed back here)

@@ -1,4 +1,4 @@
--- uses: controls, leases, dead, v1
+-- uses: controls, groups, leases, dead, v1
 -- Counts a topic's messages by state at one instant, in both formats, and finds the next due time.
 -- Returns {ready, waiting, leased, dead, next due score (ms; false: nothing waits), retrying}: retrying counts the
 -- messages that failed at least once and are not dead (their last error is kept until they are delivered, and every
@@ -12,6 +12,29 @@ for _, key in ipairs({PENDING, V1_DUE}) do
   local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
   if head[2] and (not next or tonumber(head[2]) < tonumber(next)) then
     next = head[2]
+  end
+end
+-- groups: the messages waiting in groups' sets, of the first thousand groups with a turn and the first thousand held
+-- (a bounded read: one command a group; none for a topic without groups)
+if redis.call('EXISTS', GROUPS, BASE .. 'gheld') > 0 then
+  local names = redis.call('ZRANGE', GROUPS, 0, 999)
+  local held = redis.call('SMEMBERS', BASE .. 'gheld')
+  for i = 1, math.min(#held, 1000) do
+    names[#names + 1] = held[i]
+  end
+  local seen = {}
+  for _, group in ipairs(names) do
+    if not seen[group] then
+      seen[group] = true
+      local key = groupKey(group)
+      local groupReady = redis.call('ZCOUNT', key, '-inf', nowText)
+      ready = ready + groupReady
+      total = total + redis.call('ZCARD', key)
+      local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+      if head[2] and (not next or tonumber(head[2]) < tonumber(next)) then
+        next = head[2]
+      end
+    end
   end
 end
 local dead = redis.call('ZCARD', BURIED) + redis.call('ZCARD', V1_DEAD)

@@ -1,4 +1,4 @@
--- uses: controls, buckets, leases, dead
+-- uses: controls, groups, buckets, leases, dead
 -- Lists waiting messages (scheduled or waiting for a retry) by due time, then id (the pending set's own order: ids
 -- by their bytes), a page at a time: a few commands to find where the page starts, however many wait, then the page.
 -- ARGV[1] from (due score, inclusive; '-inf' for none), ARGV[2] to (inclusive; '+inf'), ARGV[3] the due score of the
@@ -51,6 +51,47 @@ for i = 1, #page, 2 do
   end
   ids[#ids + 1] = page[i]
   scores[#scores + 1] = page[i + 1]
+end
+-- groups: grouped messages wait in their groups' sets: each of the first thousand groups with a turn and the first
+-- thousand held gives its own page from the same position, and the pages are merged by due time, then id (bounded:
+-- one or two commands a group; none for a topic without groups)
+if grouped() then
+  local names = redis.call('ZRANGE', GROUPS, 0, 999)
+  local held = redis.call('SMEMBERS', BASE .. 'gheld')
+  for i = 1, math.min(#held, 1000) do
+    names[#names + 1] = held[i]
+  end
+  local lower = (afterScore ~= '') and afterScore or from
+  local entries = {}
+  for k, id in ipairs(ids) do
+    entries[#entries + 1] = { id, scores[k] }
+  end
+  local seen = {}
+  for _, group in ipairs(names) do
+    if not seen[group] then
+      seen[group] = true
+      local key = groupKey(group)
+      local ties = (afterScore ~= '') and redis.call('ZCOUNT', key, afterScore, afterScore) or 0
+      local part = redis.call('ZRANGEBYSCORE', key, lower, to, 'WITHSCORES', 'LIMIT', 0, limit + ties)
+      for i = 1, #part, 2 do
+        if afterScore == '' or tonumber(part[i + 1]) > tonumber(afterScore) or after(part[i], afterId) then
+          entries[#entries + 1] = { part[i], part[i + 1] }
+        end
+      end
+    end
+  end
+  table.sort(entries, function(a, b)
+    local x, y = tonumber(a[2]), tonumber(b[2])
+    if x ~= y then
+      return x < y
+    end
+    return after(b[1], a[1])
+  end)
+  ids, scores = {}, {}
+  for i = 1, math.min(#entries, limit) do
+    ids[i] = entries[i][1]
+    scores[i] = entries[i][2]
+  end
 end
 local tries = hmget(TRIES, ids)
 local expiries = {}

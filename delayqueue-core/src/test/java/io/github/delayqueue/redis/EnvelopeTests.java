@@ -109,6 +109,27 @@ class EnvelopeTests {
 	}
 
 	@Test
+	void encodesAGroupedMessageInFormat3AsFormat2AfterTheGroup() {
+		Envelope envelope = new Envelope(CREATED_AT, Map.of(), PAYLOAD, "tenant-42");
+		// version 3, the group's length and bytes, then format 2's fields after its version byte
+		assertThat(HEX.formatHex(envelope.encode()))
+			.isEqualTo("03" + "09" + HEX.formatHex("tenant-42".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+					+ FORMAT_2_WITHOUT_HEADERS.substring(2));
+		assertThat(Envelope.decode(envelope.encode())).isEqualTo(envelope);
+		assertThat(Envelope.decode(envelope.encode()).group()).isEqualTo("tenant-42");
+	}
+
+	@Test
+	void aFormat3EnvelopeWithACorruptGroupIsMalformed() {
+		assertThatExceptionOfType(MalformedEnvelopeException.class)
+			.isThrownBy(() -> Envelope.decode(HEX.parseHex("0300" + FORMAT_2_WITHOUT_HEADERS.substring(2))))
+			.withMessageContaining("group key length 0");
+		assertThatExceptionOfType(MalformedEnvelopeException.class)
+			.isThrownBy(() -> Envelope.decode(HEX.parseHex("030220ff" + FORMAT_2_WITHOUT_HEADERS.substring(2))))
+			.withMessageContaining("not printable ASCII");
+	}
+
+	@Test
 	void decodesFormat2WithHeaders() {
 		Envelope envelope = Envelope.decode(HEX.parseHex(FORMAT_2_WITH_HEADERS));
 		assertThat(envelope.createdAt()).isEqualTo(CREATED_AT);

@@ -1,0 +1,29 @@
+package io.github.delayqueue;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One group's controls and counts as Redis keeps them across a topic's partitions, followed by every instance (see
+ * {@link ScheduleRequest.Builder#group(String)}).
+ *
+ * @param topic the topic
+ * @param group the group key, or {@code null} when only the topic's default cap was set
+ * @param paused whether none of the group's messages is leased
+ * @param cap the group's own concurrency cap (the sum of its partitions' shares), or {@code null} for none
+ * @param defaultCap the topic's default cap for each of its groups, or {@code null} for none
+ * @param inFlight how many of the group's messages are leased now (running, or held by a consumer for a handler)
+ * @param waiting how many of the group's messages wait (scheduled, or waiting for a retry)
+ * @since 0.3.0
+ */
+public record GroupControlState(String topic, @Nullable String group, boolean paused, @Nullable Integer cap,
+		@Nullable Integer defaultCap, long inFlight, long waiting) {
+
+	/**
+	 * The cap in force for the group: its own, else the topic's default.
+	 * @return the cap, or {@code null} if none
+	 */
+	public @Nullable Integer effectiveCap() {
+		return (this.cap != null) ? this.cap : this.defaultCap;
+	}
+
+}

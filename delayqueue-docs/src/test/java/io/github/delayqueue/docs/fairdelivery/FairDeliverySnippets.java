@@ -1,0 +1,50 @@
+package io.github.delayqueue.docs.fairdelivery;
+
+import java.time.Duration;
+
+import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
+import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.annotation.DelayedListener;
+import io.github.delayqueue.docs.model.Reminder;
+
+/** The fair delivery page's snippets. */
+class FairDeliverySnippets {
+
+	private final DelayedQueue queue;
+
+	private final DelayedQueueAdmin admin;
+
+	FairDeliverySnippets(DelayedQueue queue, DelayedQueueAdmin admin) {
+		this.queue = queue;
+		this.admin = admin;
+	}
+
+	void groups(Object reminder) {
+		// tag::groups[]
+		queue.schedule(ScheduleRequest.builder("reminders", reminder)
+			.group("tenant-42")                             // 1 to 64 printable ASCII characters, no space
+			.delay(Duration.ofMinutes(30))
+			.build());
+
+		admin.setGroupCap("reminders", "tenant-42", 2);     // at most 2 of tenant-42's leased at once, everywhere
+		admin.setGroupCap("reminders", null, 5);            // the default of every group of the topic
+		admin.pauseGroup("reminders", "tenant-42");         // nothing of tenant-42 is leased; the others flow
+		admin.resumeGroup("reminders", "tenant-42");        // what is due is delivered at once
+		long waiting = admin.groupControls("reminders", "tenant-42").waiting();
+		// end::groups[]
+	}
+
+	static class Listener {
+
+		// tag::listener[]
+		@DelayedListener(topic = "reminders")
+		void remind(Reminder reminder, DeliveredMessage message) {
+			String tenant = message.group();                // null for a message without a group
+		}
+		// end::listener[]
+
+	}
+
+}
