@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.delayqueue.TopicPartitioning;
@@ -62,6 +63,23 @@ final class PartitionRouter {
 			this.registry.check(topic, this.partitioning.partitions(topic));
 			this.checkedTopics.add(topic);
 		}
+	}
+
+	/** {@link #check(String)} without blocking: completed at once for a topic checked already. */
+	CompletableFuture<Void> checkAsync(String topic) {
+		if (this.checkedTopics.contains(topic)) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return this.registry.checkAsync(topic, this.partitioning.partitions(topic))
+			.thenRun(() -> this.checkedTopics.add(topic));
+	}
+
+	/** {@link #check(String)} of several topics without blocking. */
+	CompletableFuture<Void> checkAsync(List<String> topics) {
+		if (topics.size() == 1) {
+			return checkAsync(topics.get(0));
+		}
+		return CompletableFuture.allOf(topics.stream().map(this::checkAsync).toArray(CompletableFuture[]::new));
 	}
 
 	/** Changes a topic's count in Redis, and checks it again next time. */
