@@ -319,6 +319,20 @@ final class MessageWriter implements TransactionalWrites.Target {
 	 * call of one chunk fails with Redis's exception. The topics' partition counts must have been checked.
 	 */
 	CompletableFuture<List<ScheduleResult>> storeAsync(List<ScheduleRequest> requests, List<NewMessage> messages) {
+		if (messages.size() == 1) {
+			// one message (the usual call): no bookkeeping of chunks
+			String topic = requests.get(0).topic();
+			NewMessage message = messages.get(0);
+			registerTopicAsync(topic);
+			return asyncSharedCall(this.router.partitionOfChecked(topic, message.id())).submit(List.of(message))
+				.thenApply((stored) -> {
+					boolean added = stored.get(0);
+					if (added) {
+						this.monitor.scheduled(topic, 1);
+					}
+					return List.of(new ScheduleResult(message.id(), added));
+				});
+		}
 		Map<String, List<Integer>> positionsByPartition = new LinkedHashMap<>();
 		for (int i = 0; i < requests.size(); i++) {
 			positionsByPartition.computeIfAbsent(

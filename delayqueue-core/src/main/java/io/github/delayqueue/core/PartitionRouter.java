@@ -19,6 +19,9 @@ import org.springframework.util.Assert;
  */
 final class PartitionRouter {
 
+	/** What {@link #checkAsync} returns for a topic checked already (completed; never completed again). */
+	private static final CompletableFuture<Void> CHECKED = CompletableFuture.completedFuture(null);
+
 	private final PartitionRegistry registry;
 
 	private volatile TopicPartitioning partitioning = TopicPartitioning.NONE;
@@ -68,7 +71,7 @@ final class PartitionRouter {
 	/** {@link #check(String)} without blocking: completed at once for a topic checked already. */
 	CompletableFuture<Void> checkAsync(String topic) {
 		if (this.checkedTopics.contains(topic)) {
-			return CompletableFuture.completedFuture(null);
+			return CHECKED;
 		}
 		return this.registry.checkAsync(topic, this.partitioning.partitions(topic))
 			.thenRun(() -> this.checkedTopics.add(topic));

@@ -83,9 +83,12 @@ final class RedisAsyncDelayedQueue implements AsyncDelayedQueue {
 				prepared.end(failure);
 			}
 		}
-		List<String> topics = requests.stream().map(ScheduleRequest::topic).distinct().toList();
-		return prepared.endWith(this.router.checkAsync(topics)
-			.thenCompose((checked) -> this.writer.storeAsync(requests, prepared.messages())));
+		CompletableFuture<Void> checked = (requests.size() == 1) ? this.router.checkAsync(requests.get(0).topic())
+				: this.router.checkAsync(requests.stream().map(ScheduleRequest::topic).distinct().toList());
+		// checked already (every call but a topic's first): straight on
+		return prepared.endWith((checked.isDone() && !checked.isCompletedExceptionally())
+				? this.writer.storeAsync(requests, prepared.messages())
+				: checked.thenCompose((done) -> this.writer.storeAsync(requests, prepared.messages())));
 	}
 
 	@Override

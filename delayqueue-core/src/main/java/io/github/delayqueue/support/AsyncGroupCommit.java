@@ -12,10 +12,11 @@ import java.util.function.Function;
 import org.springframework.util.Assert;
 
 /**
- * {@link GroupCommit} for callers that do not wait: what is submitted while every slot is in flight goes out
- * together, in one call, when a call in flight completes. Up to a few calls are in flight at once, so the server always
- * has work; a submission that finds a free slot is sent at once, on the submitting thread, so a lone caller waits no
- * longer than a direct call. The call itself must not block: it starts the work and returns its stage. Each
+ * {@link GroupCommit} for callers that do not wait: what is submitted while a call is in flight goes out together,
+ * in one call, when a call in flight completes. A submission made while nothing is in flight is sent at once, on the
+ * submitting thread, so a lone caller waits no longer than a direct call; one made while a call is in flight waits
+ * for it, so that a caller with many calls outstanding (from one thread or many) sends them in few calls rather than
+ * one each. When a call completes, what waits is sent in up to a few calls at once, so the server always has work. The call itself must not block: it starts the work and returns its stage. Each
  * submission's future completes with exactly its own results, or the exception of the call that carried its items;
  * it completes on the thread that completed the call (a client's I/O thread, typically), and later batches are sent
  * from there: nothing runs in the background, and no thread waits.
@@ -61,7 +62,11 @@ public final class AsyncGroupCommit<T, R> {
 		Assert.isTrue(items.size() < this.maxItems, "Too many items for one call");
 		Submission<T, R> mine = new Submission<>(items);
 		this.queue.add(mine);
-		drain();
+		// with a call in flight, its completion sends this (it drains after freeing its slot, and this was queued
+		// before the slot count was read)
+		if (this.inFlight.get() == 0) {
+			drain();
+		}
 		return mine.result;
 	}
 
