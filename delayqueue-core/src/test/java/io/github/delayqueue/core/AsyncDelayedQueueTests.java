@@ -22,6 +22,10 @@ import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.support.DelayQueueMonitor;
+import io.github.delayqueue.support.micrometer.DelayedMessageSenderContext;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -295,6 +299,39 @@ class AsyncDelayedQueueTests {
 
 		assertThat(scheduled).containsEntry("counted", 50);
 		assertThat(cancelled).containsEntry("counted", 1);
+	}
+
+	@Test
+	void theScheduleObservationCarriesTheTraceIntoTheMessageAndEndsWithTheWrite() throws Exception {
+		List<String> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new ObservationHandler<Observation.Context>() {
+			@Override
+			public void onStart(Observation.Context context) {
+				if (context instanceof DelayedMessageSenderContext sender) {
+					sender.getSetter().set(sender.getCarrier(), "traceparent", "trace-of-" + sender.getMessageId());
+				}
+			}
+
+			@Override
+			public void onStop(Observation.Context context) {
+				if (context instanceof DelayedMessageSenderContext sender) {
+					stopped.add(sender.getMessageId());
+				}
+			}
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return true;
+			}
+		});
+		this.queue.setObservationRegistry(observations);
+
+		String id = done(this.async.schedule("traced", "x", Duration.ofMinutes(5)));
+
+		assertThat(this.queue.lookup("traced", id).orElseThrow().headers()).containsEntry("traceparent",
+				"trace-of-" + id);
+		assertThat(stopped).containsExactly(id);
 	}
 
 	@Test
