@@ -2,7 +2,6 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -27,7 +26,6 @@ import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import io.github.delayqueue.support.micrometer.DelayQueueScheduleObservationConvention;
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
