@@ -229,9 +229,14 @@ class AsyncDelayedQueueTests {
 	}
 
 	@Test
-	void manySchedulesFromOneThreadShareScriptCalls() throws Exception {
+	void manySchedulesIssuedFromOneThreadWhileACallIsInFlightShareScriptCalls() throws Exception {
 		int messages = 400;
+		// the topic's partition count is checked once, before
+		done(this.async.schedule("burst", "first", Duration.ofMinutes(5)));
 		long before = scheduleCalls();
+		// Redis holds every command for a second: the first call stays in flight while the others are issued, so the
+		// test does not depend on how fast this thread is beside Redis
+		redis.get().call("CLIENT", "PAUSE", "1000", "ALL");
 		List<CompletableFuture<String>> futures = new ArrayList<>();
 		for (int i = 0; i < messages; i++) {
 			futures.add(this.async.schedule("burst", i, Duration.ofMinutes(5)));
@@ -243,9 +248,9 @@ class AsyncDelayedQueueTests {
 		long calls = scheduleCalls() - before;
 
 		assertThat(ids).doesNotHaveDuplicates().hasSize(messages);
-		assertThat(this.admin.stats("burst").waiting()).isEqualTo(messages);
-		assertThat(calls).as("script calls for %d messages issued from one thread", messages)
-			.isLessThan(messages / 4);
+		assertThat(this.admin.stats("burst").waiting()).isEqualTo(messages + 1);
+		// the one in flight, then the other 399 in calls of at most 125
+		assertThat(calls).as("script calls for %d messages issued from one thread", messages).isLessThanOrEqualTo(5);
 	}
 
 	/** The script calls Redis ran so far: EVALSHA and EVAL (INFO commandstats). */
