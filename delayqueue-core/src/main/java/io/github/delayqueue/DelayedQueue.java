@@ -179,6 +179,19 @@ public interface DelayedQueue {
 	}
 
 	/**
+	 * This queue's producer operations for callers that must not wait: each returns a {@code CompletableFuture} at
+	 * once, with the same validation, errors and guarantees (see {@link AsyncDelayedQueue}).
+	 * @return the asynchronous view of this queue
+	 * @throws UnsupportedOperationException if this implementation predates it (a default method, so that an
+	 * application's own implementation written for 0.2 still compiles)
+	 * @throws IllegalStateException if the queue has no non-blocking Redis connection
+	 * @since 0.3.0
+	 */
+	default AsyncDelayedQueue async() {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement async");
+	}
+
+	/**
 	 * Counts a topic's messages by state, in one consistent read.
 	 * @param topic the topic
 	 * @return the counts

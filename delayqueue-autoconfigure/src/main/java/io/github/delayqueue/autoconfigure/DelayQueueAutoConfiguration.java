@@ -1,7 +1,9 @@
 package io.github.delayqueue.autoconfigure;
 
+import io.github.delayqueue.AsyncDelayedQueue;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
+import io.github.delayqueue.ReactiveDelayedQueue;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.annotation.DelayedListenerAnnotationBeanPostProcessor;
 import io.github.delayqueue.annotation.DelayedListenerConfigurer;
@@ -10,6 +12,7 @@ import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayQueueConfigUtils;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
+import io.github.delayqueue.core.RedisReactiveDelayedQueue;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
@@ -24,10 +27,12 @@ import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConv
 import io.github.delayqueue.support.micrometer.DelayQueueScheduleObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import jakarta.validation.Validator;
+import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -40,6 +45,7 @@ import org.springframework.context.annotation.Fallback;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskDecorator;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.scheduling.TaskScheduler;
@@ -48,7 +54,8 @@ import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 /**
  * Auto-configuration for delayqueue: a {@link DelayedQueue} on the application's Redis, the wake-up timer that wakes
  * listeners, the listener container factory (with its {@link DelayedListenerContainerFactoryConfigurer}) and
- * {@code @DelayedListener} support, with the application's validator for {@code @Valid} payloads. Every bean backs off
+ * {@code @DelayedListener} support, with the application's validator for {@code @Valid} payloads; with Reactor and a
+ * reactive connection factory (Lettuce's), an {@link AsyncDelayedQueue} and a {@link ReactiveDelayedQueue} too. Every bean backs off
  * when the application defines its own; {@code delayqueue.enabled=false} turns all of it off; without a
  * {@link RedisConnectionFactory} nothing is configured.
  *
@@ -223,6 +230,30 @@ public final class DelayQueueAutoConfiguration {
 		configurer.configure(factory);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(factory));
 		return factory;
+	}
+
+	/**
+	 * Scheduling without blocking: the queue's {@link AsyncDelayedQueue} view and a {@link ReactiveDelayedQueue}, when
+	 * Reactor is on the class path and the application's Redis connection factory is also a
+	 * {@link ReactiveRedisConnectionFactory} (Lettuce's, Spring Boot's default; Jedis has none).
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ Mono.class, ReactiveRedisConnectionFactory.class })
+	@ConditionalOnBean(ReactiveRedisConnectionFactory.class)
+	static class NonBlockingConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(AsyncDelayedQueue.class)
+		AsyncDelayedQueue asyncDelayedQueue(RedisDelayedQueue queue) {
+			return queue.async();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(ReactiveDelayedQueue.class)
+		RedisReactiveDelayedQueue reactiveDelayedQueue(RedisDelayedQueue queue) {
+			return new RedisReactiveDelayedQueue(queue);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -6,9 +6,11 @@ import java.time.ZoneId;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.delayqueue.AsyncDelayedQueue;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.ReactiveDelayedQueue;
 import io.github.delayqueue.PayloadTooLargeException;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.annotation.DelayedListener;
@@ -26,6 +28,7 @@ import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisReactiveDelayedQueue;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.wakeup.WakeUpTimer;
 import io.github.delayqueue.support.micrometer.DelayQueueTopicMetrics;
@@ -85,6 +88,64 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(context.getBean(DelayedListenerEndpointRegistry.class).isRunning()).isTrue();
 			assertThat(context.getBean(RedisMessageStore.class).keys().prefix()).isEqualTo("dq");
 		});
+	}
+
+	@Test
+	void withReactorAndLettuceTheNonBlockingQueuesArePresentAndScheduleToTheSameStore() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(AsyncDelayedQueue.class);
+			assertThat(context).hasSingleBean(ReactiveDelayedQueue.class);
+			RedisDelayedQueue queue = context.getBean(RedisDelayedQueue.class);
+			assertThat(context.getBean(AsyncDelayedQueue.class)).isSameAs(queue.async());
+			String id = context.getBean(ReactiveDelayedQueue.class)
+				.schedule("auto-reactive", "x", java.time.Duration.ofMinutes(5))
+				.block(java.time.Duration.ofSeconds(10));
+			assertThat(queue.lookup("auto-reactive", id)).isPresent();
+			String asyncId = context.getBean(AsyncDelayedQueue.class)
+				.schedule("auto-reactive", "y", java.time.Duration.ofMinutes(5))
+				.get(10, java.util.concurrent.TimeUnit.SECONDS);
+			assertThat(queue.lookup("auto-reactive", asyncId)).isPresent();
+		});
+	}
+
+	@Test
+	void withoutReactorThereIsNoNonBlockingQueue() {
+		this.runner.withClassLoader(new FilteredClassLoader(reactor.core.publisher.Mono.class)).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(DelayedQueue.class);
+			assertThat(context).doesNotHaveBean(AsyncDelayedQueue.class);
+			assertThat(context).doesNotHaveBean(ReactiveDelayedQueue.class);
+		});
+	}
+
+	@Test
+	void withoutAReactiveConnectionFactoryThereIsNoNonBlockingQueue() {
+		this.runner.withPropertyValues("spring.data.redis.client-type=jedis").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(DelayedQueue.class);
+			assertThat(context).doesNotHaveBean(org.springframework.data.redis.connection.ReactiveRedisConnectionFactory.class);
+			assertThat(context).doesNotHaveBean(AsyncDelayedQueue.class);
+			assertThat(context).doesNotHaveBean(ReactiveDelayedQueue.class);
+		});
+	}
+
+	@Test
+	void theApplicationsOwnReactiveQueueBacksOursOff() {
+		this.runner.withUserConfiguration(OwnReactiveQueue.class).run((context) -> {
+			assertThat(context).hasSingleBean(ReactiveDelayedQueue.class);
+			assertThat(context).getBean("ownReactiveQueue").isSameAs(context.getBean(ReactiveDelayedQueue.class));
+			assertThat(context).hasSingleBean(AsyncDelayedQueue.class);
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnReactiveQueue {
+
+		@Bean
+		ReactiveDelayedQueue ownReactiveQueue(RedisDelayedQueue queue) {
+			return new RedisReactiveDelayedQueue(queue);
+		}
+
 	}
 
 	@Test

@@ -105,6 +105,12 @@ final class Comparison {
 				theirs.eightThreads(), notes(ours.eightThreads(), theirs.eightThreads()));
 		this.report.row(section, "bulk: our batched API (1000 per call, 4 threads); Redisson: offerAsync, 512 in flight",
 				"msgs/s", Better.HIGHER, ours.bulk(), theirs.bulk(), notes(ours.bulk(), theirs.bulk()));
+		this.report.row(section, "asynchronous single-message API, 1 caller thread, 8 in flight (ours: async().schedule; "
+				+ "Redisson: offerAsync)", "msgs/s", Better.HIGHER, ours.async8(), theirs.async8(),
+				notes(ours.async8(), theirs.async8()));
+		this.report.row(section, "asynchronous single-message API, 1 caller thread, 256 in flight (ours: "
+				+ "async().schedule; Redisson: offerAsync)", "msgs/s", Better.HIGHER, ours.async256(), theirs.async256(),
+				notes(ours.async256(), theirs.async256()));
 		this.report.row(section, "Redis memory per waiting message (INFO used_memory delta / n)", "bytes",
 				Better.LOWER, ours.bytesPerMessage(), theirs.bytesPerMessage(), null);
 		costRows(section, "schedule", "single-message API, 1 thread", ours.oneThreadCost(),
@@ -112,6 +118,10 @@ final class Comparison {
 		costRows(section, "schedule", "single-message API, 8 threads", ours.eightThreadsCost(),
 				theirs.eightThreadsCost());
 		costRows(section, "schedule", "bulk", ours.bulkCost(), theirs.bulkCost());
+		costRows(section, "schedule", "asynchronous, 1 caller thread, 8 in flight", ours.async8Cost(),
+				theirs.async8Cost());
+		costRows(section, "schedule", "asynchronous, 1 caller thread, 256 in flight", ours.async256Cost(),
+				theirs.async256Cost());
 		this.report.detail("schedule", bySystem(ours, theirs));
 	}
 

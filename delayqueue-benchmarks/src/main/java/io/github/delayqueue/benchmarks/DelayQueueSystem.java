@@ -8,7 +8,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.delayqueue.AsyncDelayedQueue;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerOptions;
@@ -109,6 +112,28 @@ final class DelayQueueSystem implements QueueUnderTest {
 			catch (ExecutionException ex) {
 				throw new IllegalStateException("A batch failed", ex.getCause());
 			}
+		}
+	}
+
+	@Override
+	public void scheduleAsync(List<Message> messages, int inFlight) {
+		AsyncDelayedQueue async = this.queue.async();
+		Semaphore window = new Semaphore(inFlight);
+		AtomicReference<Throwable> failure = new AtomicReference<>();
+		for (Message message : messages) {
+			window.acquireUninterruptibly();
+			long delay = Math.max(0, message.dueAtMillis() - System.currentTimeMillis());
+			async.schedule(TOPIC, message.id(), message.payload(), Duration.ofMillis(delay))
+				.whenComplete((stored, ex) -> {
+					if (ex != null) {
+						failure.compareAndSet(null, ex);
+					}
+					window.release();
+				});
+		}
+		window.acquireUninterruptibly(inFlight);
+		if (failure.get() != null) {
+			throw new IllegalStateException("delayqueue async schedule failed", failure.get());
 		}
 	}
 

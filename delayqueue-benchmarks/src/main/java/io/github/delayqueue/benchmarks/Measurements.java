@@ -45,9 +45,14 @@ record Measurements(String system, List<String> notes, @Nullable ScheduleFigures
 	 * @param oneThreadCost the cost of the one-thread run
 	 * @param eightThreadsCost the cost of the eight-thread run
 	 * @param bulkCost the cost of the bulk run
+	 * @param async8 messages per second, asynchronous single-message API, one caller thread, 8 in flight
+	 * @param async256 the same with 256 in flight
+	 * @param async8Cost the cost of the 8-in-flight run
+	 * @param async256Cost the cost of the 256-in-flight run
 	 */
 	record ScheduleFigures(double oneThread, double eightThreads, double bulk, double bytesPerMessage,
-			Costs.Cost oneThreadCost, Costs.Cost eightThreadsCost, Costs.Cost bulkCost) {
+			Costs.Cost oneThreadCost, Costs.Cost eightThreadsCost, Costs.Cost bulkCost, double async8,
+			double async256, Costs.Cost async8Cost, Costs.Cost async256Cost) {
 	}
 
 	/**

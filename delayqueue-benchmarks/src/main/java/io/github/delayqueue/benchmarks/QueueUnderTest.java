@@ -30,6 +30,15 @@ interface QueueUnderTest extends AutoCloseable {
 	void scheduleMany(List<Message> messages);
 
 	/**
+	 * Schedules messages one call each through the implementation's asynchronous single-message API (ours:
+	 * {@code DelayedQueue.async().schedule}; Redisson: {@code offerAsync}), from the calling thread alone, with at
+	 * most {@code inFlight} calls not yet completed, and returns when all are stored.
+	 * @param messages the messages, each due at its {@link Message#dueAtMillis()}
+	 * @param inFlight the most calls in flight at once
+	 */
+	void scheduleAsync(List<Message> messages, int inFlight);
+
+	/**
 	 * Whether {@link #scheduleMany(List)} is a batched API of the implementation (rather than pipelined single
 	 * calls).
 	 * @return {@code true} for a batched API

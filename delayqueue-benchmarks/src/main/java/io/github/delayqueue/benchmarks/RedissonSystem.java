@@ -83,6 +83,26 @@ final class RedissonSystem implements QueueUnderTest {
 	}
 
 	@Override
+	public void scheduleAsync(List<Message> messages, int inFlight) {
+		Semaphore window = new Semaphore(inFlight);
+		AtomicReference<Throwable> failure = new AtomicReference<>();
+		for (Message message : messages) {
+			window.acquireUninterruptibly();
+			long delay = Math.max(0, message.dueAtMillis() - System.currentTimeMillis());
+			this.delayed.offerAsync(message.payload(), delay, TimeUnit.MILLISECONDS).whenComplete((ok, ex) -> {
+				if (ex != null) {
+					failure.compareAndSet(null, ex);
+				}
+				window.release();
+			});
+		}
+		window.acquireUninterruptibly(inFlight);
+		if (failure.get() != null) {
+			throw new IllegalStateException("Redisson offerAsync failed", failure.get());
+		}
+	}
+
+	@Override
 	public boolean hasBatchedApi() {
 		return false;
 	}

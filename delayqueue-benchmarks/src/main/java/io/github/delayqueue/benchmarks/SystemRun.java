@@ -128,7 +128,7 @@ final class SystemRun {
 	}
 
 	/**
-	 * Runs the hot paths untimed first (single and bulk schedules and a drain, each the size of the measured one),
+	 * Runs the hot paths untimed first (single, asynchronous and bulk schedules and a drain, each the size of the measured one),
 	 * so that nothing is measured while its code is still being compiled by the JIT (the compiler's threads count in
 	 * the process's CPU); meanwhile learns which commands the system's clients send ({@link Costs#learn}). Smaller
 	 * warm-ups were not enough: after a drain of 10,000 the first measured drain cost twice the client CPU per message
@@ -143,6 +143,7 @@ final class SystemRun {
 			this.costs.learn(this.system, () -> {
 				this.workloads.scheduleSingly(queue, n, 8, "warm-a-");
 				queue.scheduleMany(Workloads.farFuture("warm-b-", 0, n));
+				queue.scheduleAsync(Workloads.farFuture("warm-d-", 0, n), 256);
 				this.admin.flush();
 				int drained = this.settings.drainCount();
 				this.workloads.drain(queue, drained, false, () -> 0, Workloads.drainLead(drained));
@@ -184,14 +185,26 @@ final class SystemRun {
 					return n / Workloads.seconds(start);
 				};
 			});
+			Pass async8 = measured(n, (prefix) -> asyncPass(queue, Workloads.farFuture(prefix + "d-", 0, n), 8));
+			Pass async256 = measured(n, (prefix) -> asyncPass(queue, Workloads.farFuture(prefix + "e-", 0, n), 256));
 			ScheduleFigures figures = new ScheduleFigures(oneThread.rate(), eightThreads.rate(), bulk.rate(),
-					oneThread.bytesPerMessage(), oneThread.cost(), eightThreads.cost(), bulk.cost());
+					oneThread.bytesPerMessage(), oneThread.cost(), eightThreads.cost(), bulk.cost(), async8.rate(),
+					async256.rate(), async8.cost(), async256.cost());
 			Benchmarks.log(this.system + ": " + figures);
 			return figures;
 		}
 		finally {
 			this.admin.flush();
 		}
+	}
+
+	/** A pass of asynchronous single-message schedules from this thread alone, {@code inFlight} at most at once. */
+	private static DoubleSupplier asyncPass(QueueUnderTest queue, List<Message> messages, int inFlight) {
+		return () -> {
+			long start = System.nanoTime();
+			queue.scheduleAsync(messages, inFlight);
+			return messages.size() / Workloads.seconds(start);
+		};
 	}
 
 	/**

@@ -63,7 +63,9 @@ class BenchmarksSmokeTests {
 			.allSatisfy((row) -> assertThat(row.ours()).as(row.figure()).isPositive());
 		assertThat(report.rows()).filteredOn((row) -> row.section().endsWith("cost per message"))
 			.extracting((row) -> row.section().substring(0, row.section().indexOf(' ')) + " " + row.figure())
-			.contains("1. bulk: client CPU", "3. drain: client calls (commands sent by clients)",
+			.contains("1. bulk: client CPU", "1. asynchronous, 1 caller thread, 8 in flight: client CPU",
+					"1. asynchronous, 1 caller thread, 256 in flight: Redis CPU",
+					"3. drain: client calls (commands sent by clients)",
 					"3b. drain: Redis CPU", "3c. drain: Redis commands, those run inside scripts included");
 		assertThat(report.rows()).filteredOn((row) -> row.figure().endsWith("client calls (commands sent by clients)"))
 			.allSatisfy((row) -> assertThat(row.ours()).as(row.section() + ": " + row.figure()).isPositive());

@@ -1,6 +1,7 @@
 package io.github.delayqueue.core;
 
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.MessageInfo;
@@ -37,6 +38,15 @@ final class MessageInfos {
 		MessageIds.validate(id);
 		StoredEntry entry = this.store.messages().lookup(this.router.partitionOf(topic, id), id);
 		return Optional.ofNullable(entry).map((found) -> toInfo(topic, found));
+	}
+
+	/** {@link #lookup(String, String)} without blocking; the arguments are checked before anything is sent. */
+	CompletableFuture<Optional<MessageInfo>> lookupAsync(String topic, String id) {
+		Topics.validate(topic);
+		MessageIds.validate(id);
+		return this.router.checkAsync(topic)
+			.thenCompose((checked) -> this.store.messages().lookupAsync(this.router.partitionOfChecked(topic, id), id))
+			.thenApply((entry) -> Optional.ofNullable(entry).map((found) -> toInfo(topic, found)));
 	}
 
 	MessageInfo toInfo(String topic, StoredEntry entry) {

@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.delayqueue.ExpiryAction;
@@ -25,6 +27,7 @@ import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.Replacement;
 import io.github.delayqueue.redis.TopicKeys;
+import io.github.delayqueue.support.AsyncGroupCommit;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import io.github.delayqueue.support.GroupCommit;
 import io.github.delayqueue.support.micrometer.DefaultDelayQueueScheduleObservationConvention;
@@ -40,7 +43,8 @@ import org.springframework.util.Assert;
 /**
  * The producer's side of the queue: prepares messages (payload written and bounded, id, headers with the trace
  * context, due time, expiry) and writes them, and cancels, moves and replaces them, each in its partition, at once.
- * Small calls that threads make at the same time share one script call per partition.
+ * Small calls that threads make at the same time share one script call per partition; so do small asynchronous calls
+ * made while others are in flight (from one thread or many), which never block a thread.
  */
 final class MessageWriter implements TransactionalWrites.Target {
 
@@ -64,6 +68,9 @@ final class MessageWriter implements TransactionalWrites.Target {
 
 	/** Per partition: small schedule calls made at the same time go to Redis together, as one script call. */
 	private final Map<String, GroupCommit<NewMessage, Boolean>> sharedCalls = new ConcurrentHashMap<>();
+
+	/** Per partition: small asynchronous schedule calls made while others are in flight go to Redis together. */
+	private final Map<String, AsyncGroupCommit<NewMessage, Boolean>> asyncSharedCalls = new ConcurrentHashMap<>();
 
 	private volatile DelayQueueMonitor monitor = DelayQueueMonitor.NONE;
 
@@ -125,6 +132,58 @@ final class MessageWriter implements TransactionalWrites.Target {
 		}
 		return new NewMessage(id, dueTime(request.delay(), request.dueAt(), sinceNanos), now, headers, payload, expiry,
 				request.group());
+	}
+
+	/**
+	 * Validates and prepares requests, every one before anything is written (a delay counts from here: the time the
+	 * call takes before its script runs is not added to it); their schedule observations have started, and end with
+	 * {@link Prepared#end}. A bad request throws, and ends the observations started so far.
+	 */
+	Prepared prepareAll(List<ScheduleRequest> requests) {
+		long sinceNanos = System.nanoTime();
+		Instant now = now();
+		List<Observation> observations = isObserved() ? new ArrayList<>(requests.size()) : List.of();
+		List<NewMessage> messages = new ArrayList<>(requests.size());
+		try {
+			for (ScheduleRequest request : requests) {
+				Assert.notNull(request, "Request must not be null");
+				messages.add(prepare(request, now, sinceNanos, observations));
+			}
+		}
+		catch (RuntimeException ex) {
+			new Prepared(requests, messages, observations).end(ex);
+			throw ex;
+		}
+		return new Prepared(requests, messages, observations);
+	}
+
+	/**
+	 * Validated requests, their prepared messages, and the schedule observations that end with their write.
+	 *
+	 * @param requests the requests
+	 * @param messages their messages, in order
+	 * @param observations the observations started (none if not observed)
+	 */
+	record Prepared(List<ScheduleRequest> requests, List<NewMessage> messages, List<Observation> observations) {
+
+		/** Ends the observations: with the write's failure, if it failed. */
+		void end(@Nullable Throwable failure) {
+			if (failure != null) {
+				Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+						? failure.getCause() : failure;
+				this.observations.forEach((observation) -> observation.error(cause));
+			}
+			this.observations.forEach(Observation::stop);
+		}
+
+		/** Ends the observations when an asynchronous write completes. */
+		<T> CompletableFuture<T> endWith(CompletableFuture<T> write) {
+			if (this.observations.isEmpty()) {
+				return write;
+			}
+			return write.whenComplete((result, failure) -> end(failure));
+		}
+
 	}
 
 	/**
@@ -254,6 +313,105 @@ final class MessageWriter implements TransactionalWrites.Target {
 		return results;
 	}
 
+	/**
+	 * {@link #store(List, List)} without blocking: each partition's chunks are sent at once (small ones share script
+	 * calls with others in flight), and the future completes when all have replied. If a call of several chunks
+	 * fails in some, it fails with a {@link PartialScheduleException} saying request by request what was stored; a
+	 * call of one chunk fails with Redis's exception. The topics' partition counts must have been checked.
+	 */
+	CompletableFuture<List<ScheduleResult>> storeAsync(List<ScheduleRequest> requests, List<NewMessage> messages) {
+		if (messages.size() == 1) {
+			// one message (the usual call): no bookkeeping of chunks
+			String topic = requests.get(0).topic();
+			NewMessage message = messages.get(0);
+			registerTopicAsync(topic);
+			return asyncSharedCall(this.router.partitionOfChecked(topic, message.id())).submit(List.of(message))
+				.thenApply((stored) -> {
+					boolean added = stored.get(0);
+					if (added) {
+						this.monitor.scheduled(topic, 1);
+					}
+					return List.of(new ScheduleResult(message.id(), added));
+				});
+		}
+		Map<String, List<Integer>> positionsByPartition = new LinkedHashMap<>();
+		for (int i = 0; i < requests.size(); i++) {
+			positionsByPartition.computeIfAbsent(
+					this.router.partitionOfChecked(requests.get(i).topic(), messages.get(i).id()),
+					(partition) -> new ArrayList<>())
+				.add(i);
+		}
+		PartialScheduleException.Outcome[] outcomes = new PartialScheduleException.Outcome[requests.size()];
+		Arrays.fill(outcomes, PartialScheduleException.Outcome.NOT_SENT);
+		List<CompletableFuture<?>> chunks = new ArrayList<>();
+		for (Map.Entry<String, List<Integer>> entry : positionsByPartition.entrySet()) {
+			String partition = entry.getKey();
+			List<Integer> positions = entry.getValue();
+			String topic = requests.get(positions.get(0)).topic();
+			registerTopicAsync(topic);
+			for (int from = 0; from < positions.size(); from += RedisMessageStore.CHUNK_SIZE) {
+				List<Integer> chunk = positions.subList(from,
+						Math.min(positions.size(), from + RedisMessageStore.CHUNK_SIZE));
+				List<NewMessage> batch = new ArrayList<>(chunk.size());
+				chunk.forEach((position) -> batch.add(messages.get(position)));
+				CompletableFuture<List<Boolean>> sent = (batch.size() < SHARED_CALL_LIMIT)
+						? asyncSharedCall(partition).submit(batch) : this.store.messages().scheduleAsync(partition, batch);
+				chunks.add(sent.whenComplete((stored, failure) -> {
+					synchronized (outcomes) {
+						if (failure != null) {
+							chunk.forEach((position) -> outcomes[position] = PartialScheduleException.Outcome.UNKNOWN);
+							return;
+						}
+						int count = 0;
+						for (int j = 0; j < chunk.size(); j++) {
+							boolean added = stored.get(j);
+							outcomes[chunk.get(j)] = added ? PartialScheduleException.Outcome.STORED
+									: PartialScheduleException.Outcome.EXISTED;
+							count += added ? 1 : 0;
+						}
+						this.monitor.scheduled(topic, count);
+					}
+				}));
+			}
+		}
+		CompletableFuture<?> all = (chunks.size() == 1) ? chunks.get(0)
+				: CompletableFuture.allOf(chunks.toArray(CompletableFuture[]::new));
+		return all.handle((ignored, failure) -> {
+			if (failure != null) {
+				Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+						? failure.getCause() : failure;
+				if (chunks.size() == 1) {
+					// the whole call was one atomic chunk: nothing to tell apart
+					throw (cause instanceof RuntimeException runtime) ? runtime : new CompletionException(cause);
+				}
+				synchronized (outcomes) {
+					throw new PartialScheduleException(requests, messages.stream().map(NewMessage::id).toList(),
+							List.of(outcomes), cause);
+				}
+			}
+			List<ScheduleResult> results = new ArrayList<>(requests.size());
+			for (int i = 0; i < requests.size(); i++) {
+				results.add(new ScheduleResult(messages.get(i).id(),
+						outcomes[i] == PartialScheduleException.Outcome.STORED));
+			}
+			return results;
+		});
+	}
+
+	/** The asynchronous shared calls of one partition. */
+	private AsyncGroupCommit<NewMessage, Boolean> asyncSharedCall(String partition) {
+		AsyncGroupCommit<NewMessage, Boolean> call = this.asyncSharedCalls.get(partition);
+		if (call == null) {
+			if (this.asyncSharedCalls.size() >= MAX_SHARED_CALL_TOPICS) {
+				// as for the blocking calls: starting afresh only costs sharing
+				this.asyncSharedCalls.clear();
+			}
+			call = this.asyncSharedCalls.computeIfAbsent(partition, (key) -> new AsyncGroupCommit<>(
+					(batch) -> this.store.messages().scheduleAsync(key, batch), RedisMessageStore.CHUNK_SIZE / 4, 2));
+		}
+		return call;
+	}
+
 	/** The shared calls of one partition. */
 	private GroupCommit<NewMessage, Boolean> sharedCall(String partition) {
 		GroupCommit<NewMessage, Boolean> call = this.sharedCalls.get(partition);
@@ -283,6 +441,45 @@ final class MessageWriter implements TransactionalWrites.Target {
 				this.registeredTopics.remove(topic);
 			}
 		}
+	}
+
+	private void registerTopicAsync(String topic) {
+		if (this.registeredTopics.add(topic)) {
+			this.store.topics().registerAsync(topic).whenComplete((done, failure) -> {
+				if (failure != null) {
+					this.registeredTopics.remove(topic);
+				}
+			});
+		}
+	}
+
+	/** {@link #cancel(String, String)} without blocking; the topic's partition count must have been checked. */
+	CompletableFuture<Boolean> cancelAsync(String topic, String id) {
+		return this.store.messages().cancelAsync(this.router.partitionOfChecked(topic, id), id)
+			.thenApply((cancelled) -> {
+				if (cancelled) {
+					this.monitor.cancelled(topic);
+				}
+				return cancelled;
+			});
+	}
+
+	/** {@link #reschedule(String, String, Duration)} without blocking; the partition count must have been checked. */
+	CompletableFuture<Boolean> rescheduleAsync(String topic, String id, Duration delay) {
+		return this.store.messages().rescheduleAsync(this.router.partitionOfChecked(topic, id), id,
+				DueTime.in(toMicrosRoundedUp(delay)));
+	}
+
+	/** {@link #replace(String, NewMessage)} without blocking; the partition count must have been checked. */
+	CompletableFuture<ReplaceResult> replaceAsync(String topic, NewMessage message) {
+		registerTopicAsync(topic);
+		return this.store.messages().replaceAsync(this.router.partitionOfChecked(topic, message.id()), message)
+			.thenApply((replacement) -> {
+				if (replacement == Replacement.SCHEDULED) {
+					this.monitor.scheduled(topic, 1);
+				}
+				return ReplaceResult.valueOf(replacement.name());
+			});
 	}
 
 	@Override

@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.delayqueue.TopicPartitioning;
@@ -17,6 +18,9 @@ import org.springframework.util.Assert;
  * which follow Redis whatever this application uses).
  */
 final class PartitionRouter {
+
+	/** What {@link #checkAsync} returns for a topic checked already (completed; never completed again). */
+	private static final CompletableFuture<Void> CHECKED = CompletableFuture.completedFuture(null);
 
 	private final PartitionRegistry registry;
 
@@ -62,6 +66,23 @@ final class PartitionRouter {
 			this.registry.check(topic, this.partitioning.partitions(topic));
 			this.checkedTopics.add(topic);
 		}
+	}
+
+	/** {@link #check(String)} without blocking: completed at once for a topic checked already. */
+	CompletableFuture<Void> checkAsync(String topic) {
+		if (this.checkedTopics.contains(topic)) {
+			return CHECKED;
+		}
+		return this.registry.checkAsync(topic, this.partitioning.partitions(topic))
+			.thenRun(() -> this.checkedTopics.add(topic));
+	}
+
+	/** {@link #check(String)} of several topics without blocking. */
+	CompletableFuture<Void> checkAsync(List<String> topics) {
+		if (topics.size() == 1) {
+			return checkAsync(topics.get(0));
+		}
+		return CompletableFuture.allOf(topics.stream().map(this::checkAsync).toArray(CompletableFuture[]::new));
 	}
 
 	/** Changes a topic's count in Redis, and checks it again next time. */

@@ -2,13 +2,13 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
+import io.github.delayqueue.AsyncDelayedQueue;
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.MessageIds;
@@ -26,7 +26,6 @@ import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import io.github.delayqueue.support.micrometer.DelayQueueScheduleObservationConvention;
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
@@ -65,7 +64,7 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 	 */
 	private volatile @Nullable RedisDelayedQueueAdmin bridgeAdmin;
 
-	private boolean transactionAware = true;
+	private volatile @Nullable RedisAsyncDelayedQueue async;
 
 	private @Nullable ApplicationEventPublisher eventPublisher;
 
@@ -171,7 +170,7 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 	 * @param transactionAware whether changes follow the transaction
 	 */
 	public void setTransactionAware(boolean transactionAware) {
-		this.transactionAware = transactionAware;
+		this.transactionalWrites.setEnabled(transactionAware);
 	}
 
 	/**
@@ -179,7 +178,7 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 	 * @return whether changes follow the transaction
 	 */
 	public boolean isTransactionAware() {
-		return this.transactionAware;
+		return this.transactionalWrites.isEnabled();
 	}
 
 	/**
@@ -214,8 +213,52 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 		return this.writer.storeTick(topic, schedule, tick, definitionDigest);
 	}
 
-	private boolean followsTransaction() {
-		return this.transactionAware && TransactionalWrites.isTransactionActive();
+	/** Whether writes made now on the calling thread follow its transaction. */
+	boolean followsTransaction() {
+		return this.transactionalWrites.follows();
+	}
+
+	/**
+	 * The same queue for callers that must not wait: every producer operation returns a {@code CompletableFuture} at
+	 * once, and no thread waits for Redis (see {@link AsyncDelayedQueue}). It shares this queue's settings (payload
+	 * limit, partitioning, transactions, metrics and observation).
+	 * @return the asynchronous view of this queue
+	 * @throws IllegalStateException if the store has no non-blocking connection (its connection factory is not a
+	 * {@code ReactiveRedisConnectionFactory}: Jedis)
+	 * @since 0.3.0
+	 */
+	@Override
+	public AsyncDelayedQueue async() {
+		RedisAsyncDelayedQueue async = this.async;
+		if (async == null) {
+			Assert.state(this.store.isNonBlocking(), "The asynchronous API needs a non-blocking Redis connection: "
+					+ "the store's connection factory must be a ReactiveRedisConnectionFactory (Lettuce's is; Jedis has "
+					+ "none), with Reactor on the class path");
+			synchronized (this) {
+				async = this.async;
+				if (async == null) {
+					async = new RedisAsyncDelayedQueue(this.writer, this.infos, this.router, this.transactionalWrites);
+					this.async = async;
+				}
+			}
+		}
+		return async;
+	}
+
+	/** The writer (for the reactive queue over this one). */
+	MessageWriter writer() {
+		return this.writer;
+	}
+
+	/** The partition router (for the reactive queue over this one). */
+	PartitionRouter router() {
+		return this.router;
+	}
+
+	/** The holder of this queue's writes in reactive transactions (for the reactive queue over this one). */
+	ReactiveTransactionalWrites reactiveTransactionalWrites() {
+		return new ReactiveTransactionalWrites(this.writer, this.router, this.transactionalWrites,
+				this::afterCommitFailed);
 	}
 
 	private void refuseInTransaction(String method, String instead) {
@@ -290,25 +333,18 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 	 * then writes them; each message's schedule observation ends with the write (or its failure).
 	 */
 	private <T> T prepared(List<ScheduleRequest> requests, Function<List<NewMessage>, T> write) {
-		// a delay counts from here: the time the call takes before its script runs is not added to it
-		long sinceNanos = System.nanoTime();
-		Instant now = this.writer.now();
-		List<Observation> observations = this.writer.isObserved() ? new ArrayList<>(requests.size()) : List.of();
-		List<NewMessage> messages = new ArrayList<>(requests.size());
+		MessageWriter.Prepared prepared = this.writer.prepareAll(requests);
+		RuntimeException failure = null;
 		try {
-			for (ScheduleRequest request : requests) {
-				Assert.notNull(request, "Request must not be null");
-				messages.add(this.writer.prepare(request, now, sinceNanos, observations));
-			}
 			requests.stream().map(ScheduleRequest::topic).distinct().forEach(this.router::check);
-			return write.apply(messages);
+			return write.apply(prepared.messages());
 		}
 		catch (RuntimeException ex) {
-			observations.forEach((observation) -> observation.error(ex));
+			failure = ex;
 			throw ex;
 		}
 		finally {
-			observations.forEach(Observation::stop);
+			prepared.end(failure);
 		}
 	}
 

@@ -46,6 +46,8 @@ final class TransactionalWrites {
 	/** This queue's key among the transaction's resources. */
 	private final Object key = new Object();
 
+	private volatile boolean enabled = true;
+
 	/**
 	 * Creates the holder of one queue's transactional writes.
 	 * @param target runs the writes after the commit
@@ -54,6 +56,20 @@ final class TransactionalWrites {
 	TransactionalWrites(Target target, Consumer<AfterCommitFailedEvent> failures) {
 		this.target = target;
 		this.failures = failures;
+	}
+
+	/** Sets whether writes follow transactions (the queue's {@code transactionAware}). */
+	void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	boolean isEnabled() {
+		return this.enabled;
+	}
+
+	/** Whether writes made now on the calling thread follow its transaction. */
+	boolean follows() {
+		return this.enabled && isTransactionActive();
 	}
 
 	/**

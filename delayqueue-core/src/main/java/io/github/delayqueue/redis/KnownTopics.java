@@ -3,6 +3,11 @@ package io.github.delayqueue.redis;
 import java.util.Collection;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
 
 import static io.github.delayqueue.redis.Replies.text;
 
@@ -19,9 +24,25 @@ public final class KnownTopics {
 
 	private final ScriptExecutor scripts;
 
-	KnownTopics(TopicKeys keys, ScriptExecutor scripts) {
+	private final @Nullable ReactiveScriptExecutor reactiveScripts;
+
+	KnownTopics(TopicKeys keys, ScriptExecutor scripts, @Nullable ReactiveScriptExecutor reactiveScripts) {
 		this.key = keys.topics();
 		this.scripts = scripts;
+		this.reactiveScripts = reactiveScripts;
+	}
+
+	/**
+	 * Adds a topic to the set without blocking.
+	 * @param topic the topic
+	 * @return completes once Redis replied
+	 * @throws IllegalStateException if the store has no non-blocking connection
+	 * @since 0.3.0
+	 */
+	public CompletableFuture<Void> registerAsync(String topic) {
+		ReactiveScriptExecutor reactive = this.reactiveScripts;
+		Assert.state(reactive != null, RedisMessageStore.NOT_NON_BLOCKING);
+		return reactive.sAdd(this.key, Replies.bytes(topic)).thenApply((added) -> null);
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.delayqueue.redis;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
@@ -47,9 +48,23 @@ public final class MessageOperations {
 
 	private final ScriptExecutor scripts;
 
-	MessageOperations(TopicKeys keys, ScriptExecutor scripts) {
+	private final @Nullable ReactiveScriptExecutor reactiveScripts;
+
+	MessageOperations(TopicKeys keys, ScriptExecutor scripts, @Nullable ReactiveScriptExecutor reactiveScripts) {
 		this.keys = keys;
 		this.scripts = scripts;
+		this.reactiveScripts = reactiveScripts;
+	}
+
+	/** The non-blocking script runner, for the partition registry beside these operations. */
+	ReactiveScriptExecutor reactiveScriptsForRegistry() {
+		return reactiveScripts();
+	}
+
+	private ReactiveScriptExecutor reactiveScripts() {
+		ReactiveScriptExecutor reactive = this.reactiveScripts;
+		Assert.state(reactive != null, RedisMessageStore.NOT_NON_BLOCKING);
+		return reactive;
 	}
 
 	/**
@@ -88,6 +103,26 @@ public final class MessageOperations {
 	 * @return per message, whether it was stored ({@code false}: its id existed, nothing changed)
 	 */
 	public List<Boolean> schedule(String topic, List<NewMessage> messages) {
+		return storedFlags(this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages)));
+	}
+
+	/**
+	 * {@link #schedule(String, List)} without blocking: the script call is sent at once, and the future completes
+	 * on the client's I/O thread once Redis replied.
+	 * @param topic the topic
+	 * @param messages at most {@value RedisMessageStore#CHUNK_SIZE} messages
+	 * @return per message, whether it was stored ({@code false}: its id existed, nothing changed)
+	 * @throws IllegalStateException if the store has no non-blocking connection (see
+	 * {@link RedisMessageStore#isNonBlocking()})
+	 * @since 0.3.0
+	 */
+	public CompletableFuture<List<Boolean>> scheduleAsync(String topic, List<NewMessage> messages) {
+		ReactiveScriptExecutor reactive = reactiveScripts();
+		return reactive.<List<?>>runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages))
+			.thenApply(MessageOperations::storedFlags);
+	}
+
+	private byte[][] scheduleArguments(String topic, List<NewMessage> messages) {
 		Assert.isTrue(messages.size() <= RedisMessageStore.CHUNK_SIZE,
 				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " messages per call, but got " + messages.size());
 		byte[][] args = new byte[1 + messages.size() * 5][];
@@ -101,7 +136,10 @@ public final class MessageOperations {
 			args[i++] = message.envelope().encode();
 			args[i++] = expiryOf(message);
 		}
-		List<?> reply = this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, args);
+		return args;
+	}
+
+	private static List<Boolean> storedFlags(List<?> reply) {
 		List<Boolean> stored = new ArrayList<>(reply.size());
 		for (Object flag : reply) {
 			stored.add(number(flag) == 1L);
@@ -123,10 +161,30 @@ public final class MessageOperations {
 	 * @return what happened
 	 */
 	public Replacement replace(String topic, NewMessage message) {
-		long reply = number(this.scripts.runReplicated(REPLACE, ReturnType.INTEGER, this.keys.pending(topic),
-				bytes(message.id()), bytes(message.due().kind()), bytes(message.due().argument(System.nanoTime())),
-				message.envelope().encode(), expiryOf(message)));
-		return Replacement.values()[(int) reply];
+		return replacementOf(this.scripts.runReplicated(REPLACE, ReturnType.INTEGER, replaceArguments(topic, message)));
+	}
+
+	/**
+	 * {@link #replace(String, NewMessage)} without blocking.
+	 * @param topic the topic
+	 * @param message the message
+	 * @return what happened, once Redis replied
+	 * @since 0.3.0
+	 */
+	public CompletableFuture<Replacement> replaceAsync(String topic, NewMessage message) {
+		ReactiveScriptExecutor reactive = reactiveScripts();
+		return reactive.runReplicated(REPLACE, ReturnType.INTEGER, replaceArguments(topic, message))
+			.thenApply(MessageOperations::replacementOf);
+	}
+
+	private byte[][] replaceArguments(String topic, NewMessage message) {
+		return new byte[][] { this.keys.pending(topic), bytes(message.id()), bytes(message.due().kind()),
+				bytes(message.due().argument(System.nanoTime())),
+				message.envelope().encode(), expiryOf(message) };
+	}
+
+	private static Replacement replacementOf(Object reply) {
+		return Replacement.values()[(int) number(reply)];
 	}
 
 	/**
@@ -136,7 +194,23 @@ public final class MessageOperations {
 	 * @return what is stored for it, or {@code null} if no message has the id
 	 */
 	public @Nullable StoredEntry lookup(String topic, String id) {
-		List<?> reply = this.scripts.run(LOOKUP, ReturnType.MULTI, this.keys.pending(topic), bytes(id));
+		return entryOf(id, this.scripts.run(LOOKUP, ReturnType.MULTI, this.keys.pending(topic), bytes(id)));
+	}
+
+	/**
+	 * {@link #lookup(String, String)} without blocking.
+	 * @param topic the topic
+	 * @param id the id
+	 * @return what is stored for it, or {@code null} if no message has the id, once Redis replied
+	 * @since 0.3.0
+	 */
+	public CompletableFuture<@Nullable StoredEntry> lookupAsync(String topic, String id) {
+		ReactiveScriptExecutor reactive = reactiveScripts();
+		return reactive.<List<?>>run(LOOKUP, ReturnType.MULTI, this.keys.pending(topic), bytes(id))
+			.thenApply((reply) -> entryOf(id, reply));
+	}
+
+	private static @Nullable StoredEntry entryOf(String id, List<?> reply) {
 		String state = text(reply.get(0));
 		if (state.isEmpty()) {
 			return null;
@@ -194,6 +268,19 @@ public final class MessageOperations {
 	}
 
 	/**
+	 * {@link #cancel(String, String)} without blocking.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @return {@code true} if it was waiting and is gone, once Redis replied
+	 * @since 0.3.0
+	 */
+	public CompletableFuture<Boolean> cancelAsync(String topic, String id) {
+		ReactiveScriptExecutor reactive = reactiveScripts();
+		return reactive.runReplicated(CANCEL, ReturnType.INTEGER, this.keys.pending(topic), bytes(id))
+			.thenApply((reply) -> number(reply) == 1L);
+	}
+
+	/**
 	 * Moves the due time of a waiting message.
 	 * @param topic the topic
 	 * @param id the message id
@@ -206,12 +293,36 @@ public final class MessageOperations {
 	}
 
 	/**
+	 * {@link #reschedule(String, String, DueTime)} without blocking.
+	 * @param topic the topic
+	 * @param id the message id
+	 * @param due the new due time
+	 * @return {@code true} if it was waiting and has moved, once Redis replied
+	 * @since 0.3.0
+	 */
+	public CompletableFuture<Boolean> rescheduleAsync(String topic, String id, DueTime due) {
+		ReactiveScriptExecutor reactive = reactiveScripts();
+		return reactive.runReplicated(RESCHEDULE, ReturnType.INTEGER, this.keys.pending(topic), bytes(id),
+				bytes(due.kind()), bytes(due.argument(System.nanoTime())))
+			.thenApply((reply) -> number(reply) == 1L);
+	}
+
+	/**
 	 * Counts a topic's messages by state, and finds the next due time, at one instant.
 	 * @param topic the topic
 	 * @return the counts
 	 */
 	public TopicCounts stats(String topic) {
-		List<?> reply = this.scripts.run(STATS, ReturnType.MULTI, this.keys.pending(topic));
+		return countsOf(this.scripts.run(STATS, ReturnType.MULTI, this.keys.pending(topic)));
+	}
+
+	/** {@link #stats(String)} without blocking (the partition check of a producer that does not block). */
+	CompletableFuture<TopicCounts> statsAsync(String topic) {
+		return reactiveScripts().<List<?>>run(STATS, ReturnType.MULTI, this.keys.pending(topic))
+			.thenApply(MessageOperations::countsOf);
+	}
+
+	private static TopicCounts countsOf(List<?> reply) {
 		byte[] next = nullableBytes(reply.get(4));
 		Instant nextDueAt = (next != null) ? instantOf(next) : null;
 		return new TopicCounts(number(reply.get(1)), number(reply.get(0)), number(reply.get(2)), number(reply.get(3)),

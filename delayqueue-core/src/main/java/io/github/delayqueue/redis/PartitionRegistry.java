@@ -1,5 +1,7 @@
 package io.github.delayqueue.redis;
 
+import java.util.concurrent.CompletableFuture;
+
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.util.Assert;
 
@@ -76,6 +78,52 @@ public final class PartitionRegistry {
 					+ "application uses " + partitions + "; every producer and consumer of a topic must use the count "
 					+ "Redis keeps. " + howToChange(topic));
 		}
+	}
+
+	/**
+	 * {@link #check(String, int)} without blocking a thread.
+	 * @param topic the topic
+	 * @param partitions the count this application uses
+	 * @return completes once checked; fails with an {@link IllegalStateException} if Redis keeps another count
+	 * @throws IllegalStateException if the store has no non-blocking connection
+	 * @since 0.3.0
+	 */
+	public CompletableFuture<Void> checkAsync(String topic, int partitions) {
+		Assert.isTrue(partitions >= 1, () -> "Partitions must be at least 1, but was " + partitions);
+		return storedAsync(topic).thenCompose((stored) -> {
+			if (stored != 0) {
+				return CompletableFuture.completedFuture(stored);
+			}
+			CompletableFuture<Long> held = (partitions > 1)
+					? this.messages.statsAsync(TopicKeys.partitionName(topic, 0))
+						.thenApply((counts) -> counts.waiting() + counts.ready() + counts.leased() + counts.dead())
+					: CompletableFuture.completedFuture(0L);
+			return held.thenCompose((count) -> {
+				if (count > 0) {
+					throw new IllegalStateException("Topic '" + topic + "' holds messages of one partition, but this "
+							+ "application uses " + partitions + ". " + howToChange(topic));
+				}
+				return keepAsync(topic, partitions, 0).thenApply((before) -> (before == 0) ? partitions : before);
+			});
+		}).thenAccept((stored) -> {
+			if (stored != partitions) {
+				throw new IllegalStateException("Topic '" + topic + "' has " + stored + " partition(s) in Redis, but "
+						+ "this application uses " + partitions + "; every producer and consumer of a topic must use "
+						+ "the count Redis keeps. " + howToChange(topic));
+			}
+		});
+	}
+
+	private CompletableFuture<Integer> storedAsync(String topic) {
+		return this.messages.reactiveScriptsForRegistry()
+			.run(PARTITIONS, ReturnType.INTEGER, this.keys.pending(topic), NONE, NONE)
+			.thenApply((reply) -> (int) number(reply));
+	}
+
+	private CompletableFuture<Integer> keepAsync(String topic, int partitions, int expected) {
+		return this.messages.reactiveScriptsForRegistry()
+			.run(PARTITIONS, ReturnType.INTEGER, this.keys.pending(topic), bytes(partitions), bytes(expected))
+			.thenApply((reply) -> (int) number(reply));
 	}
 
 	/**

@@ -66,8 +66,8 @@ public class RecurringStore {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
 		this.keys = new TopicKeys(keyPrefix);
 		this.scripts = new ScriptExecutor(connectionFactory);
-		this.messages = new MessageOperations(this.keys, this.scripts);
-		this.topics = new KnownTopics(this.keys, this.scripts);
+		this.messages = new MessageOperations(this.keys, this.scripts, null);
+		this.topics = new KnownTopics(this.keys, this.scripts, null);
 	}
 
 	/**

@@ -2,8 +2,12 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
 
 /**
  * The storage layer's entry point: a topic's messages in Redis and the atomic operations on them, each one Lua script
@@ -30,6 +34,12 @@ public class RedisMessageStore {
 	/** The most messages one script call writes or deletes, so no single call blocks Redis for long. */
 	public static final int CHUNK_SIZE = 1000;
 
+	static final String NOT_NON_BLOCKING = "This store has no non-blocking connection: its connection factory is not a "
+			+ "ReactiveRedisConnectionFactory (Lettuce's is; Jedis has none), or Reactor is not on the class path";
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			RedisMessageStore.class.getClassLoader());
+
 	private final TopicKeys keys;
 
 	private final ScriptExecutor scripts;
@@ -46,6 +56,8 @@ public class RedisMessageStore {
 
 	private final ControlOperations controls;
 
+	private final boolean nonBlocking;
+
 	/**
 	 * Creates a store.
 	 * @param connectionFactory the Redis connection factory
@@ -58,12 +70,33 @@ public class RedisMessageStore {
 		Assert.notNull(deadLetterPolicy, "DeadLetterPolicy must not be null");
 		this.keys = new TopicKeys(keyPrefix);
 		this.scripts = new ScriptExecutor(connectionFactory);
-		this.messages = new MessageOperations(this.keys, this.scripts);
+		ReactiveScriptExecutor reactiveScripts = reactiveScripts(connectionFactory, this.scripts);
+		this.nonBlocking = reactiveScripts != null;
+		this.messages = new MessageOperations(this.keys, this.scripts, reactiveScripts);
 		this.leases = new LeaseOperations(this.keys, this.scripts, deadLetterPolicy, connectionFactory);
 		this.deadLetters = new DeadLetterOperations(this.keys, this.scripts, deadLetterPolicy);
 		this.partitions = new PartitionRegistry(this.keys, this.scripts, this.messages);
-		this.topics = new KnownTopics(this.keys, this.scripts);
+		this.topics = new KnownTopics(this.keys, this.scripts, reactiveScripts);
 		this.controls = new ControlOperations(this.keys, this.scripts);
+	}
+
+	private static @Nullable ReactiveScriptExecutor reactiveScripts(RedisConnectionFactory connectionFactory,
+			ScriptExecutor scripts) {
+		if (REACTOR_PRESENT && connectionFactory instanceof ReactiveRedisConnectionFactory reactive) {
+			return new ReactiveScriptExecutor(reactive, scripts);
+		}
+		return null;
+	}
+
+	/**
+	 * Whether the producers' operations can run without blocking a thread ({@code MessageOperations}'
+	 * {@code *Async} methods): the connection factory is also a {@link ReactiveRedisConnectionFactory} (Lettuce's
+	 * is; Spring Boot's default) and Reactor is on the class path.
+	 * @return whether the non-blocking operations are available
+	 * @since 0.3.0
+	 */
+	public boolean isNonBlocking() {
+		return this.nonBlocking;
 	}
 
 	/**

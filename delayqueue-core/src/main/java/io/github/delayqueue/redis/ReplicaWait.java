@@ -1,6 +1,7 @@
 package io.github.delayqueue.redis;
 
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -8,6 +9,7 @@ import java.util.concurrent.TimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
@@ -81,6 +83,33 @@ final class ReplicaWait {
 		}
 		throw new IllegalStateException("Waiting for replicas needs a Lettuce connection, but the connection is "
 				+ nativeConnection.getClass().getName());
+	}
+
+	/**
+	 * Runs a script and then WAIT on a connection shared by the application (one master: standalone or Sentinel),
+	 * without blocking: both commands go out at once, one behind the other, and the future completes when WAIT
+	 * replied. The connection must be Lettuce's shared native connection, which outlives the call.
+	 */
+	@SuppressWarnings("unchecked")
+	static <T> CompletableFuture<Replicated<T>> runAsync(Object nativeConnection, Script script, ReturnType type,
+			int replicas, long timeoutMillis, byte[]... keysAndArgs) {
+		Assert.state(nativeConnection instanceof RedisAsyncCommands<?, ?>
+				&& !(nativeConnection instanceof RedisAdvancedClusterAsyncCommands<?, ?>),
+				"Waiting for replicas without blocking needs Lettuce's shared connection to one master (standalone "
+						+ "or Sentinel); in a Redis Cluster use the blocking DelayedQueue");
+		RedisAsyncCommands<byte[], byte[]> commands = (RedisAsyncCommands<byte[], byte[]>) nativeConnection;
+		ScriptOutputType output = (type == ReturnType.MULTI) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
+		byte[][] keys = { keysAndArgs[0] };
+		byte[][] args = Arrays.copyOfRange(keysAndArgs, 1, keysAndArgs.length);
+		CompletableFuture<T> reply = commands.<T>evalsha(script.sha1Hex(), output, keys, args)
+			.toCompletableFuture()
+			.exceptionallyCompose((ex) -> Script.isNoScript(ex)
+					? commands.<T>eval(script.text(), output, keys, args).toCompletableFuture()
+					: CompletableFuture.failedFuture(ex));
+		// WAIT is sent after the script (EVAL after a NOSCRIPT reply comes later, and is waited for again)
+		return reply.thenCompose((value) -> commands.waitForReplication(replicas, timeoutMillis)
+			.toCompletableFuture()
+			.thenApply((confirmed) -> new Replicated<>(value, (confirmed != null) ? confirmed : 0L)));
 	}
 
 	/** From a {@code MOVED <slot> <host>:<port>} error, the host and port; else {@code null}. */

@@ -45,6 +45,16 @@ final class ScriptExecutor {
 		return this.replicas;
 	}
 
+	Duration replicaTimeout() {
+		return this.replicaTimeout;
+	}
+
+	/** Whether the connection factory hands every caller Lettuce's one shared native connection. */
+	boolean sharesNativeConnection() {
+		return this.template.getConnectionFactory() instanceof LettuceConnectionFactory lettuce
+				&& lettuce.getShareNativeConnection();
+	}
+
 	/**
 	 * Runs a script whose change a user relies on (a message stored, cancelled, moved, replayed or purged; a topic
 	 * paused or limited); with replica acknowledgement, returns only once the replicas confirm it.

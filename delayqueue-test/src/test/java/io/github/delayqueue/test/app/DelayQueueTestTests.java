@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import io.github.delayqueue.AsyncDelayedQueue;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageState;
+import io.github.delayqueue.ReactiveDelayedQueue;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.support.DelayQueueMonitor.Outcome;
@@ -60,6 +62,27 @@ class DelayQueueTestTests {
 
 	@Autowired
 	private TransactionTemplate transaction;
+
+	@Autowired
+	private ReactiveDelayedQueue reactiveQueue;
+
+	@Autowired
+	private AsyncDelayedQueue asyncQueue;
+
+	@Test
+	void theNonBlockingQueuesAreInTheSliceAndTimeTravelReachesWhatTheyScheduled() throws Exception {
+		this.reactiveQueue.schedule(ReminderListeners.REMINDERS, "reactive-30m", new Reminder("reactive"),
+				Duration.ofMinutes(30)).block(Duration.ofSeconds(10));
+		this.asyncQueue.schedule(ReminderListeners.REMINDERS, "async-30m", new Reminder("async"), Duration.ofMinutes(30))
+			.get(10, java.util.concurrent.TimeUnit.SECONDS);
+
+		assertThat(this.tester.advance(ReminderListeners.REMINDERS, Duration.ofMinutes(30))).isEqualTo(2);
+		this.tester.awaitIdle(ReminderListeners.REMINDERS);
+
+		assertThat(this.listeners.reminded()).contains(new Reminder("reactive"), new Reminder("async"));
+		assertThat(this.tester.received(ReminderListeners.REMINDERS)).extracting(ReceivedMessage::id)
+			.contains("reactive-30m", "async-30m");
+	}
 
 	@Test
 	void advanceDeliversWhatIsDueWithinTheDurationAndNothingLater() {

@@ -1,0 +1,124 @@
+package io.github.delayqueue.redis;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import reactor.core.publisher.Mono;
+
+import org.springframework.data.redis.connection.ReactiveRedisConnection;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.util.Assert;
+
+/**
+ * Runs the store's scripts without blocking a thread: through Spring Data Redis's reactive connection (Lettuce's
+ * shared reactive connection in a Spring Boot application), {@code EVALSHA} with a fall back to {@code EVAL}, and,
+ * for a change a user relies on with replica acknowledgement, {@code WAIT} on the same connection right after it.
+ * Replies come back as {@link ScriptExecutor}'s do (bulk strings as {@code byte[]}), so the operations read them
+ * alike. Each call completes on the client's I/O thread.
+ */
+final class ReactiveScriptExecutor {
+
+	private final ReactiveRedisConnectionFactory connectionFactory;
+
+	private final ScriptExecutor blocking;
+
+	ReactiveScriptExecutor(ReactiveRedisConnectionFactory connectionFactory, ScriptExecutor blocking) {
+		Assert.notNull(connectionFactory, "ReactiveRedisConnectionFactory must not be null");
+		this.connectionFactory = connectionFactory;
+		this.blocking = blocking;
+	}
+
+	/** Runs a script whose change a user relies on: with replica acknowledgement, completes once they confirm it. */
+	<T> CompletableFuture<T> runReplicated(Script script, ReturnType type, byte[]... keysAndArgs) {
+		int replicas = this.blocking.replicas();
+		if (replicas == 0) {
+			return run(script, type, keysAndArgs);
+		}
+		Duration timeout = this.blocking.replicaTimeout();
+		// WAIT counts the writes of the connection it is sent on: the script goes on the same one, Lettuce's shared
+		// native connection (Spring Data Redis's reactive API has no WAIT)
+		if (!this.blocking.sharesNativeConnection()) {
+			return CompletableFuture.failedFuture(new IllegalStateException("Waiting for replicas without blocking "
+					+ "needs Lettuce's shared native connection (LettuceConnectionFactory's shareNativeConnection)"));
+		}
+		Object nativeConnection = this.blocking.execute(RedisConnection::getNativeConnection);
+		Assert.state(nativeConnection != null, "No native connection to wait for replicas on");
+		return ReplicaWait.<T>runAsync(nativeConnection, script, type, replicas, timeout.toMillis(), keysAndArgs)
+			.thenApply((replicated) -> {
+				if (replicated.confirmed() < replicas) {
+					throw new NotReplicatedException(script.name(), replicas, replicated.confirmed(), timeout);
+				}
+				return plain(replicated.reply());
+			});
+	}
+
+	/** Runs a script. */
+	<T> CompletableFuture<T> run(Script script, ReturnType type, byte[]... keysAndArgs) {
+		return this.<T>withConnection((connection) -> eval(connection, script, type, keysAndArgs)).toFuture();
+	}
+
+	/** Adds members to a set. */
+	CompletableFuture<Long> sAdd(byte[] key, byte[]... members) {
+		List<ByteBuffer> values = new ArrayList<>(members.length);
+		for (byte[] member : members) {
+			values.add(ByteBuffer.wrap(member));
+		}
+		return this.<Long>withConnection((connection) -> connection.setCommands().sAdd(ByteBuffer.wrap(key), values))
+			.toFuture();
+	}
+
+	private <T> Mono<T> withConnection(java.util.function.Function<ReactiveRedisConnection, Mono<T>> action) {
+		return Mono.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection), action,
+				ReactiveRedisConnection::closeLater);
+	}
+
+	@SuppressWarnings("unchecked")
+	private <T> Mono<T> eval(ReactiveRedisConnection connection, Script script, ReturnType type,
+			byte[]... keysAndArgs) {
+		ByteBuffer[] buffers = new ByteBuffer[keysAndArgs.length];
+		for (int i = 0; i < keysAndArgs.length; i++) {
+			buffers[i] = ByteBuffer.wrap(keysAndArgs[i]);
+		}
+		Mono<Object> evalSha = connection.scriptingCommands().evalSha(script.sha1Hex(), type, 1, buffers).next();
+		return evalSha
+			.onErrorResume(Script::isNoScript,
+					(ex) -> connection.scriptingCommands()
+						.eval(ByteBuffer.wrap(script.text()), type, 1, rewound(buffers))
+						.next())
+			.switchIfEmpty(Mono.error(() -> new IllegalStateException(
+					"Redis returned no reply to the delayqueue script " + script.name())))
+			.map(ReactiveScriptExecutor::<T>plain);
+	}
+
+	private static ByteBuffer[] rewound(ByteBuffer[] buffers) {
+		ByteBuffer[] fresh = new ByteBuffer[buffers.length];
+		for (int i = 0; i < buffers.length; i++) {
+			fresh[i] = buffers[i].duplicate().rewind();
+		}
+		return fresh;
+	}
+
+	/** A reply as the blocking connection gives it: bulk strings as {@code byte[]}, lists of them. */
+	@SuppressWarnings("unchecked")
+	private static <T> T plain(Object reply) {
+		if (reply instanceof ByteBuffer buffer) {
+			byte[] bytes = new byte[buffer.remaining()];
+			buffer.duplicate().get(bytes);
+			return (T) bytes;
+		}
+		if (reply instanceof List<?> list) {
+			List<Object> converted = new ArrayList<>(list.size());
+			for (Object element : list) {
+				converted.add((element != null) ? plain(element) : null);
+			}
+			return (T) converted;
+		}
+		return (T) reply;
+	}
+
+}
