@@ -1,5 +1,6 @@
 package io.github.delayqueue;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -86,6 +87,24 @@ public interface TopicOperations {
 	 */
 	default MessagePage listWaiting(String topic, WaitingQuery query) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement listWaiting");
+	}
+
+	/**
+	 * Counts a topic's waiting messages (scheduled or waiting for a retry) exactly by when they fall due, in equal
+	 * consecutive windows from {@code from} to {@code to}, and those due before and after them: one script call per
+	 * partition, one {@code ZCOUNT} per window (O(log n) each), no message read however many wait. A message due
+	 * exactly on an edge is counted once, in the window that starts there.
+	 * @param topic the topic
+	 * @param from the start of the first window
+	 * @param to the end of the last window, after {@code from}
+	 * @param windows how many windows, 1 to {@value DueHistogram#MAX_WINDOWS}, each at least a microsecond long
+	 * @return the counts
+	 * @throws IllegalArgumentException if the topic, the times or the number of windows is invalid
+	 * @throws UnsupportedOperationException if this implementation predates it
+	 * @since 0.3.0
+	 */
+	default DueHistogram countDue(String topic, Instant from, Instant to, int windows) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement countDue");
 	}
 
 }
