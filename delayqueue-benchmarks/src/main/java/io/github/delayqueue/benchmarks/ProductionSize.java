@@ -45,6 +45,12 @@ final class ProductionSize {
 	/** The most dead letters (and due messages) the admin operations handle. */
 	private static final int MAX_ADMIN = 1_000_000;
 
+	/**
+	 * The most messages due at once Redisson drains: it delivers a few thousand a second on a busy machine, so a
+	 * million would take the run's hour alone.
+	 */
+	private static final int MAX_REDISSON_BACKLOG = 100_000;
+
 	private static final int PAGE = 100;
 
 	private static final int DEEP_PAGE = 10_000;
@@ -91,6 +97,8 @@ final class ProductionSize {
 			Figures theirs = redisson(size);
 			ours.rows(section, theirs, this.report);
 			this.report.detail("production-" + size, java.util.Map.of("delayqueue", ours, "Redisson", theirs));
+			// a long run's figures so far, in case it is cut short
+			Benchmarks.log("figures so far:\n" + this.report.markdown());
 		}
 	}
 
@@ -100,6 +108,8 @@ final class ProductionSize {
 		this.admin.flush();
 		Figures figures = new Figures();
 		int admin = Math.min(size, MAX_ADMIN);
+		figures.backlog = admin;
+		figures.size = size;
 		LettuceConnectionFactory factory = DelayQueueSystem.connectionFactory(this.host, this.port);
 		ExecutorService senders = Executors.newFixedThreadPool(4);
 		// dead letters kept up to the admin operations' size (the default keeps 10,000)
@@ -270,7 +280,9 @@ final class ProductionSize {
 	private Figures redisson(int size) {
 		this.admin.flush();
 		Figures figures = new Figures();
-		int admin = Math.min(size, MAX_ADMIN);
+		int admin = Math.min(size, MAX_REDISSON_BACKLOG);
+		figures.backlog = admin;
+		figures.size = size;
 		try (RedissonSystem system = new RedissonSystem(this.host, this.port)) {
 			List<Message> waiting = spreadOverADay(size);
 			Watch fill = watch();
@@ -492,6 +504,10 @@ final class ProductionSize {
 
 		long deepPage = -1;
 
+		int backlog;
+
+		int size;
+
 		int deepPageNumber;
 
 		public List<Operation> getOperations() {
@@ -520,7 +536,7 @@ final class ProductionSize {
 					fill.redisCpuMicrosPerMessage(), theirFill.redisCpuMicrosPerMessage(),
 					"ours scheduleAll in calls of 1,000; Redisson offerAsync, 512 in flight");
 			report.row(section, "store them: rate", "msgs/s", Better.HIGHER, this.fillRate, theirs.fillRate, null);
-			longest(report, section, "store them", fill, theirFill);
+			longest(report, section, "store them", fill, this.size, theirFill, theirs.size);
 			report.row(section, "schedule one, p50 / p99", "µs", Better.LOWER, p50(this.schedule),
 					p50(theirs.schedule), "p99: " + p99(this.schedule) + " / " + p99(theirs.schedule));
 			report.row(section, "cancel one, p50", "µs", Better.LOWER, p50(this.cancel), p50(theirs.cancel),
@@ -532,7 +548,8 @@ final class ProductionSize {
 			report.row(section, "list page " + String.format(Locale.ROOT, "%,d", this.deepPageNumber)
 					+ " of 100 (by cursor)", "µs", Better.LOWER, (double) this.deepPage, null,
 					"the page's own call, after paging there");
-			longest(report, section, "paging to page " + this.deepPageNumber, operation("paging"), null);
+			longest(report, section, "paging to page " + this.deepPageNumber, operation("paging"), this.deepPageNumber,
+					null, 0);
 			report.row(section, "dashboard timeline, a day by hours (countDue), p50", "µs", Better.LOWER,
 					p50(this.timelineDay), null, "24 exact counts; p99 " + p99(this.timelineDay));
 			report.row(section, "dashboard timeline, a week by 6 hours (countDue), p50", "µs", Better.LOWER,
@@ -541,30 +558,42 @@ final class ProductionSize {
 					Better.LOWER, p50(this.stats), null, "p99 " + p99(this.stats));
 			report.row(section, "replay every dead letter", "s", Better.LOWER, this.replaySeconds, null,
 					"up to 1 M dead letters, into a paused topic; RDelayedQueue has no dead letters");
-			longest(report, section, "replay", operation("replay"), null);
+			longest(report, section, "replay", operation("replay"), this.backlog, null, 0);
 			report.row(section, "purge every dead letter (Redisson: clear() of every waiting message)", "s",
 					Better.LOWER, this.purgeSeconds, theirs.purgeSeconds, null);
-			longest(report, section, "purge (Redisson: clear)", operation("purge"), theirs.operation("purge"));
+			longest(report, section, "purge (Redisson: clear)", operation("purge"), this.backlog, theirs.operation("purge"),
+					theirs.size);
 			report.row(section, "resume a paused topic with up to 1 M due at once: drain rate", "msgs/s",
 					Better.HIGHER, this.resumeRate, theirs.resumeRate,
-					"one consumer, 8 handlers; Redisson: as many offers due at the same time");
+					"one consumer, 8 handlers; Redisson: " + String.format(Locale.ROOT, "%,d", theirs.backlog)
+							+ " offers due at the same time");
 			Operation resume = operation("resume");
 			Operation theirResume = theirs.operation("resume");
 			report.row(section, "resume: Redis CPU per delivered message (claim cost)", "µs", Better.LOWER,
 					resume.redisCpuMicrosPerMessage(), theirResume.redisCpuMicrosPerMessage(), null);
-			longest(report, section, "resume", resume, theirResume);
+			longest(report, section, "resume", resume, this.backlog, theirResume, theirs.backlog);
 		}
 
-		private static void longest(Report report, String section, String what, Operation ours, Operation theirs) {
+		private static void longest(Report report, String section, String what, Operation ours, long ourMessages,
+				Operation theirs, long theirMessages) {
 			report.row(section, what + ": Redis's longest command", "ms", Better.LOWER, ours.longestMicros() / 1000.0,
 					(theirs != null) ? theirs.longestMicros() / 1000.0 : null, describe("ours", ours)
 							+ ((theirs != null) ? "; " + describe("Redisson", theirs) : ""));
+			report.row(section, what + ": Redis CPU per command (a script call is one), mean", "ms", Better.LOWER,
+					cpuPerCommand(ours, ourMessages), (theirs != null) ? cpuPerCommand(theirs, theirMessages) : null,
+					"what a call holds Redis for without the machine's other load: Redis's CPU over the commands run");
 		}
 
 		private static String describe(String system, Operation operation) {
 			return String.format(Locale.ROOT, "%s %s; p99 of %,d commands %.2f ms, %,d over 1 ms", system,
 					operation.longestCommand(), operation.commands(), operation.p99Micros() / 1000.0,
 					operation.overOneMillisecond());
+		}
+
+		/** Redis CPU per command (a script call counts as one) during the operation, in ms. */
+		private static Double cpuPerCommand(Operation operation, long messages) {
+			return (operation == null || operation.commands() == 0) ? null
+					: operation.redisCpuMicrosPerMessage() * messages / operation.commands() / 1000.0;
 		}
 
 		private static Double p50(Samples.Summary summary) {
