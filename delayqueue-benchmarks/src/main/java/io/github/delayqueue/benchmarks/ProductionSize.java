@@ -91,10 +91,16 @@ final class ProductionSize {
 	}
 
 	private void runSizes() {
-		for (int size : this.settings.sizes()) {
+		// -Dproduction.sizes=1000000 and -Dproduction.redisson=false narrow a long run (the figures keep their shape)
+		String sizes = System.getProperty("production.sizes");
+		List<Integer> chosen = (sizes != null)
+				? java.util.Arrays.stream(sizes.split(",")).map(String::trim).map(Integer::valueOf).toList()
+				: this.settings.sizes();
+		boolean withRedisson = !"false".equals(System.getProperty("production.redisson"));
+		for (int size : chosen) {
 			String section = String.format(Locale.ROOT, "7. Production size: %,d waiting", size);
 			Figures ours = ours(size);
-			Figures theirs = redisson(size);
+			Figures theirs = withRedisson ? redisson(size) : Figures.absent(size);
 			ours.rows(section, theirs, this.report);
 			this.report.detail("production-" + size, java.util.Map.of("delayqueue", ours, "Redisson", theirs));
 			// a long run's figures so far, in case it is cut short
@@ -520,6 +526,18 @@ final class ProductionSize {
 
 		public double getResumeRate() {
 			return this.resumeRate;
+		}
+
+		/** A system not run: every figure absent. */
+		static Figures absent(int size) {
+			Figures figures = new Figures();
+			figures.size = size;
+			figures.fillRate = Double.NaN;
+			figures.resumeRate = Double.NaN;
+			for (String name : List.of("fill", "purge", "resume")) {
+				figures.operations.add(new Operation(name, Double.NaN, Double.NaN, -1, "", 0, 0, 0));
+			}
+			return figures;
 		}
 
 		Operation operation(String name) {
