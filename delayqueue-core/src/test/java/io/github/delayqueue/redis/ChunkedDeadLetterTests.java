@@ -33,7 +33,7 @@ class ChunkedDeadLetterTests {
 	@RegisterExtension
 	static final TestRedisExtension redis = TestRedisExtension.create();
 
-	/** Two and a half chunks. */
+	/** Ten and a half chunks of a replay or purge, two and a half of a schedule call. */
 	private static final int DEAD = 2 * RedisMessageStore.CHUNK_SIZE + RedisMessageStore.CHUNK_SIZE / 2;
 
 	private RedisFixture fixture;

@@ -70,8 +70,8 @@ class DueCountTests {
 			requests.add(ScheduleRequest.builder("big", i).id("m-" + i).dueAt(base.plusMillis(SPACING_MILLIS * i)).build());
 		}
 		// in slices, so that no call waits behind a hundred others on a busy machine
-		for (int from = 0; from < MESSAGES; from += 5000) {
-			this.queue.scheduleAll(requests.subList(from, from + 5000));
+		for (int from = 0; from < MESSAGES; from += 1000) {
+			this.queue.scheduleAll(requests.subList(from, from + 1000));
 		}
 		TopicStats stats = this.admin.stats("big");
 		assertThat(stats.waiting() + stats.ready()).isEqualTo(MESSAGES);
