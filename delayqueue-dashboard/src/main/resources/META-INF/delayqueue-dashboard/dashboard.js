@@ -15,8 +15,8 @@
   var csrfHeader = root.dataset.csrfHeader;
   var csrfToken = root.dataset.csrfToken;
   var PAGE = 20;
-  // a timeline lists up to a few thousand messages: drawn on selection, then at most every 30 s
-  var TIMELINE_EVERY_MS = Math.max(refreshMs, 30000);
+  // a timeline is counted exactly, a ZCOUNT per bar and partition: drawn on selection, then at most every 10 s
+  var TIMELINE_EVERY_MS = Math.max(refreshMs, 10000);
 
   var state = {
     topic: null,
@@ -363,23 +363,21 @@
       var box = clear($('timeline'));
       var max = 1;
       var total = 0;
-      var capped = false;
       timeline.buckets.forEach(function (bucket) {
         max = Math.max(max, bucket.count);
         total += bucket.count;
-        capped = capped || bucket.capped;
       });
       timeline.buckets.forEach(function (bucket) {
-        var label = count(bucket.count) + (bucket.capped ? '+' : '') + ' due ' + when(bucket.from) + ' (' + bucket.from + ')';
-        box.appendChild(el('div', { className: 'bucket' + (bucket.capped ? ' capped' : ''), title: label,
-          'data-count': bucket.count }, [
+        var label = count(bucket.count) + ' due ' + when(bucket.from) + ' (' + bucket.from + ')';
+        box.appendChild(el('div', { className: 'bucket', title: label, 'data-count': bucket.count }, [
           el('div', { className: 'bar', style: 'height:' + Math.round((bucket.count / max) * 100) + '%' }),
-          el('span', { className: 'bucket-count', text: bucket.count ? count(bucket.count) + (bucket.capped ? '+' : '') : '' })
+          el('span', { className: 'bucket-count', text: bucket.count ? count(bucket.count) : '' })
         ]));
       });
-      $('timeline-note').textContent = count(total) + (capped ? '+' : '') + ' waiting messages due in the next '
+      $('timeline-note').textContent = count(total) + ' waiting messages due in the next '
         + $('horizon').selectedOptions[0].textContent + ', ' + span(timeline.bucketMillis) + ' per bar'
-        + (capped ? '; a bar counts at most ' + timeline.perBucket : '');
+        + (timeline.overdue ? '; ' + count(timeline.overdue) + ' due already' : '')
+        + (timeline.later ? '; ' + count(timeline.later) + ' due later' : '');
     }).catch(showError);
   }
 

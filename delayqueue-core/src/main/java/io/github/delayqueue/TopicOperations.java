@@ -1,5 +1,6 @@
 package io.github.delayqueue;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -38,7 +39,12 @@ public interface TopicOperations {
 	boolean replayDeadLetter(String topic, String id);
 
 	/**
-	 * Makes every dead letter of a topic due again at once, with their attempts reset.
+	 * Makes every dead letter of a topic due again at once, with their attempts reset: those that died before the
+	 * call began, in chunks of at most 250 per partition (one script call each, atomic), so that no call holds
+	 * Redis for long however many are dead. Meanwhile an observer sees the dead letters leave and the waiting
+	 * messages grow a chunk at a time, and consumers deliver the first chunks while the later ones are still dead; a
+	 * message that dies again meanwhile stays dead (the call ends). Interrupted, what it did not reach stays dead and
+	 * a second call replays it; beside another replay or purge, each dead letter is replayed or deleted once.
 	 * @param topic the topic
 	 * @return how many were replayed
 	 */
@@ -53,7 +59,10 @@ public interface TopicOperations {
 	boolean purgeDeadLetter(String topic, String id);
 
 	/**
-	 * Deletes every dead letter of a topic.
+	 * Deletes every dead letter of a topic: those that died before the call began, in chunks of at most 250 per
+	 * partition (one script call each, atomic), so that no call holds Redis for long however many are dead.
+	 * Meanwhile an observer sees the dead letters shrink a chunk at a time. Interrupted, what it did not reach stays
+	 * and a second call deletes it; beside another purge or replay, each dead letter is deleted or replayed once.
 	 * @param topic the topic
 	 * @return how many were deleted
 	 */
@@ -86,6 +95,24 @@ public interface TopicOperations {
 	 */
 	default MessagePage listWaiting(String topic, WaitingQuery query) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement listWaiting");
+	}
+
+	/**
+	 * Counts a topic's waiting messages (scheduled or waiting for a retry) exactly by when they fall due, in equal
+	 * consecutive windows from {@code from} to {@code to}, and those due before and after them: one script call per
+	 * partition, one {@code ZCOUNT} per window (O(log n) each), no message read however many wait. A message due
+	 * exactly on an edge is counted once, in the window that starts there.
+	 * @param topic the topic
+	 * @param from the start of the first window
+	 * @param to the end of the last window, after {@code from}
+	 * @param windows how many windows, 1 to {@value DueHistogram#MAX_WINDOWS}, each at least a microsecond long
+	 * @return the counts
+	 * @throws IllegalArgumentException if the topic, the times or the number of windows is invalid
+	 * @throws UnsupportedOperationException if this implementation predates it
+	 * @since 0.3.0
+	 */
+	default DueHistogram countDue(String topic, Instant from, Instant to, int windows) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement countDue");
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.github.delayqueue.actuate;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,6 +45,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>{@code GET /actuator/delayqueue/{topic}/dead?offset=0&limit=50}: dead letters, oldest first;</li>
  * <li>{@code GET /actuator/delayqueue/{topic}/waiting?limit=50&from=…&to=…&cursor=…}: waiting messages by due time,
  * a page at a time (the page's {@code nextCursor} gives the next);</li>
+ * <li>{@code GET /actuator/delayqueue/{topic}/due?from=…&to=…&windows=60}: the waiting messages counted exactly by
+ * when they fall due, in equal windows (default: the next hour by minutes), with {@code ZCOUNT}s, no message
+ * read;</li>
  * <li>{@code GET /actuator/delayqueue/{topic}/messages/{id}}: one message, in whatever state (404 if none);</li>
  * <li>{@code GET /actuator/delayqueue/{topic}}: one topic, as listed above;</li>
  * <li>{@code POST /actuator/delayqueue/{topic}/dead} replays every dead letter, {@code POST …/dead/{id}} one;</li>
@@ -73,6 +77,11 @@ public class DelayQueueEndpoint {
 	private static final String MESSAGES = "messages";
 
 	private static final String GROUPS = "groups";
+	private static final String DUE = "due";
+
+	private static final int DEFAULT_WINDOWS = 60;
+
+	private static final Duration DEFAULT_SPAN = Duration.ofHours(1);
 
 	private static final int DEFAULT_LIMIT = 50;
 
@@ -145,19 +154,24 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * A part of a topic: a page of its dead letters (oldest first) or of its waiting messages (by due time).
+	 * A part of a topic: a page of its dead letters (oldest first) or of its waiting messages (by due time), or its
+	 * waiting messages counted by when they fall due.
 	 * @param topic the topic
-	 * @param part {@code dead} or {@code waiting}
+	 * @param part {@code dead}, {@code waiting} or {@code due}
 	 * @param offset dead letters: how many to skip (default 0)
 	 * @param limit how many at most (default 50, at most 1000)
 	 * @param cursor waiting messages: the previous page's {@code nextCursor}
-	 * @param from waiting messages: the earliest due time listed (ISO-8601)
-	 * @param to waiting messages: the latest due time listed (ISO-8601)
+	 * @param from waiting messages: the earliest due time listed (ISO-8601); due: the start of the first window
+	 * (default now)
+	 * @param to waiting messages: the latest due time listed (ISO-8601); due: the end of the last window (default an
+	 * hour after {@code from})
+	 * @param windows due: how many equal windows (default 60, at most 1000)
 	 * @return the part, or {@code null} (404) for another {@code part}
 	 */
 	@ReadOperation
 	public @Nullable Object topicPart(@Selector String topic, @Selector String part, @Nullable Integer offset,
-			@Nullable Integer limit, @Nullable String cursor, @Nullable Instant from, @Nullable Instant to) {
+			@Nullable Integer limit, @Nullable String cursor, @Nullable Instant from, @Nullable Instant to,
+			@Nullable Integer windows) {
 		validTopic(topic);
 		int count = (limit != null) ? limit : DEFAULT_LIMIT;
 		return switch (part) {
@@ -170,6 +184,11 @@ public class DelayQueueEndpoint {
 				MessagePage page = this.admin.listWaiting(topic, query);
 				return new WaitingDescriptor(topic, page.messages().stream().map(MessageDescriptor::of).toList(),
 						page.nextCursor());
+			});
+			case DUE -> badRequest("Invalid windows", () -> {
+				Instant start = (from != null) ? from : Instant.now();
+				Instant end = (to != null) ? to : start.plus(DEFAULT_SPAN);
+				return this.admin.countDue(topic, start, end, (windows != null) ? windows : DEFAULT_WINDOWS);
 			});
 			default -> null;
 		};

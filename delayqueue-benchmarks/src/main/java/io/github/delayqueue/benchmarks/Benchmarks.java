@@ -35,15 +35,17 @@ import org.jspecify.annotations.Nullable;
  * mvn -B -q -Pbenchmark -DskipTests -pl delayqueue-benchmarks -am verify                        # quick, a few minutes
  * mvn -B -q -Pbenchmark -DskipTests -pl delayqueue-benchmarks -am verify -Dbenchmark.mode=full  # the documented table
  * mvn ... -Dbenchmark.mode=full -Dbenchmark.args=--huge                                          # adds 10 M waiting
+ * mvn ... -Dbenchmark.mode=full -Dbenchmark.args=--only=production                              # production size alone
  * </pre>
  * Options: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge}, {@code --only=SCENARIO,...}
- * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit, fair-delivery), {@code --redis-server=PATH}
+ * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit, fair-delivery, production),
+ * {@code --redis-server=PATH}
  * ({@link BenchmarkOptions}).
  */
 public final class Benchmarks {
 
 	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "drain-random",
-			"drain-slow", "size", "loss", "rate-limit", "fair-delivery");
+			"drain-slow", "size", "loss", "rate-limit", "fair-delivery", "production");
 
 	private final Settings settings;
 
@@ -124,6 +126,11 @@ public final class Benchmarks {
 				benchmarks.checkQuiet("fair-delivery");
 				log("== fair-delivery");
 				benchmarks.fairDelivery();
+			}
+			if (scenarios.contains("production")) {
+				benchmarks.checkQuiet("production");
+				log("== production");
+				new ProductionSize("127.0.0.1", redis.port(), admin, report, settings).run();
 			}
 		}
 		report.environment("run time", String.format(Locale.ROOT, "%.0f s", (System.nanoTime() - started) / 1e9));

@@ -112,6 +112,20 @@ final class RedissonSystem implements QueueUnderTest {
 		return this.delayed.remove(message.payload());
 	}
 
+	/**
+	 * Whether a message waits ({@code contains}: a scan of the queue).
+	 * @param message the message
+	 * @return whether it waits
+	 */
+	boolean contains(Message message) {
+		return this.delayed.contains(message.payload());
+	}
+
+	/** Deletes every waiting message ({@code clear}). */
+	void clear() {
+		this.delayed.clear();
+	}
+
 	@Override
 	public Consumer consume(int threads, Handler handler) {
 		// a consumer is its own client, as in another application instance; it must create the delayed queue

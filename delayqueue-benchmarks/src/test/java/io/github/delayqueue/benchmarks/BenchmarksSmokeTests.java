@@ -44,7 +44,8 @@ class BenchmarksSmokeTests {
 			});
 		assertThat(report.rows())
 			.filteredOn((row) -> !row.figure().startsWith("claim one") && !row.section().startsWith("6. Rate limit")
-					&& !row.section().startsWith("7. Fair delivery") && !row.figure().startsWith("of which"))
+					&& !row.section().startsWith("7. Fair delivery") && !row.figure().startsWith("of which")
+					&& !row.section().startsWith("8. Production size"))
 			.allSatisfy((row) -> {
 				assertThat(row.ours()).as(row.figure()).isNotNull();
 				assertThat(row.redisson()).as(row.figure()).isNotNull();
@@ -56,6 +57,17 @@ class BenchmarksSmokeTests {
 				assertThat(row.ours()).as(row.section() + ": " + row.figure()).isNotNull();
 				assertThat(row.redisson()).as(row.figure()).isNull();
 			});
+		// production size: every figure of ours, and Redisson's where RDelayedQueue has the operation
+		assertThat(report.rows()).filteredOn((row) -> row.section().startsWith("8. Production size"))
+			.isNotEmpty()
+			.allSatisfy((row) -> assertThat(row.ours()).as(row.figure()).isNotNull())
+			.anySatisfy((row) -> {
+				assertThat(row.figure()).isEqualTo("Redis memory per waiting message");
+				assertThat(row.ours()).isPositive();
+				assertThat(row.redisson()).isPositive();
+			})
+			.anySatisfy((row) -> assertThat(row.figure()).isEqualTo("replay: Redis's longest command"))
+			.anySatisfy((row) -> assertThat(row.figure()).isEqualTo("resume: Redis's longest command"));
 		assertThat(report.rows()).filteredOn((row) -> row.figure().endsWith("lost") || row.figure().startsWith("early"))
 			.isNotEmpty()
 			.allSatisfy((row) -> assertThat(row.ours()).as(row.section() + ": " + row.figure()).isZero());

@@ -1,7 +1,9 @@
 package io.github.delayqueue.core;
 
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
@@ -11,6 +13,7 @@ import java.util.Set;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueueAdmin;
+import io.github.delayqueue.DueHistogram;
 import io.github.delayqueue.GroupControlState;
 import io.github.delayqueue.MessageGroups;
 import io.github.delayqueue.MessageIds;
@@ -25,6 +28,7 @@ import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.ControlOperations.ControlState;
 import io.github.delayqueue.redis.ControlOperations.GroupState;
+import io.github.delayqueue.redis.DueCounts;
 import io.github.delayqueue.redis.Position;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.StoredDeadLetter;
@@ -103,6 +107,42 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 			}
 		}
 		return new TopicStats(topic, waiting, ready, leased, retrying, dead, nextDueAt);
+	}
+
+	@Override
+	public DueHistogram countDue(String topic, Instant from, Instant to, int windows) {
+		Topics.validate(topic);
+		Assert.notNull(from, "From must not be null");
+		Assert.notNull(to, "To must not be null");
+		Assert.isTrue(windows >= 1 && windows <= DueHistogram.MAX_WINDOWS,
+				() -> "Windows must be between 1 and " + DueHistogram.MAX_WINDOWS + ", but was " + windows);
+		long start = ChronoUnit.MICROS.between(Instant.EPOCH, from);
+		long end = ChronoUnit.MICROS.between(Instant.EPOCH, to);
+		Assert.isTrue(end - start >= windows, () -> "The span from " + from + " to " + to + " must be later and hold "
+				+ "at least a microsecond per window (" + windows + ")");
+		// equal windows to the microsecond, due times' own precision: the last edge is 'to' exactly
+		BigInteger span = BigInteger.valueOf(end - start);
+		List<Instant> edges = new ArrayList<>(windows + 1);
+		for (int i = 0; i <= windows; i++) {
+			long offset = span.multiply(BigInteger.valueOf(i)).divide(BigInteger.valueOf(windows)).longValueExact();
+			edges.add(Instant.EPOCH.plus(start + offset, ChronoUnit.MICROS));
+		}
+		long[] counts = new long[windows];
+		long before = 0;
+		long after = 0;
+		for (String partition : this.router.partitionNames(topic)) {
+			DueCounts partitionCounts = this.store.messages().countDue(partition, edges);
+			before += partitionCounts.before();
+			after += partitionCounts.after();
+			for (int i = 0; i < windows; i++) {
+				counts[i] += partitionCounts.windows().get(i);
+			}
+		}
+		List<DueHistogram.Window> counted = new ArrayList<>(windows);
+		for (int i = 0; i < windows; i++) {
+			counted.add(new DueHistogram.Window(edges.get(i), edges.get(i + 1), counts[i]));
+		}
+		return new DueHistogram(topic, edges.get(0), edges.get(windows), counted, before, after);
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package io.github.delayqueue.redis;
 
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -41,6 +42,11 @@ public final class MessageOperations {
 	private static final Script WAITING = Script.load("waiting");
 
 	private static final Script TICK = Script.load("tick");
+
+	private static final Script DUE_COUNT = Script.load("due-count");
+
+	/** The most windows one {@link #countDue} call counts (one {@code ZCOUNT} each: about a millisecond in all). */
+	public static final int MAX_WINDOWS = 1000;
 
 	private static final byte[] NONE = bytes("");
 
@@ -327,6 +333,37 @@ public final class MessageOperations {
 		Instant nextDueAt = (next != null) ? instantOf(next) : null;
 		return new TopicCounts(number(reply.get(1)), number(reply.get(0)), number(reply.get(2)), number(reply.get(3)),
 				nextDueAt, number(reply.get(5)));
+	}
+
+	/**
+	 * Counts a topic's waiting messages (scheduled or waiting for a retry) by when they fall due, in consecutive
+	 * windows, at one instant: one script call that runs one {@code ZCOUNT} per window (O(log n) each) and reads no
+	 * message. Window {@code k} holds the messages due at or after {@code edges[k]} and before {@code edges[k + 1]}, so
+	 * a message due exactly on an edge is counted once, in the window the edge starts. Edges are taken to the
+	 * microsecond, as due times are kept.
+	 * @param topic the topic (or a partition's name)
+	 * @param edges the windows' edges, strictly ascending: at least 2, at most {@value #MAX_WINDOWS} + 1
+	 * @return the counts: before the first edge, per window, and at or after the last edge
+	 * @since 0.3.0
+	 */
+	public DueCounts countDue(String topic, List<Instant> edges) {
+		Assert.isTrue(edges.size() >= 2 && edges.size() <= MAX_WINDOWS + 1,
+				() -> "Between 1 and " + MAX_WINDOWS + " windows (2 to " + (MAX_WINDOWS + 1) + " edges), but got "
+						+ edges.size() + " edges");
+		byte[][] args = new byte[1 + edges.size()][];
+		args[0] = this.keys.pending(topic);
+		for (int i = 0; i < edges.size(); i++) {
+			Instant edge = edges.get(i);
+			Assert.isTrue(i == 0 || edge.truncatedTo(ChronoUnit.MICROS)
+				.isAfter(edges.get(i - 1).truncatedTo(ChronoUnit.MICROS)), "Edges must be strictly ascending (to the µs)");
+			args[i + 1] = bytes(Position.score(edge));
+		}
+		List<?> reply = this.scripts.run(DUE_COUNT, ReturnType.MULTI, args);
+		List<Long> windows = new ArrayList<>(edges.size() - 1);
+		for (int i = 1; i < reply.size() - 1; i++) {
+			windows.add(number(reply.get(i)));
+		}
+		return new DueCounts(number(reply.get(0)), windows, number(reply.get(reply.size() - 1)));
 	}
 
 }

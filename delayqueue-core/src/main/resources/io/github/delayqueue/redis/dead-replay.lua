@@ -1,35 +1,52 @@
 -- uses: controls, groups, buckets, leases, dead, v1, format1
 -- Makes dead letters due at once, with their attempts and last error reset, and without an expiry deadline (an
--- operator asked for them).
--- ARGV[1] id ('' for the oldest ARGV[2] dead letters), ARGV[2] limit
--- Returns how many were replayed.
+-- operator asked for them): one by id, or a chunk of the oldest (bounded work per call, so that no call holds Redis
+-- for long; the caller repeats it until a chunk comes back short).
+-- ARGV[1] id ('' for a chunk), ARGV[2] the chunk's size, ARGV[3] the latest death time (ms) a chunk replays ('' for
+-- this call's Redis time: the first chunk of a replay sets it, and the later chunks pass it on, so that a replayed
+-- message that dies again while the replay runs is not replayed twice, and the replay ends)
+-- Returns for an id: 1 if it was dead and is now waiting, else 0; for a chunk: {how many were replayed, the death
+-- time used as the bound}.
 local now, nowUs = clock()
 local ids
+local bound = nil
 if ARGV[1] ~= '' then
   adoptOne(ARGV[1])
-  ids = {ARGV[1]}
+  ids = redis.call('ZSCORE', BURIED, ARGV[1]) and { ARGV[1] } or {}
 else
-  migrate(tonumber(ARGV[2]), now)
-  ids = redis.call('ZRANGE', BURIED, 0, tonumber(ARGV[2]) - 1)
+  local limit = tonumber(ARGV[2])
+  bound = (ARGV[3] ~= '') and ARGV[3] or int(now)
+  migrate(limit, now)
+  ids = redis.call('ZRANGEBYSCORE', BURIED, '-inf', bound, 'LIMIT', 0, limit)
 end
-local n = 0
-for _, id in ipairs(ids) do
-  if redis.call('ZREM', BURIED, id) == 1 then
+if #ids > 0 then
+  -- a command per key for the whole chunk (and one per grouped message)
+  local due = score(nowUs)
+  local scores = {}
+  local anyGrouped = grouped()
+  for _, id in ipairs(ids) do
     -- groups: a grouped message goes back to its group's set
-    local group = grouped() and envelopeGroup(redis.call('HGET', bodyOf(id), id)) or nil
+    local group = anyGrouped and envelopeGroup(redis.call('HGET', bodyOf(id), id)) or nil
     if group then
-      redis.call('ZADD', groupKey(group), score(nowUs), id)
-      groupWaits(group, score(nowUs))
+      redis.call('ZADD', groupKey(group), due, id)
+      groupWaits(group, due)
     else
-      redis.call('ZADD', PENDING, score(nowUs), id)
+      scores[#scores + 1] = due
+      scores[#scores + 1] = id
     end
-    redis.call('HDEL', TRIES, id)
-    redis.call('HDEL', ERROR, id)
-    redis.call('HDEL', EXPIRY, id)
-    n = n + 1
   end
-end
-if n > 0 then
+  each('ZREM', BURIED, ids)
+  if #scores > 0 then
+    each('ZADD', PENDING, scores)
+  end
+  if redis.call('EXISTS', TRIES, ERROR, EXPIRY) > 0 then
+    each('HDEL', TRIES, ids)
+    each('HDEL', ERROR, ids)
+    each('HDEL', EXPIRY, ids)
+  end
   redis.call('PUBLISH', WAKE, '0')
 end
-return n
+if bound == nil then
+  return #ids
+end
+return { #ids, bound }

@@ -3,20 +3,17 @@ package io.github.delayqueue.dashboard;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.DelayedQueueAdmin;
-import io.github.delayqueue.MessagePage;
-import io.github.delayqueue.WaitingQuery;
+import io.github.delayqueue.DueHistogram;
 
 import org.springframework.util.Assert;
 
 /**
  * When a topic's waiting messages fall due: the horizon ahead is cut into equal buckets and each bucket is counted
- * by listing the waiting messages due in its window, at most a fixed number per bucket. So drawing a timeline reads
- * at most {@code buckets x perBucket} messages per partition, however many wait; a bucket that reached the
- * bound is marked capped (it holds at least that many).
+ * exactly ({@link DelayedQueueAdmin#countDue}: one {@code ZCOUNT} per bucket and partition, O(log n) each, one script
+ * call per partition), however many wait; no message is read.
  *
  * @since 0.3.0
  */
@@ -28,73 +25,61 @@ public class DueTimeline {
 	/** The longest horizon. */
 	public static final Duration MAX_HORIZON = Duration.ofDays(366);
 
+	/** The most buckets a horizon is cut into. */
+	public static final int MAX_BUCKETS = 200;
+
 	private final DelayedQueueAdmin admin;
 
 	private final int buckets;
 
-	private final int perBucket;
-
 	/**
 	 * Creates a timeline source.
-	 * @param admin where waiting messages are listed
-	 * @param buckets how many buckets a horizon is cut into (1 to 200)
-	 * @param maxMessages how many messages one timeline lists at most, spread over the buckets (at least one per
-	 * bucket, at most {@value WaitingQuery#MAX_LIMIT} per bucket)
+	 * @param admin where waiting messages are counted
+	 * @param buckets how many buckets a horizon is cut into (1 to {@value #MAX_BUCKETS})
 	 */
-	public DueTimeline(DelayedQueueAdmin admin, int buckets, int maxMessages) {
+	public DueTimeline(DelayedQueueAdmin admin, int buckets) {
 		Assert.notNull(admin, "DelayedQueueAdmin must not be null");
-		Assert.isTrue(buckets >= 1 && buckets <= 200, () -> "Buckets must be between 1 and 200, but was " + buckets);
-		Assert.isTrue(maxMessages >= buckets, () -> "A timeline must list at least one message per bucket ("
-				+ buckets + "), but max messages was " + maxMessages);
+		Assert.isTrue(buckets >= 1 && buckets <= MAX_BUCKETS,
+				() -> "Buckets must be between 1 and " + MAX_BUCKETS + ", but was " + buckets);
 		this.admin = admin;
 		this.buckets = buckets;
-		this.perBucket = Math.min(WaitingQuery.MAX_LIMIT, maxMessages / buckets);
 	}
 
 	/**
 	 * Counts when a topic's waiting messages fall due from a time on.
 	 * @param topic the topic
 	 * @param from the start of the first bucket
-	 * @param horizon how far ahead the last bucket ends
+	 * @param horizon how far ahead the last bucket ends ({@link #MIN_HORIZON} to {@link #MAX_HORIZON})
 	 * @return the timeline
 	 */
 	public Timeline count(String topic, Instant from, Duration horizon) {
 		Assert.isTrue(horizon.compareTo(MIN_HORIZON) >= 0 && horizon.compareTo(MAX_HORIZON) <= 0,
 				() -> "Horizon must be between " + MIN_HORIZON + " and " + MAX_HORIZON + ", but was " + horizon);
 		long width = Math.max(1, horizon.toMillis() / this.buckets);
-		List<Timeline.Bucket> counted = new ArrayList<>(this.buckets);
-		for (int i = 0; i < this.buckets; i++) {
-			Instant start = from.plusMillis(i * width);
-			// windows are inclusive at both ends, and due times are kept to the microsecond: a bucket ends 1 us
-			// before the next one starts
-			Instant end = start.plusMillis(width).minus(1, ChronoUnit.MICROS);
-			MessagePage page = this.admin.listWaiting(topic, WaitingQuery.first(this.perBucket).from(start).to(end));
-			int count = page.messages().size();
-			counted.add(new Timeline.Bucket(start, count, count >= this.perBucket));
-		}
-		return new Timeline(topic, from, from.plusMillis(width * this.buckets), width, this.perBucket, counted);
+		Instant start = from.truncatedTo(ChronoUnit.MILLIS);
+		DueHistogram histogram = this.admin.countDue(topic, start, start.plusMillis(width * this.buckets),
+				this.buckets);
+		List<Timeline.Bucket> counted = histogram.windows()
+			.stream()
+			.map((window) -> new Timeline.Bucket(window.from(), window.count()))
+			.toList();
+		return new Timeline(topic, histogram.from(), histogram.to(), width, counted, histogram.before(),
+				histogram.after());
 	}
 
 	/**
-	 * How many messages a bucket counts at most.
-	 * @return the bound
-	 */
-	public int perBucket() {
-		return this.perBucket;
-	}
-
-	/**
-	 * A topic's waiting messages by when they fall due.
+	 * A topic's waiting messages by when they fall due, counted exactly.
 	 *
 	 * @param topic the topic
 	 * @param from the start of the first bucket
 	 * @param to the end of the last bucket
 	 * @param bucketMillis how long each bucket is
-	 * @param perBucket the most messages a bucket counts
 	 * @param buckets the buckets, earliest first
+	 * @param overdue messages due before {@code from}: ready, not yet claimed
+	 * @param later messages due at or after {@code to}
 	 */
-	public record Timeline(String topic, Instant from, Instant to, long bucketMillis, int perBucket,
-			List<Bucket> buckets) {
+	public record Timeline(String topic, Instant from, Instant to, long bucketMillis, List<Bucket> buckets,
+			long overdue, long later) {
 
 		/**
 		 * Creates a timeline.
@@ -102,21 +87,22 @@ public class DueTimeline {
 		 * @param from the start
 		 * @param to the end
 		 * @param bucketMillis the bucket width
-		 * @param perBucket the bound per bucket
 		 * @param buckets the buckets
+		 * @param overdue messages due before the start
+		 * @param later messages due after the end
 		 */
 		public Timeline {
 			buckets = List.copyOf(buckets);
 		}
 
 		/**
-		 * One bucket.
+		 * One bucket: the messages due at or after its start and before the next bucket's (a message due exactly
+		 * on an edge is counted once).
 		 *
 		 * @param from when it starts
-		 * @param count how many waiting messages fall due in it, up to the bound
-		 * @param capped whether the bound was reached (at least {@code count} fall due in it)
+		 * @param count how many waiting messages fall due in it, exactly
 		 */
-		public record Bucket(Instant from, int count, boolean capped) {
+		public record Bucket(Instant from, long count) {
 		}
 
 	}

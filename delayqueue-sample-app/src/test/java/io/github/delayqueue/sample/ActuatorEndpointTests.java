@@ -5,6 +5,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
@@ -116,6 +117,16 @@ class ActuatorEndpointTests {
 		assertThat(next.get("messages").size()).isEqualTo(2);
 		assertThat(next.get("nextCursor").isNull()).isTrue();
 		assertThat(call("GET", "/actuator/delayqueue/controlled/waiting?cursor=bogus").status()).isEqualTo(400);
+
+		// counted by due time, exactly, without reading a message: all five fall due an hour from now
+		Instant from = Instant.now().plus(Duration.ofMinutes(30));
+		JsonNode due = call("GET", "/actuator/delayqueue/controlled/due?windows=2&from=" + from + "&to="
+				+ from.plus(Duration.ofHours(2))).body();
+		assertThat(due.get("windows").size()).isEqualTo(2);
+		assertThat(due.get("windows").get(0).get("count").asLong()).isEqualTo(5);
+		assertThat(due.get("windows").get(1).get("count").asLong()).isZero();
+		assertThat(due.get("before").asLong() + due.get("after").asLong()).isZero();
+		assertThat(call("GET", "/actuator/delayqueue/controlled/due?windows=0").status()).isEqualTo(400);
 
 		assertThat(call("POST", "/actuator/delayqueue/controlled/pause").body().get("paused").asBoolean()).isTrue();
 		assertThat(call("GET", "/actuator/delayqueue/controlled").body().get("paused").asBoolean()).isTrue();

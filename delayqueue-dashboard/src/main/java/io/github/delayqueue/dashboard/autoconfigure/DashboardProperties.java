@@ -119,15 +119,9 @@ public class DashboardProperties {
 	public static class Timeline {
 
 		/**
-		 * How many buckets the horizon is cut into.
+		 * How many buckets the horizon is cut into (at most 200), each counted exactly.
 		 */
 		private int buckets = 30;
-
-		/**
-		 * Most waiting messages one timeline lists, spread evenly over the buckets (a bucket that reaches its share
-		 * is shown as capped).
-		 */
-		private int maxMessages = 1500;
 
 		public int getBuckets() {
 			return this.buckets;
@@ -135,14 +129,6 @@ public class DashboardProperties {
 
 		public void setBuckets(int buckets) {
 			this.buckets = buckets;
-		}
-
-		public int getMaxMessages() {
-			return this.maxMessages;
-		}
-
-		public void setMaxMessages(int maxMessages) {
-			this.maxMessages = maxMessages;
 		}
 
 	}

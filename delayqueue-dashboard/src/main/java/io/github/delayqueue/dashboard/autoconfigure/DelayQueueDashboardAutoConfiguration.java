@@ -73,7 +73,7 @@ public final class DelayQueueDashboardAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DueTimeline delayQueueDashboardTimeline(DelayedQueueAdmin admin, DashboardProperties properties) {
-		return new DueTimeline(admin, properties.getTimeline().getBuckets(), properties.getTimeline().getMaxMessages());
+		return new DueTimeline(admin, properties.getTimeline().getBuckets());
 	}
 
 	@Bean

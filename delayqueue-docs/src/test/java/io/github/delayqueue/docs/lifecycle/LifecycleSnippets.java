@@ -5,6 +5,7 @@ import java.time.Instant;
 
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
+import io.github.delayqueue.DueHistogram;
 import io.github.delayqueue.ExpiryAction;
 import io.github.delayqueue.MessagePage;
 import io.github.delayqueue.ReplaceResult;
@@ -43,6 +44,10 @@ class LifecycleSnippets {
 		while (page.nextCursor() != null) {
 			page = admin.listWaiting("order-timeout", WaitingQuery.first(100).after(page.nextCursor()));
 		}
+
+		// count them by when they fall due, exactly: a ZCOUNT per window and partition, no message read
+		DueHistogram nextDay = admin.countDue("order-timeout", Instant.now(), Instant.now().plus(Duration.ofDays(1)), 24);
+		log.info("{} due in the next day, {} in its first hour", nextDay.total(), nextDay.windows().get(0).count());
 
 		// debounce / upsert: schedule, or replace the waiting message with this id (payload, headers, due time, expiry)
 		ReplaceResult result = queue.scheduleOrReplace(ScheduleRequest.builder("search-index", change)

@@ -1,0 +1,21 @@
+-- uses: v1
+-- Counts the waiting messages (scheduled or waiting for a retry, in both formats) by when they fall due, in
+-- consecutive windows: one ZCOUNT per window, O(log n) each, and no message read, however many wait.
+-- ARGV: the windows' edges as due scores (ms, to the microsecond), ascending: window k holds the messages due at or
+-- after ARGV[k] and before ARGV[k + 1], so a message due exactly on an edge is counted once, in the window the edge
+-- starts.
+-- Returns {due before ARGV[1], the count of each window, due at or after ARGV[#ARGV]}.
+local format1 = redis.call('EXISTS', V1_DUE) == 1
+local function between(min, max)
+  local n = redis.call('ZCOUNT', PENDING, min, max)
+  if format1 then
+    n = n + redis.call('ZCOUNT', V1_DUE, min, max)
+  end
+  return n
+end
+local out = { between('-inf', '(' .. ARGV[1]) }
+for k = 1, #ARGV - 1 do
+  out[#out + 1] = between(ARGV[k], '(' .. ARGV[k + 1])
+end
+out[#out + 1] = between(ARGV[#ARGV], '+inf')
+return out
