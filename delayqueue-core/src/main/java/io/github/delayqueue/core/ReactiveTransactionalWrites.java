@@ -2,9 +2,7 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -171,14 +169,9 @@ final class ReactiveTransactionalWrites {
 		private void fail(Throwable ex, List<NewMessage> failed) {
 			// outcomes already completed (stored or existed) keep their value
 			this.outcomes.forEach((outcome) -> outcome.completeExceptionally(ex));
-			Map<String, List<String>> idsByTopic = new LinkedHashMap<>();
-			for (int i = 0; i < this.messages.size(); i++) {
-				if (failed.contains(this.messages.get(i))) {
-					idsByTopic.computeIfAbsent(this.requests.get(i).topic(), (topic) -> new ArrayList<>())
-						.add(this.messages.get(i).id());
-				}
-			}
-			idsByTopic.forEach((topic, ids) -> failed("schedule", topic, ids, ex));
+			// one report per topic, naming its messages
+			TransactionalWrites.idsByTopic(this.requests, this.messages, failed)
+				.forEach((topic, ids) -> failed("schedule", topic, ids, ex));
 		}
 
 		@Override

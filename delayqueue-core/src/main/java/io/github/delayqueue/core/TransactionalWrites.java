@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -240,16 +241,7 @@ final class TransactionalWrites {
 			// outcomes already completed (stored or existed) keep their value
 			this.outcomes.forEach((outcome) -> outcome.completeExceptionally(ex));
 			// one report per topic, naming its messages
-			Set<NewMessage> unstored = Collections.newSetFromMap(new IdentityHashMap<>());
-			unstored.addAll(failed);
-			Map<String, List<String>> idsByTopic = new LinkedHashMap<>();
-			for (int i = 0; i < this.messages.size(); i++) {
-				if (unstored.contains(this.messages.get(i))) {
-					idsByTopic.computeIfAbsent(this.requests.get(i).topic(), (topic) -> new ArrayList<>())
-						.add(this.messages.get(i).id());
-				}
-			}
-			idsByTopic.forEach((topic, ids) -> failed("schedule", topic, ids, ex));
+			idsByTopic(this.requests, this.messages, failed).forEach((topic, ids) -> failed("schedule", topic, ids, ex));
 		}
 
 		@Override
@@ -406,6 +398,28 @@ final class TransactionalWrites {
 			}
 		}
 
+	}
+
+	/**
+	 * The ids of the messages among {@code failed} (by identity), by topic in the order they were held: what an
+	 * {@link AfterCommitFailedEvent} names. Shared with {@link ReactiveTransactionalWrites}.
+	 * @param requests the held requests
+	 * @param messages their prepared messages, in the same order
+	 * @param failed the messages not stored
+	 * @return the ids by topic
+	 */
+	static Map<String, List<String>> idsByTopic(List<ScheduleRequest> requests, List<NewMessage> messages,
+			Collection<NewMessage> failed) {
+		Set<NewMessage> unstored = Collections.newSetFromMap(new IdentityHashMap<>());
+		unstored.addAll(failed);
+		Map<String, List<String>> idsByTopic = new LinkedHashMap<>();
+		for (int i = 0; i < messages.size(); i++) {
+			if (unstored.contains(messages.get(i))) {
+				idsByTopic.computeIfAbsent(requests.get(i).topic(), (topic) -> new ArrayList<>())
+					.add(messages.get(i).id());
+			}
+		}
+		return idsByTopic;
 	}
 
 }
