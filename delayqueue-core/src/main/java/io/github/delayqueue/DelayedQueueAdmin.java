@@ -139,4 +139,27 @@ public interface DelayedQueueAdmin extends TopicOperations {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement groupControls");
 	}
 
+	/**
+	 * Sets how a topic orders the priorities of its due messages, on every instance: weighted shares with a
+	 * starvation guard (the default) or strict order (see {@link MessagePriorities.PriorityMode}).
+	 * @param topic the topic
+	 * @param mode the mode
+	 * @return the mode now
+	 * @throws IllegalArgumentException if the mode is {@code null} or the topic is unknown
+	 * @since 0.3.0
+	 */
+	default MessagePriorities.PriorityMode setPriorityMode(String topic, MessagePriorities.PriorityMode mode) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement setPriorityMode");
+	}
+
+	/**
+	 * Reads how a topic orders the priorities of its due messages.
+	 * @param topic the topic
+	 * @return the mode
+	 * @since 0.3.0
+	 */
+	default MessagePriorities.PriorityMode priorityMode(String topic) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement priorityMode");
+	}
+
 }

@@ -19,11 +19,29 @@ import org.jspecify.annotations.Nullable;
  * past its lease, or was stopped while running it), so its handler may have run, in part or in full, already
  * @param group the message's group key (see {@link ScheduleRequest.Builder#group(String)}), or {@code null} if it has
  * none
+ * @param priority the message's priority (see {@link ScheduleRequest.Builder#priority(int)}):
+ * {@value MessagePriorities#DEFAULT} if it set none
  *
  * @since 0.1.0
  */
 public record DeliveredMessage(String id, String topic, Instant dueAt, Instant createdAt, int attempt,
-		Map<String, String> headers, boolean redelivered, @Nullable String group) {
+		Map<String, String> headers, boolean redelivered, @Nullable String group, int priority) {
+
+	/**
+	 * A message of the default priority as its handler sees it.
+	 * @param id the message id
+	 * @param topic the topic
+	 * @param dueAt when the message was due, on the Redis clock
+	 * @param createdAt when the message was scheduled
+	 * @param attempt the delivery attempt, starting at 1
+	 * @param headers the headers given at scheduling time
+	 * @param redelivered whether the message was delivered before without an outcome
+	 * @param group the message's group key, or {@code null} if it has none
+	 */
+	public DeliveredMessage(String id, String topic, Instant dueAt, Instant createdAt, int attempt,
+			Map<String, String> headers, boolean redelivered, @Nullable String group) {
+		this(id, topic, dueAt, createdAt, attempt, headers, redelivered, group, MessagePriorities.DEFAULT);
+	}
 
 	/**
 	 * A message without a group as its handler sees it.

@@ -41,6 +41,8 @@ public final class MessageInfo {
 
 	private final PayloadConverter converter;
 
+	private final int priority;
+
 	/**
 	 * Creates the view of a message.
 	 * @param id the message id
@@ -59,6 +61,31 @@ public final class MessageInfo {
 	public MessageInfo(String id, String topic, MessageState state, @Nullable Instant dueAt, @Nullable Instant diedAt,
 			int attempts, @Nullable String lastError, @Nullable Instant createdAt, Map<String, String> headers,
 			@Nullable Instant expiresAt, byte[] payload, PayloadConverter converter) {
+		this(id, topic, state, dueAt, diedAt, attempts, lastError, createdAt, headers, expiresAt, payload, converter,
+				MessagePriorities.DEFAULT);
+	}
+
+	/**
+	 * Creates the view of a message with its priority.
+	 * @param id the message id
+	 * @param topic the topic
+	 * @param state where it is
+	 * @param dueAt when it is (or, in flight, was) due; {@code null} for a dead letter
+	 * @param diedAt when it died; {@code null} unless dead
+	 * @param attempts the attempts counted so far
+	 * @param lastError the last error, or {@code null}
+	 * @param createdAt when it was scheduled, or {@code null} if its stored form could not be read
+	 * @param headers its headers
+	 * @param expiresAt its expiry deadline, or {@code null}
+	 * @param payload the payload as stored (JSON bytes)
+	 * @param converter reads the payload into a type
+	 * @param priority its priority (see {@link ScheduleRequest.Builder#priority(int)})
+	 * @since 0.3.0
+	 */
+	public MessageInfo(String id, String topic, MessageState state, @Nullable Instant dueAt, @Nullable Instant diedAt,
+			int attempts, @Nullable String lastError, @Nullable Instant createdAt, Map<String, String> headers,
+			@Nullable Instant expiresAt, byte[] payload, PayloadConverter converter, int priority) {
+		this.priority = priority;
 		this.id = id;
 		this.topic = topic;
 		this.state = state;
@@ -71,6 +98,16 @@ public final class MessageInfo {
 		this.expiresAt = expiresAt;
 		this.payload = payload;
 		this.converter = converter;
+	}
+
+	/**
+	 * The message's priority.
+	 * @return {@value MessagePriorities#MIN} to {@value MessagePriorities#MAX}; {@value MessagePriorities#DEFAULT}
+	 * if it set none
+	 * @since 0.3.0
+	 */
+	public int priority() {
+		return this.priority;
 	}
 
 	/**

@@ -55,6 +55,8 @@ public final class ScheduleRequest {
 
 	private final @Nullable String group;
 
+	private final int priority;
+
 	private ScheduleRequest(Builder builder) {
 		this.topic = builder.topic;
 		this.id = builder.id;
@@ -65,6 +67,11 @@ public final class ScheduleRequest {
 		this.expiresAt = builder.expiresAt;
 		this.onExpiry = builder.onExpiry;
 		this.group = builder.group;
+		this.priority = builder.priority;
+		Assert.isTrue(this.group == null || this.priority == MessagePriorities.DEFAULT,
+				() -> "A message with a group cannot have a priority other than the default ("
+						+ MessagePriorities.DEFAULT + ") in this release, but group '" + this.group + "' has priority "
+						+ this.priority + ": see the \"Fair delivery\" reference page");
 		Assert.isTrue(this.expiresAt == null || this.dueAt == null || this.expiresAt.isAfter(this.dueAt),
 				() -> "Expiry deadline " + this.expiresAt + " must be after the due time " + this.dueAt);
 	}
@@ -158,6 +165,15 @@ public final class ScheduleRequest {
 	}
 
 	/**
+	 * The priority of the message: {@value MessagePriorities#MIN} (lowest) to {@value MessagePriorities#MAX}.
+	 * @return the priority; {@value MessagePriorities#DEFAULT} unless set
+	 * @since 0.3.0
+	 */
+	public int priority() {
+		return this.priority;
+	}
+
+	/**
 	 * This request with an id: itself if it has that id already.
 	 * @param id the id
 	 * @return a request for the same message with this id
@@ -173,6 +189,7 @@ public final class ScheduleRequest {
 		if (this.group != null) {
 			builder.group(this.group);
 		}
+		builder.priority(this.priority);
 		return (this.dueAt != null) ? builder.dueAt(this.dueAt).build()
 				: builder.delay((this.delay != null) ? this.delay : Duration.ZERO).build();
 	}
@@ -203,6 +220,8 @@ public final class ScheduleRequest {
 		private ExpiryAction onExpiry = ExpiryAction.DEAD_LETTER;
 
 		private @Nullable String group;
+
+		private int priority = MessagePriorities.DEFAULT;
 
 		private Builder(String topic, Object payload) {
 			Topics.validate(topic);
@@ -327,9 +346,28 @@ public final class ScheduleRequest {
 		}
 
 		/**
+		 * Gives the message a priority: among the due messages of its topic, a higher priority starts first. By
+		 * default every level with due messages gets a share weighted by {@code level + 1} (a lower level is never
+		 * starved); a topic may opt in to strict order (see {@link MessagePriorities.PriorityMode}). A delayed message
+		 * gets its priority when it falls due. The listener sees it in {@link DeliveredMessage#priority()}. A message
+		 * with a group keeps the default priority in this release.
+		 * @param priority {@value MessagePriorities#MIN} (lowest) to {@value MessagePriorities#MAX} (highest);
+		 * {@value MessagePriorities#DEFAULT} unless set
+		 * @return this builder
+		 * @throws IllegalArgumentException if the priority is out of range
+		 * @since 0.3.0
+		 */
+		public Builder priority(int priority) {
+			MessagePriorities.validate(priority);
+			this.priority = priority;
+			return this;
+		}
+
+		/**
 		 * Builds the request.
 		 * @return the request
-		 * @throws IllegalArgumentException if the expiry deadline is not after an absolute due time
+		 * @throws IllegalArgumentException if the expiry deadline is not after an absolute due time, or a message
+		 * with a group has a priority other than the default
 		 */
 		public ScheduleRequest build() {
 			return new ScheduleRequest(this);

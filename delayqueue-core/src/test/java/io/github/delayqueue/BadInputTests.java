@@ -109,6 +109,15 @@ class BadInputTests {
 				bad("a group key with a space", IllegalArgumentException.class,
 						"Group key 'tenant 42' has a character (at 6) that is not printable ASCII: a group key is 1 to 64 characters from '!' to '~', without spaces",
 						(q) -> q.schedule(ScheduleRequest.builder("orders", "x").group("tenant 42").build())),
+				bad("a priority of 10", IllegalArgumentException.class,
+						"Priority must be from 0 (lowest) to 9 (highest; 4 if unset), but was 10",
+						(q) -> q.schedule(ScheduleRequest.builder("orders", "x").priority(10).build())),
+				bad("a priority of -1", IllegalArgumentException.class,
+						"Priority must be from 0 (lowest) to 9 (highest; 4 if unset), but was -1",
+						(q) -> q.schedule(ScheduleRequest.builder("orders", "x").priority(-1).build())),
+				bad("a priority other than the default on a grouped message", IllegalArgumentException.class,
+						"A message with a group cannot have a priority other than the default (4) in this release, but group 'tenant-42' has priority 9",
+						(q) -> q.schedule(ScheduleRequest.builder("orders", "x").group("tenant-42").priority(9).build())),
 				bad("a listing cursor that no listing returned", IllegalArgumentException.class,
 						"Not a cursor that listWaiting returned: 'bogus'",
 						(q) -> q.listWaiting("orders", WaitingQuery.first(10).after("bogus"))),
@@ -148,7 +157,12 @@ class BadInputTests {
 				badAdmin("pausing a group of an unknown topic", IllegalArgumentException.class,
 						"Topic 'never-used' is not known", (a) -> a.pauseGroup("never-used", "tenant-42")),
 				badAdmin("pausing an empty group key", IllegalArgumentException.class, "Group key must not be empty",
-						(a) -> a.pauseGroup("orders", "")));
+						(a) -> a.pauseGroup("orders", "")),
+				badAdmin("a null priority mode", IllegalArgumentException.class, "Priority mode must not be null",
+						(a) -> a.setPriorityMode("orders", null)),
+				badAdmin("a priority mode for an unknown topic", IllegalArgumentException.class,
+						"Topic 'never-used' is not known",
+						(a) -> a.setPriorityMode("never-used", MessagePriorities.PriorityMode.STRICT)));
 	}
 
 	@ParameterizedTest(name = "{0}")

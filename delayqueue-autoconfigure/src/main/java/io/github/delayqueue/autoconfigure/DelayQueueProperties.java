@@ -5,6 +5,7 @@ import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.delayqueue.MessagePriorities;
 import io.github.delayqueue.recurring.MissedTicks;
 import org.jspecify.annotations.Nullable;
 
@@ -337,6 +338,13 @@ public class DelayQueueProperties {
 		private @Nullable Integer groupMaxInFlight;
 
 		/**
+		 * How the topic orders the priorities of its due messages (see ScheduleRequest.Builder#priority): weighted
+		 * shares with a starvation guard, or strict order; applied to Redis at start-up. Unset, the mode is left as
+		 * Redis keeps it (weighted unless set).
+		 */
+		private MessagePriorities.@Nullable PriorityMode priorityMode;
+
+		/**
 		 * Settings of single groups of the topic, by group key, overriding the topic's defaults.
 		 */
 		private Map<String, Group> groups = new LinkedHashMap<>();
@@ -371,6 +379,14 @@ public class DelayQueueProperties {
 
 		public void setGroupMaxInFlight(@Nullable Integer groupMaxInFlight) {
 			this.groupMaxInFlight = groupMaxInFlight;
+		}
+
+		public MessagePriorities.@Nullable PriorityMode getPriorityMode() {
+			return this.priorityMode;
+		}
+
+		public void setPriorityMode(MessagePriorities.@Nullable PriorityMode priorityMode) {
+			this.priorityMode = priorityMode;
 		}
 
 		public Map<String, Group> getGroups() {

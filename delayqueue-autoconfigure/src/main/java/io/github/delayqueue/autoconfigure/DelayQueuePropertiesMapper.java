@@ -10,6 +10,7 @@ import java.util.function.Function;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.MessageGroups;
+import io.github.delayqueue.MessagePriorities;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
@@ -154,6 +155,22 @@ final class DelayQueuePropertiesMapper {
 			}
 		});
 		return caps;
+	}
+
+	/**
+	 * The priority modes the properties declare, per topic that declares one.
+	 * @return the modes
+	 */
+	Map<String, MessagePriorities.PriorityMode> priorityModes() {
+		Map<String, MessagePriorities.PriorityMode> modes = new LinkedHashMap<>();
+		this.properties.getTopics().forEach((topic, settings) -> {
+			MessagePriorities.PriorityMode mode = settings.getPriorityMode();
+			if (mode != null) {
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				modes.put(topic, mode);
+			}
+		});
+		return modes;
 	}
 
 	Duration metricsRefreshInterval() {

@@ -3,6 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import java.util.Map;
 
 import io.github.delayqueue.DelayedQueueAdmin;
+import io.github.delayqueue.MessagePriorities;
 import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import org.jspecify.annotations.Nullable;
@@ -13,7 +14,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.dao.DataAccessException;
 
 /**
- * Applies the rate limits and concurrency caps that {@code delayqueue.topics.<topic>.*} declares to Redis once the
+ * Applies the rate limits, concurrency caps and priority modes that {@code delayqueue.topics.<topic>.*} declares to Redis once the
  * application's beans exist, so that every instance's claims follow them. Topics that declare none keep what Redis
  * has (set through {@link DelayedQueueAdmin} or the actuator endpoint).
  */
@@ -27,14 +28,22 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 
 	private final Map<String, GroupCaps> groupCaps;
 
+	private final Map<String, MessagePriorities.PriorityMode> priorityModes;
+
 	TopicLimitsInitializer(DelayedQueueAdmin admin, Map<String, TopicLimits> limits) {
 		this(admin, limits, Map.of());
 	}
 
 	TopicLimitsInitializer(DelayedQueueAdmin admin, Map<String, TopicLimits> limits, Map<String, GroupCaps> groupCaps) {
+		this(admin, limits, groupCaps, Map.of());
+	}
+
+	TopicLimitsInitializer(DelayedQueueAdmin admin, Map<String, TopicLimits> limits, Map<String, GroupCaps> groupCaps,
+			Map<String, MessagePriorities.PriorityMode> priorityModes) {
 		this.admin = admin;
 		this.limits = Map.copyOf(limits);
 		this.groupCaps = Map.copyOf(groupCaps);
+		this.priorityModes = Map.copyOf(priorityModes);
 	}
 
 	/** A group cap as the properties declare it: none, or at least 1. */
@@ -76,6 +85,19 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 			catch (DataAccessException ex) {
 				logger.error("Topic '{}': the group caps {} that the properties declare could not be applied (Redis "
 						+ "did not answer); the groups keep the caps Redis has until they are applied", topic, caps, ex);
+			}
+		});
+		this.priorityModes.forEach((topic, mode) -> {
+			try {
+				if (this.admin instanceof RedisDelayedQueueAdmin redisAdmin) {
+					redisAdmin.registerTopics(java.util.List.of(topic));
+				}
+				this.admin.setPriorityMode(topic, mode);
+				logger.info("Topic '{}': priority mode {} applied on every instance", topic, mode);
+			}
+			catch (DataAccessException ex) {
+				logger.error("Topic '{}': the priority mode {} that the properties declare could not be applied (Redis "
+						+ "did not answer); the topic keeps the mode Redis has until it is applied", topic, mode, ex);
 			}
 		});
 	}

@@ -591,6 +591,17 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void aDeclaredPriorityModeIsAppliedToRedisAndABadOneFailsStartupNamingTheProperty() {
+		this.runner.withPropertyValues("delayqueue.topics.ranked.priority-mode=strict").run((context) -> {
+			assertThat(context).hasNotFailed();
+			io.github.delayqueue.DelayedQueueAdmin admin = context.getBean(io.github.delayqueue.DelayedQueueAdmin.class);
+			assertThat(admin.priorityMode("ranked")).isEqualTo(io.github.delayqueue.MessagePriorities.PriorityMode.STRICT);
+		});
+		assertStartupFailsNaming("delayqueue.topics.ranked.priority-mode=fastest",
+				"delayqueue.topics.ranked.priority-mode");
+	}
+
+	@Test
 	void theEndpointReadsAndChangesOneGroup() {
 		this.runner.withConfiguration(AutoConfigurations.of(DelayQueueEndpointAutoConfiguration.class))
 			.withPropertyValues("management.endpoints.web.exposure.include=delayqueue",

@@ -50,13 +50,19 @@ final class FairDeliveryBenchmark {
 	}
 
 	void run() {
-		double plainLate = lonelyLateness(false);
-		double groupedLate = lonelyLateness(true);
+		double plainLate = lonelyLateness(Lone.PLAIN);
+		double groupedLate = lonelyLateness(Lone.GROUPED);
+		double priorityLate = lonelyLateness(Lone.PRIORITY);
 		this.report.row(SECTION, String.format(Locale.ROOT,
 				"lateness of a lone message of group B due 10 ms after %,d of group A", this.backlog), "ms",
 				Report.Better.LOWER, groupedLate, null, String.format(Locale.ROOT,
 						"target ≤ 50 ms; without groups the same message is %.1f ms late (behind the backlog)",
 						plainLate));
+		this.report.row(SECTION, String.format(Locale.ROOT,
+				"lateness of a high-priority message due 10 ms after %,d of normal priority", this.backlog), "ms",
+				Report.Better.LOWER, priorityLate, null, String.format(Locale.ROOT,
+						"priority 9 in a backlog of priority 4, weighted mode; without a priority the same message is "
+								+ "%.1f ms late (behind the backlog)", plainLate));
 		double plainDrain = drain("drain-plain", 0);
 		double groupedDrain = drain("drain-grouped", GROUPS);
 		this.report.row(SECTION, String.format(Locale.ROOT, "drain of %,d due messages over %,d groups, %d handlers",
@@ -70,14 +76,25 @@ final class FairDeliveryBenchmark {
 						"without a group %.1f B: %+.1f B (target ≤ +16 B); %,d messages over %,d groups", plainBytes,
 						groupedBytes - plainBytes, this.backlog, GROUPS));
 		this.report.detail("fair-delivery", Map.of("latenessGroupedMs", groupedLate, "latenessPlainMs", plainLate,
-				"drainGrouped", groupedDrain, "drainPlain", plainDrain, "bytesGrouped", groupedBytes, "bytesPlain",
-				plainBytes));
+				"latenessPriorityMs", priorityLate, "drainGrouped", groupedDrain, "drainPlain", plainDrain,
+				"bytesGrouped", groupedBytes, "bytesPlain", plainBytes));
 	}
 
-	/** Schedules the backlog (of group A, or without a group) and the lone message; returns how late it started. */
-	private double lonelyLateness(boolean grouped) {
+	/** The lone message behind the backlog: as the backlog, of another group, or of a higher priority. */
+	private enum Lone {
+
+		PLAIN, GROUPED, PRIORITY
+
+	}
+
+	/**
+	 * Schedules the backlog (of group A, or without a group) and the lone message (of group B, or of priority 9, or
+	 * as the backlog); returns how late it started.
+	 */
+	private double lonelyLateness(Lone lane) {
 		this.admin.flush();
-		String topic = grouped ? "fair-grouped" : "fair-plain";
+		boolean grouped = lane == Lone.GROUPED;
+		String topic = "fair-" + lane.name().toLowerCase(Locale.ROOT);
 		// the backlog falls due once it is stored and the consumer runs: twice the time storing it takes at the rate
 		// just measured, and three seconds more
 		Instant due = Instant.now().plusMillis(3_000 + 2 * scheduleMillis()).truncatedTo(ChronoUnit.MILLIS);
@@ -86,26 +103,26 @@ final class FairDeliveryBenchmark {
 			requests.add(request(topic, "a-" + i, PAYLOAD, grouped ? "tenant-000A" : null).dueAt(due).build());
 		}
 		schedule(requests);
-		this.system.queue()
-			.schedule(request(topic, "lone", "B", grouped ? "tenant-000B" : null).dueAt(due.plusMillis(10)).build());
+		ScheduleRequest.Builder lone = request(topic, "lone", "B", grouped ? "tenant-000B" : null).dueAt(due.plusMillis(10));
+		this.system.queue().schedule(((lane == Lone.PRIORITY) ? lone.priority(9) : lone).build());
 		AtomicLong lateMicros = new AtomicLong(-1);
-		CountDownLatch lone = new CountDownLatch(1);
+		CountDownLatch delivered = new CountDownLatch(1);
 		try (QueueUnderTest.Consumer consumer = this.system.consume(topic, THREADS, (payload, storedDue) -> {
 			if (payload.contains("B")) {
 				Instant now = Instant.now();
 				lateMicros.set(now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000 - storedDue);
-				lone.countDown();
+				delivered.countDown();
 			}
 		})) {
 			long ahead = due.toEpochMilli() - System.currentTimeMillis();
 			Benchmarks.log(String.format(Locale.ROOT, "fair delivery: %s backlog of %,d stored, consumer started, "
-					+ "%d ms before it is due", grouped ? "grouped" : "plain", this.backlog, ahead));
+					+ "%d ms before it is due", lane.name().toLowerCase(Locale.ROOT), this.backlog, ahead));
 			if (ahead < 0) {
 				this.report.note(String.format(Locale.ROOT, "fair delivery: the %s backlog was due %d ms before its "
-						+ "consumer ran (a busy machine): its lateness row counts that too", grouped ? "grouped" : "plain",
+						+ "consumer ran (a busy machine): its lateness row counts that too", lane.name().toLowerCase(Locale.ROOT),
 						-ahead));
 			}
-			if (!lone.await(5, TimeUnit.MINUTES)) {
+			if (!delivered.await(5, TimeUnit.MINUTES)) {
 				throw new IllegalStateException("The lone message was not delivered within 5 minutes");
 			}
 		}

@@ -62,7 +62,7 @@ final class MessageInfos {
 		Expiry expiry = entry.expiry();
 		return new MessageInfo(entry.id(), topic, state, dead ? null : entry.at(), dead ? entry.at() : null,
 				entry.attempts(), error, message.createdAt(), message.headers(),
-				(expiry != null) ? expiry.deadline() : null, message.payload(), this.converter);
+				(expiry != null) ? expiry.deadline() : null, message.payload(), this.converter, message.priority());
 	}
 
 	static String unreadable(StoredMessage message, @Nullable String error) {

@@ -131,7 +131,7 @@ final class MessageWriter implements TransactionalWrites.Target {
 			headers = carrier;
 		}
 		return new NewMessage(id, dueTime(request.delay(), request.dueAt(), sinceNanos), now, headers, payload, expiry,
-				request.group());
+				request.group(), request.priority());
 	}
 
 	/**

@@ -16,6 +16,7 @@ import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.DueHistogram;
 import io.github.delayqueue.GroupControlState;
 import io.github.delayqueue.MessageGroups;
+import io.github.delayqueue.MessagePriorities;
 import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.MessageInfo;
 import io.github.delayqueue.MessagePage;
@@ -349,6 +350,23 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		}
 		return (group != null) ? groupControls(topic, group)
 				: new GroupControlState(topic, null, false, null, cap, 0, 0);
+	}
+
+	@Override
+	public MessagePriorities.PriorityMode setPriorityMode(String topic, MessagePriorities.PriorityMode mode) {
+		Assert.isTrue(mode != null, "Priority mode must not be null");
+		requireKnown(topic);
+		boolean strict = mode == MessagePriorities.PriorityMode.STRICT;
+		this.router.partitionNames(topic).forEach((partition) -> this.store.controls().priorityMode(partition, strict));
+		return priorityMode(topic);
+	}
+
+	@Override
+	public MessagePriorities.PriorityMode priorityMode(String topic) {
+		Topics.validate(topic);
+		// every partition is set together: the first one says
+		return this.store.controls().priorityMode(this.router.partitionNames(topic).get(0), null)
+				? MessagePriorities.PriorityMode.STRICT : MessagePriorities.PriorityMode.WEIGHTED;
 	}
 
 	@Override

@@ -154,7 +154,7 @@ final class ListenerInvoker {
 		Instant createdAt = stored.createdAt();
 		return new DeliveredMessage(message.id(), this.registration.topic(), message.dueAt(),
 				(createdAt != null) ? createdAt : Instant.EPOCH, message.attempt(), stored.headers(), message.suspect(),
-				stored.group());
+				stored.group(), stored.priority());
 	}
 
 	private Observation observation(DeliveredMessage delivered) {

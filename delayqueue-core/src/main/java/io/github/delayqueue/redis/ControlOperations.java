@@ -41,6 +41,8 @@ public final class ControlOperations {
 
 	private static final byte[] GROUP_CAP = bytes("group-cap");
 
+	private static final byte[] PRIORITY_MODE = bytes("priority-mode");
+
 	private final TopicKeys keys;
 
 	private final ScriptExecutor scripts;
@@ -141,6 +143,22 @@ public final class ControlOperations {
 		Assert.isTrue(cap == null || cap >= 1, () -> "A group's cap must be at least 1, but was " + cap);
 		return groupStateOf(this.scripts.runReplicated(CONTROL, ReturnType.MULTI, this.keys.pending(topic), GROUP_CAP,
 				(group != null) ? bytes(group) : NONE, (cap != null) ? bytes(cap) : NONE));
+	}
+
+	/**
+	 * Sets or reads how a topic orders the priorities of its due messages (see the "Fair delivery" reference page).
+	 * @param topic the topic (or a partition's name)
+	 * @param strict {@code true} for strict order, {@code false} for weighted shares (the default), {@code null} to
+	 * read it only
+	 * @return whether the order is strict now
+	 * @since 0.3.0
+	 */
+	public boolean priorityMode(String topic, @Nullable Boolean strict) {
+		byte[] mode = (strict == null) ? NONE : bytes(strict ? "strict" : "weighted");
+		Object reply = (strict == null)
+				? this.scripts.run(CONTROL, ReturnType.VALUE, this.keys.pending(topic), PRIORITY_MODE, mode)
+				: this.scripts.runReplicated(CONTROL, ReturnType.VALUE, this.keys.pending(topic), PRIORITY_MODE, mode);
+		return "strict".equals(nullableText(reply));
 	}
 
 	private static GroupState groupStateOf(List<?> reply) {

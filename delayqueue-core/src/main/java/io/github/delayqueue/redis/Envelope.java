@@ -17,9 +17,20 @@ import org.jspecify.annotations.Nullable;
  * The stored form of a message: a format version, the creation time, the headers, then the payload bytes as
  * they are (no escaping).
  * <p>
- * {@link #encode()} writes format 2, or format 3 for a message with a group key. {@link #decode(byte[])} reads
- * formats 3, 2 and 1 (no longer written); every later release must still read them all, since messages may wait in
- * Redis for a long time.
+ * {@link #encode()} writes format 2, format 3 for a message with a group key, or format 4 for a message with a
+ * priority other than the default. {@link #decode(byte[])} reads formats 4, 3, 2 and 1 (no longer written); every
+ * later release must still read them all, since messages may wait in Redis for a long time.
+ * <p>
+ * Format 4 (written since 0.3 for a message with a priority other than {@value #DEFAULT_PRIORITY}; the scripts read
+ * the priority and the group from it):
+ *
+ * <pre>
+ * byte     version (4)
+ * byte     priority, 0 to 9
+ * byte     group key length in bytes, 0 (no group) to 64
+ * byte[]   group key, US-ASCII
+ * ...      then format 2's fields after its version byte
+ * </pre>
  * <p>
  * Format 3 (written since 0.3 for a message with a group key; the scripts read the group from it):
  *
@@ -66,8 +77,10 @@ import org.jspecify.annotations.Nullable;
  * @param headers the headers
  * @param payload the serialised payload
  * @param group the message's group key, or {@code null} (see {@link #VERSION_3})
+ * @param priority the message's priority, 0 to 9 (see {@link #VERSION_4})
  */
-record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, @Nullable String group) {
+record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, @Nullable String group,
+		int priority) {
 
 	/** The format version written by this release for a message without a group. */
 	static final byte VERSION = 2;
@@ -75,11 +88,24 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 	/** The format version written for a message with a group key. */
 	static final byte VERSION_3 = 3;
 
+	/** The format version written for a message with a priority other than the default. */
+	static final byte VERSION_4 = 4;
+
+	/** The priority of a message stored in formats 1 to 3. */
+	static final int DEFAULT_PRIORITY = 4;
+
+	/** The highest priority. */
+	static final int MAX_PRIORITY = 9;
+
 	/** The longest group key, in bytes (a single length byte the scripts read). */
 	static final int MAX_GROUP_LENGTH = 64;
 
 	Envelope(Instant createdAt, Map<String, String> headers, byte[] payload) {
-		this(createdAt, headers, payload, null);
+		this(createdAt, headers, payload, null, DEFAULT_PRIORITY);
+	}
+
+	Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, @Nullable String group) {
+		this(createdAt, headers, payload, group, DEFAULT_PRIORITY);
 	}
 
 	private static final byte VERSION_1 = 1;
@@ -95,7 +121,8 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 	private static final int MAX_ARRAY_LENGTH = Integer.MAX_VALUE - 8;
 
 	/**
-	 * Encodes this envelope in format {@value #VERSION}.
+	 * Encodes this envelope in format {@value #VERSION}, {@value #VERSION_3} (a group) or {@value #VERSION_4} (a
+	 * priority other than the default).
 	 * @return the bytes to store
 	 * @throws IllegalStateException if the creation time does not fit a long of epoch milliseconds, or the
 	 * envelope would be larger than an array can be
@@ -105,7 +132,14 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 		Map<String, String> headers = this.headers;
 		int count = headers.size();
 		String group = this.group;
-		int groupBytes = (group != null) ? 1 + group.length() : 0;
+		boolean prioritized = this.priority != DEFAULT_PRIORITY;
+		if (this.priority < 0 || this.priority > MAX_PRIORITY) {
+			throw new IllegalStateException("Priority " + this.priority + " cannot be encoded");
+		}
+		int groupBytes = (group != null) ? 1 + group.length() : (prioritized ? 1 : 0);
+		if (prioritized) {
+			groupBytes++;
+		}
 		if (group != null && (group.isEmpty() || group.length() > MAX_GROUP_LENGTH)) {
 			throw new IllegalStateException("Group key of " + group.length() + " characters cannot be encoded");
 		}
@@ -119,8 +153,14 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 			throw new IllegalStateException("Envelope of " + size + " bytes is too large to encode");
 		}
 		byte[] out = new byte[(int) size];
-		out[0] = (group != null) ? VERSION_3 : VERSION;
+		out[0] = prioritized ? VERSION_4 : (group != null) ? VERSION_3 : VERSION;
 		int position = 1;
+		if (prioritized) {
+			out[position++] = (byte) this.priority;
+			if (group == null) {
+				out[position++] = 0;
+			}
+		}
 		if (group != null) {
 			out[position++] = (byte) group.length();
 			for (int i = 0; i < group.length(); i++) {
@@ -147,7 +187,7 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 	}
 
 	/**
-	 * Decodes stored bytes of format 1 or 2.
+	 * Decodes stored bytes of format 1, 2, 3 or 4.
 	 * @param bytes the stored bytes
 	 * @return the envelope, with unmodifiable headers
 	 * @throws MalformedEnvelopeException if the bytes are not an envelope of a known version, saying what is
@@ -160,7 +200,7 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 		int version = bytes[0] & 0xFF;
 		try {
 			return switch (version) {
-				case VERSION, VERSION_3 -> decode(bytes, VERSION_2_MIN_LENGTH, version);
+				case VERSION, VERSION_3, VERSION_4 -> decode(bytes, VERSION_2_MIN_LENGTH, version);
 				case VERSION_1 -> decode(bytes, VERSION_1_MIN_LENGTH, version);
 				default -> throw new MalformedEnvelopeException("Stored message has unknown format version " + version);
 			};
@@ -179,13 +219,14 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 					+ bytes(bytes.length) + ", at least " + minLength + ")");
 		}
 		Reader in = new Reader(bytes);
-		String group = (version == VERSION_3) ? in.readGroup() : null;
+		int priority = (version == VERSION_4) ? in.readPriority() : DEFAULT_PRIORITY;
+		String group = (version == VERSION_3 || (version == VERSION_4 && in.hasGroup())) ? in.readGroup() : null;
 		long created = (version == VERSION_1) ? in.readInt64() : in.readCreatedAt();
 		// Every long of epoch milliseconds is an Instant: Instant spans about 1e9 years either side of 1970
 		Instant createdAt = Instant.ofEpochMilli(created);
 		Map<String, String> headers = in.readHeaders();
 		byte[] payload = Arrays.copyOfRange(bytes, in.position, bytes.length);
-		return new Envelope(createdAt, headers, payload, group);
+		return new Envelope(createdAt, headers, payload, group, priority);
 	}
 
 	/**
@@ -199,18 +240,19 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 		}
 		return (other instanceof Envelope that) && this.createdAt.equals(that.createdAt)
 				&& this.headers.equals(that.headers) && Arrays.equals(this.payload, that.payload)
-				&& Objects.equals(this.group, that.group);
+				&& Objects.equals(this.group, that.group) && this.priority == that.priority;
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.createdAt, this.headers, Arrays.hashCode(this.payload), this.group);
+		return Objects.hash(this.createdAt, this.headers, Arrays.hashCode(this.payload), this.group, this.priority);
 	}
 
 	@Override
 	public String toString() {
 		return "Envelope[createdAt=" + this.createdAt + ", headers=" + this.headers + ", payload="
-				+ this.payload.length + " bytes" + ((this.group != null) ? ", group=" + this.group : "") + "]";
+				+ this.payload.length + " bytes" + ((this.group != null) ? ", group=" + this.group : "")
+				+ ((this.priority != DEFAULT_PRIORITY) ? ", priority=" + this.priority : "") + "]";
 	}
 
 	private static long epochMillis(Instant instant) {
@@ -340,6 +382,23 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 				value = (value << 8) | (this.bytes[this.position++] & 0xFF);
 			}
 			return value;
+		}
+
+		int readPriority() {
+			int priority = this.bytes[this.position++] & 0xFF;
+			if (priority > MAX_PRIORITY || remaining() < 1) {
+				throw corrupt("priority " + priority + " is not 0 to " + MAX_PRIORITY + ", or no group length follows");
+			}
+			return priority;
+		}
+
+		/** Whether a group follows (format 4): its length is not 0; a length of 0 is consumed. */
+		boolean hasGroup() {
+			if (this.bytes[this.position] == 0) {
+				this.position++;
+				return false;
+			}
+			return true;
 		}
 
 		String readGroup() {

@@ -16,10 +16,26 @@ import org.jspecify.annotations.Nullable;
  * @param expiry the deadline after which it must not be delivered, or {@code null} for none
  * @param group the group key (see {@link io.github.delayqueue.ScheduleRequest.Builder#group(String)}), or
  * {@code null} for none
+ * @param priority the priority (see {@link io.github.delayqueue.ScheduleRequest.Builder#priority(int)})
  * @since 0.1.0
  */
 public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, String> headers, byte[] payload,
-		@Nullable Expiry expiry, @Nullable String group) {
+		@Nullable Expiry expiry, @Nullable String group, int priority) {
+
+	/**
+	 * A message to store with the default priority.
+	 * @param id the message id
+	 * @param due when it is due
+	 * @param createdAt when it was scheduled
+	 * @param headers the headers
+	 * @param payload the serialised payload
+	 * @param expiry the deadline after which it must not be delivered, or {@code null} for none
+	 * @param group the group key, or {@code null} for none
+	 */
+	public NewMessage(String id, DueTime due, Instant createdAt, Map<String, String> headers, byte[] payload,
+			@Nullable Expiry expiry, @Nullable String group) {
+		this(id, due, createdAt, headers, payload, expiry, group, Envelope.DEFAULT_PRIORITY);
+	}
 
 	/**
 	 * A message to store without a group.
@@ -54,7 +70,7 @@ public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, 
 	 */
 	public NewMessage countedFromNow() {
 		return new NewMessage(this.id, this.due.countedFromNow(), this.createdAt, this.headers, this.payload,
-				this.expiry, this.group);
+				this.expiry, this.group, this.priority);
 	}
 
 	/**
@@ -62,7 +78,7 @@ public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, 
 	 * @return the envelope
 	 */
 	Envelope envelope() {
-		return new Envelope(this.createdAt, this.headers, this.payload, this.group);
+		return new Envelope(this.createdAt, this.headers, this.payload, this.group, this.priority);
 	}
 
 }

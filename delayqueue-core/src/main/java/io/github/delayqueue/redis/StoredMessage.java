@@ -14,10 +14,24 @@ import org.jspecify.annotations.Nullable;
  * @param payload the serialised payload, or the raw stored bytes if unreadable
  * @param malformation why the stored form cannot be read, or {@code null} if it can
  * @param group the message's group key, or {@code null} for none (or if unreadable)
+ * @param priority the message's priority, 0 to 9 (the default, 4, if it set none or is unreadable)
  * @since 0.1.0
  */
 public record StoredMessage(@Nullable Instant createdAt, Map<String, String> headers, byte[] payload,
-		@Nullable String malformation, @Nullable String group) {
+		@Nullable String malformation, @Nullable String group, int priority) {
+
+	/**
+	 * What a stored message of the default priority holds.
+	 * @param createdAt when it was scheduled, or {@code null} if unreadable
+	 * @param headers the headers (empty if unreadable)
+	 * @param payload the serialised payload, or the raw stored bytes if unreadable
+	 * @param malformation why the stored form cannot be read, or {@code null} if it can
+	 * @param group the message's group key, or {@code null} for none
+	 */
+	public StoredMessage(@Nullable Instant createdAt, Map<String, String> headers, byte[] payload,
+			@Nullable String malformation, @Nullable String group) {
+		this(createdAt, headers, payload, malformation, group, Envelope.DEFAULT_PRIORITY);
+	}
 
 	/**
 	 * What a stored message without a group holds.
@@ -48,7 +62,7 @@ public record StoredMessage(@Nullable Instant createdAt, Map<String, String> hea
 		try {
 			Envelope envelope = Envelope.decode(stored);
 			return new StoredMessage(envelope.createdAt(), envelope.headers(), envelope.payload(), null,
-					envelope.group());
+					envelope.group(), envelope.priority());
 		}
 		catch (MalformedEnvelopeException ex) {
 			return new StoredMessage(null, Map.of(), stored, ex.getMessage());

@@ -1,4 +1,4 @@
--- uses: controls, groups, buckets, leases, dead, v1
+-- uses: controls, groups, priorities, buckets, leases, dead, v1
 -- Removes a waiting message (scheduled or waiting for a retry).
 -- ARGV[1] id
 -- Returns 1 if it was waiting and is gone, else 0.
@@ -9,6 +9,14 @@ if redis.call('ZREM', PENDING, id) == 1 then
 end
 -- groups: a grouped message waits in its group's set (its envelope names the group); a group left empty loses its
 -- turn
+-- priorities: a message of a priority other than the default waits in its level's set (its envelope names it)
+if metaRead.prio then
+  local key = levelKey(envelopeLevel(redis.call('HGET', bodyOf(id), id)))
+  if key ~= PENDING and redis.call('ZREM', key, id) == 1 then
+    forget(id)
+    return 1
+  end
+end
 if grouped() then
   local group = envelopeGroup(redis.call('HGET', bodyOf(id), id))
   if group and redis.call('ZREM', groupKey(group), id) == 1 then

@@ -1,4 +1,4 @@
--- uses: controls, claimread, groups, buckets, leases, dead, claims, v1, format1
+-- uses: controls, claimread, groups, priorities, buckets, leases, dead, claims, v1, format1
 -- What a consumer sends for more messages: acknowledges what its handlers delivered (each only if its lease is the
 -- current one), returns expired leases to the pending set at their original due time (each a suspect now, its
 -- attempt counted if it was a suspect's), adopts some format-1 messages; then leases up to ARGV[1] due messages under
@@ -117,6 +117,11 @@ local next = earliestBeyond(PENDING, left)
 local turn = earliestTurn()
 if turn and (next == nil or turn < next) then
   next = turn
+end
+-- priorities: the earliest due time among the levels' sets (none read for a topic that never stored a priority)
+local levelNext = earliestLevel()
+if levelNext and (next == nil or levelNext < next) then
+  next = levelNext
 end
 if cut then
   local token = spend(cut, (#out - 6) / 5, now, wanted)

@@ -6,6 +6,16 @@
 -- ('' for none)
 -- Returns {paused (0 or 1), rate (false: none), burst (false: none), cap (false: none)}.
 local op = ARGV[1]
+-- priorities (see the prelude's priorities section): ARGV[1] 'priority-mode', ARGV[2] 'strict', 'weighted' or '' (read
+-- only). Returns the mode ('strict' or 'weighted').
+if op == 'priority-mode' then
+  if ARGV[2] == 'strict' then
+    redis.call('HSET', CONTROL, 'pmode', 'strict')
+  elseif ARGV[2] == 'weighted' then
+    redis.call('HDEL', CONTROL, 'pmode')
+  end
+  return redis.call('HGET', CONTROL, 'pmode') or 'weighted'
+end
 -- groups (see the prelude's groups section): a group's pause and cap, and the topic's default cap for its groups.
 -- ARGV[1] 'group-read' | 'group-pause' | 'group-resume' | 'group-cap', ARGV[2] the group ('' with 'group-cap': the
 -- topic's default), ARGV[3] for 'group-cap': the cap ('' for none).

@@ -1,4 +1,4 @@
--- uses: controls, groups, buckets, leases, dead, v1, format1
+-- uses: controls, groups, priorities, buckets, leases, dead, v1, format1
 -- Makes dead letters due at once, with their attempts and last error reset, and without an expiry deadline (an
 -- operator asked for them): one by id, or a chunk of the oldest (bounded work per call, so that no call holds Redis
 -- for long; the caller repeats it until a chunk comes back short).
@@ -24,12 +24,18 @@ if #ids > 0 then
   local due = score(nowUs)
   local scores = {}
   local anyGrouped = grouped()
+  -- priorities: a message of a priority other than the default goes back to its level's set
+  local anyLevels = metaRead.prio
   for _, id in ipairs(ids) do
     -- groups: a grouped message goes back to its group's set
-    local group = anyGrouped and envelopeGroup(redis.call('HGET', bodyOf(id), id)) or nil
+    local envelope = (anyGrouped or anyLevels) and redis.call('HGET', bodyOf(id), id) or nil
+    local group = anyGrouped and envelopeGroup(envelope) or nil
+    local level = (anyLevels and not group) and envelopeLevel(envelope) or DEFAULT_LEVEL
     if group then
       redis.call('ZADD', groupKey(group), due, id)
       groupWaits(group, due)
+    elseif level ~= DEFAULT_LEVEL then
+      redis.call('ZADD', levelKey(level), due, id)
     else
       scores[#scores + 1] = due
       scores[#scores + 1] = id

@@ -6,8 +6,17 @@
 -- starts.
 -- Returns {due before ARGV[1], the count of each window, due at or after ARGV[#ARGV]}.
 local format1 = redis.call('EXISTS', V1_DUE) == 1
+-- priorities (see the prelude's priorities section): the waiting messages of levels other than the default wait in
+-- their own sets, listed in meta's 'prio' (one command, and none more for a topic that never stored a priority)
+local levels = {}
+for digit in string.gmatch(redis.call('HGET', BASE .. 'meta', 'prio') or '', '%d') do
+  levels[#levels + 1] = BASE .. 'p' .. digit
+end
 local function between(min, max)
   local n = redis.call('ZCOUNT', PENDING, min, max)
+  for _, key in ipairs(levels) do
+    n = n + redis.call('ZCOUNT', key, min, max)
+  end
   if format1 then
     n = n + redis.call('ZCOUNT', V1_DUE, min, max)
   end

@@ -1,4 +1,4 @@
--- uses: controls, groups, buckets, leases, dead
+-- uses: controls, groups, priorities, buckets, leases, dead
 -- Ends a failed delivery with its current lease, counting its attempt (a suspect's was counted when it was leased):
 -- either it waits for a retry after a delay, or it goes to the dead letters (which are trimmed to their maximum count
 -- and age).
@@ -7,7 +7,7 @@
 -- out), else ''
 -- Returns 1 (retry scheduled), 2 (buried) or 0 (not the current lease: nothing changed).
 local id = ARGV[1]
-local token, _, attempt, group = leaseOf(id)
+local token, _, attempt, group, level = leaseOf(id)
 if token == nil or token ~= ARGV[2] then
   return 0
 end
@@ -24,6 +24,8 @@ if ARGV[8] == 'running' then
     groupLeasesEnded({ [group] = 1 })
     group = nil
   end
+  -- priorities: as a suspect it waits in pending too
+  level = nil
 else
   -- its handler returned with a failure: it did not kill its consumer
   redis.call('SREM', SUSPECT, id)
@@ -42,8 +44,10 @@ if ARGV[3] == 'retry' then
       redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
     end
   else
-    redis.call('ZADD', PENDING, due, id)
-    wakeIfHead(id, due, nowUs)
+    -- priorities: back to its level's set (pending for the default)
+    local key = levelKey(level)
+    redis.call('ZADD', key, due, id)
+    wakeIfHead(id, due, nowUs, key)
   end
   slotsFreed()
   return 1

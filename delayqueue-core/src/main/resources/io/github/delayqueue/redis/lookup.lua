@@ -1,4 +1,4 @@
--- uses: controls, groups, buckets, leases, dead, v1, format1
+-- uses: controls, groups, priorities, buckets, leases, dead, v1, format1
 -- Finds one message by id, in whatever state it is (adopting a format-1 message first).
 -- ARGV[1] id
 -- Returns {state ('pending' | 'leased' | 'buried' | '' if absent), score (pending: due ms; leased: due ms of the
@@ -9,6 +9,11 @@ if redis.call('EXISTS', V1_MSGS) == 1 then
   adoptOne(id)
 end
 local state, at = 'pending', redis.call('ZSCORE', PENDING, id)
+if not at and metaRead.prio then
+  -- priorities: a message of a priority other than the default waits in its level's set
+  local key = levelKey(envelopeLevel(redis.call('HGET', bodyOf(id), id)))
+  at = (key ~= PENDING) and redis.call('ZSCORE', key, id)
+end
 if not at and grouped() then
   -- groups: a grouped message waits in its group's set
   local group = envelopeGroup(redis.call('HGET', bodyOf(id), id))

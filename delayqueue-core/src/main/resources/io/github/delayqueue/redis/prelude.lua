@@ -151,10 +151,12 @@ local function slotsFreed()
   return false
 end
 
--- Reads the topic's controls once for the whole script: paused, rate, burst, tokens, at, cap, refused, and the
--- default cap of its groups (see the groups section).
+-- Reads the topic's controls once for the whole script: paused, rate, burst, tokens, at, cap, refused, the default
+-- cap of its groups (see the groups section), and its priority mode ('strict', or absent: weighted; see the
+-- priorities section).
 local function readControls()
-  controls = redis.call('HMGET', CONTROL, 'paused', 'rate', 'burst', 'tokens', 'at', 'cap', 'refused', 'gcap')
+  controls = redis.call('HMGET', CONTROL, 'paused', 'rate', 'burst', 'tokens', 'at', 'cap', 'refused', 'gcap',
+    'pmode')
   return controls
 end
 
@@ -216,12 +218,18 @@ local function groupKey(group)
   return BASE .. 'g:' .. group
 end
 
--- The group written in an envelope (format 3: version byte 3, the group's length in one byte, the group), or nil.
+-- The group written in an envelope (format 3: version byte 3, the group's length in one byte, the group; format 4:
+-- version byte 4, the priority, then as format 3, a length of 0 for none), or nil.
 local function envelopeGroup(envelope)
-  if envelope and string.byte(envelope, 1) == 3 then
-    local n = string.byte(envelope, 2)
+  if not envelope then
+    return nil
+  end
+  local version = string.byte(envelope, 1)
+  local at = (version == 3) and 2 or ((version == 4) and 3 or nil)
+  if at then
+    local n = string.byte(envelope, at)
     if n and n > 0 then
-      return string.sub(envelope, 3, 2 + n)
+      return string.sub(envelope, at + 1, at + n)
     end
   end
   return nil
@@ -454,6 +462,230 @@ local function noteGroup(ended, group)
   return group
 end
 
+-- @section priorities --------------------------------------------------------------------------------------------
+-- Priorities (docs/reference/fair-delivery.md): a message without a group whose priority is not the default (4)
+-- waits in the sorted set of its level, p<level> (id -> due time), instead of pending; pending is level 4's. A
+-- claim shares the part of it that goes to the messages without a group among the levels with due messages, in
+-- proportion to level + 1 (or strictly, highest first, if the control hash's 'pmode' is 'strict'). Keys:
+--   p<level>  ZSET  id -> due time: the waiting messages of one level other than the default, without a group
+-- meta's 'prio' lists the levels other than the default the topic ever stored (their digits): a topic without it never
+-- reads a level's set. Such a message's envelope is of format 4 (version byte 4, its priority, then format 3's group
+-- length and group), and its lease record says its level ('/<level>' after the attempt), so that every outcome that
+-- puts it back finds its set. A grouped message waits in its group's set whatever its priority; a suspect waits in
+-- pending.
+local DEFAULT_LEVEL = 4
+
+if metaAlso then
+  metaAlso[#metaAlso + 1] = 'prio'
+else
+  metaAlso = { 'prio' }
+end
+
+-- The set a message without a group of this level waits in (nil or the default: pending).
+local function levelKey(level)
+  if level == nil or level == DEFAULT_LEVEL then
+    return PENDING
+  end
+  return BASE .. 'p' .. level
+end
+
+-- The priority written in an envelope (format 4's second byte), else the default.
+local function envelopeLevel(envelope)
+  if envelope and string.byte(envelope, 1) == 4 then
+    return string.byte(envelope, 2) or DEFAULT_LEVEL
+  end
+  return DEFAULT_LEVEL
+end
+
+-- The set a stored message waits in, from its envelope: its group's, its level's, or pending; and its group.
+local function waitKeyOf(envelope)
+  local group = envelopeGroup(envelope)
+  if group then
+    return groupKey(group), group
+  end
+  return levelKey(envelopeLevel(envelope)), nil
+end
+
+-- The levels other than the default that the topic ever stored, highest first, from meta's 'prio' ('raw'; by
+-- default as read with the bucket count): none for a topic that never stored one.
+local function storedLevels(raw)
+  if raw == nil then
+    raw = metaRead.prio
+  end
+  local levels = {}
+  if raw then
+    for digit in string.gmatch(raw, '%d') do
+      levels[#levels + 1] = tonumber(digit)
+    end
+    table.sort(levels, function(a, b)
+      return a > b
+    end)
+  end
+  return levels
+end
+
+-- After a message of 'level' was stored without a group: meta's 'prio' lists the level (one command the first time).
+local function levelStored(level)
+  if level == nil or level == DEFAULT_LEVEL then
+    return
+  end
+  local raw = metaRead.prio or ''
+  if not string.find(raw, tostring(level), 1, true) then
+    metaRead.prio = raw .. level
+    redis.call('HSET', META, 'prio', metaRead.prio)
+  end
+end
+
+-- Shares 'room' among lanes (each {level, candidates}, highest level first): strictly, highest first; or else slot
+-- by slot, each slot to a lane drawn in proportion to level + 1 at a position of a fixed sequence that visits every
+-- point of the weights' total in any run of that many positions (a step of 97, prime and above every total: at most
+-- 55), successive claims taking successive positions ('seed', the claim's number, times the room). A lane that has no
+-- more candidates passes its slot to the highest that has. So each level gets its weighted share over successive
+-- claims however small they are (the starvation guard), and a claim of a message or two still gives the higher levels
+-- most of the slots. Returns how many each lane takes.
+local function shareAmongLevels(lanes, room, strict, seed)
+  local takes = {}
+  for i in ipairs(lanes) do
+    takes[i] = 0
+  end
+  if strict then
+    for i, lane in ipairs(lanes) do
+      takes[i] = math.min(room, #lane[2])
+      room = room - takes[i]
+    end
+    return takes
+  end
+  local total = 0
+  for _, lane in ipairs(lanes) do
+    total = total + lane[1] + 1
+  end
+  if total == 0 then
+    -- nothing due in any level
+    return takes
+  end
+  local start = ((seed % total) * room) % total
+  for slot = 0, room - 1 do
+    local point = ((start + slot) * 97) % total
+    local pick = nil
+    for i, lane in ipairs(lanes) do
+      point = point - (lane[1] + 1)
+      if point < 0 then
+        pick = i
+        break
+      end
+    end
+    if takes[pick] >= #lanes[pick][2] then
+      pick = nil
+      for i, lane in ipairs(lanes) do
+        if takes[i] < #lane[2] then
+          pick = i
+          break
+        end
+      end
+      if pick == nil then
+        break
+      end
+    end
+    takes[pick] = takes[pick] + 1
+  end
+  return takes
+end
+
+-- A claim's messages without a group, shared among the priority levels: pending's candidates are ids/due as leaseDue
+-- read them (suspects, flagged in 'flags', passed over), the other levels' are read here (one command per level the
+-- topic ever stored, up to 'limit' each, due by 'upTo') and appended to ids and due, their levels in levelAt (index ->
+-- level). 'room' is the part of the claim that goes to the messages without a group, 'seed' draws the slots left over
+-- (see shareAmongLevels). Returns the indices chosen, higher levels first, and the rest, up to 'limit', as spare
+-- (higher levels first) for what the groups leave unused.
+local function priorityShare(ids, due, flags, room, limit, upTo, levelAt, strict, seed)
+  local lanes = {}
+  local common = {}
+  for k = 1, #ids do
+    if flags[k] ~= 1 and #common < limit then
+      common[#common + 1] = k
+    end
+  end
+  if #common > 0 then
+    lanes[1] = { DEFAULT_LEVEL, common }
+  end
+  for _, level in ipairs(storedLevels()) do
+    local part = redis.call('ZRANGEBYSCORE', levelKey(level), '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit)
+    if #part > 0 then
+      local lane = { level, {} }
+      for i = 1, #part, 2 do
+        ids[#ids + 1] = part[i]
+        due[2 * #ids - 1] = part[i]
+        due[2 * #ids] = part[i + 1]
+        levelAt[#ids] = level
+        lane[2][#lane[2] + 1] = #ids
+      end
+      lanes[#lanes + 1] = lane
+    end
+  end
+  table.sort(lanes, function(a, b)
+    return a[1] > b[1]
+  end)
+  local takes = shareAmongLevels(lanes, math.min(room, limit), strict, seed)
+  local picked, spare = {}, {}
+  for i, lane in ipairs(lanes) do
+    for j, k in ipairs(lane[2]) do
+      if j <= takes[i] then
+        picked[#picked + 1] = k
+      elseif #picked + #spare < limit then
+        spare[#spare + 1] = k
+      end
+    end
+  end
+  return picked, spare
+end
+
+-- After a claim leased messages of levels other than the default ('leased': level -> ids): they leave their sets.
+local function levelsServed(leased)
+  for level, ids in pairs(leased) do
+    each('ZREM', levelKey(level), ids)
+  end
+end
+
+-- Puts messages of levels other than the default back in their sets ('scores': score, id, ...; 'levels': id ->
+-- level); returns the scores of the others, which go to pending.
+local function levelsWait(scores, levels)
+  if not levels or next(levels) == nil then
+    return scores
+  end
+  local common, byLevel = {}, {}
+  for i = 1, #scores, 2 do
+    local level = levels[scores[i + 1]]
+    if level and level ~= DEFAULT_LEVEL then
+      local list = byLevel[level]
+      if not list then
+        list = {}
+        byLevel[level] = list
+      end
+      list[#list + 1] = scores[i]
+      list[#list + 1] = scores[i + 1]
+    else
+      common[#common + 1] = scores[i]
+      common[#common + 1] = scores[i + 1]
+    end
+  end
+  for level, list in pairs(byLevel) do
+    each('ZADD', levelKey(level), list)
+  end
+  return common
+end
+
+-- The earliest due time among the levels' sets, or nil (none, or a topic that never stored a priority).
+local function earliestLevel()
+  local first = nil
+  for _, level in ipairs(storedLevels()) do
+    local head = tonumber(redis.call('ZRANGE', levelKey(level), 0, 0, 'WITHSCORES')[2])
+    if head and (first == nil or head < first) then
+      first = head
+    end
+  end
+  return first
+end
+
 -- @section buckets -----------------------------------------------------------------------------------------------
 
 -- The bucket count, read before anything is written: if it is unreadable no envelope can be found, so the script
@@ -635,8 +867,9 @@ local function earliestLeaseEnd()
   return tonumber(first[2])
 end
 
--- A lease record read from Redis: token, due score (text), attempt (0: not started) and the group of a grouped
--- message (nil if none: see the groups section); nil if none or unreadable.
+-- A lease record read from Redis: token, due score (text), attempt (0: not started), the group of a grouped
+-- message (nil if none: see the groups section) and the level of a message of a priority other than the default
+-- ('/<level>' after the attempt; nil if none: see the priorities section); nil if none or unreadable.
 local function parseLease(raw)
   if not raw then
     return nil
@@ -647,6 +880,14 @@ local function parseLease(raw)
     -- a due time Redis could not take as a score is unreadable too
     return nil
   end
+  local level = nil
+  if string.sub(rest, 1, 1) == '/' then
+    level = tonumber(string.sub(rest, 2, 2))
+    rest = string.sub(rest, 3)
+    if not level then
+      return nil
+    end
+  end
   local group = nil
   if rest ~= '' then
     group = string.match(rest, '^:(.+)$')
@@ -654,7 +895,7 @@ local function parseLease(raw)
       return nil
     end
   end
-  return token, due, tonumber(attempt), group
+  return token, due, tonumber(attempt), group, level
 end
 
 -- The lease of an id (see parseLease).
@@ -663,7 +904,7 @@ local function leaseOf(id)
 end
 
 -- The ids in ARGV[from], ARGV[from + 2], ... ARGV[to - 1] whose token (the argument after each id) is their current
--- lease's, each once, with their leases read in one call: a list of {id, token, due, attempt, group}.
+-- lease's, each once, with their leases read in one call: a list of {id, token, due, attempt, group, level}.
 local function currentLeases(from, to)
   local ids = {}
   for i = from, to, 2 do
@@ -672,10 +913,10 @@ local function currentLeases(from, to)
   local raw = hmget(LEASE, ids)
   local current, seen = {}, {}
   for k, id in ipairs(ids) do
-    local token, due, attempt, group = parseLease(raw[k])
+    local token, due, attempt, group, level = parseLease(raw[k])
     if token ~= nil and token == ARGV[from + 2 * k - 1] and not seen[id] then
       seen[id] = true
-      current[#current + 1] = { id, token, due, attempt, group }
+      current[#current + 1] = { id, token, due, attempt, group, level }
     end
   end
   return current
@@ -683,8 +924,9 @@ end
 
 -- Puts leased messages back in pending, each at its score ('scores': score, id, ...), and ends their leases, uncounted
 -- (a lone anchor left behind is the caller's: see leasesEnded). 'groups' (optional: id -> group) names the grouped
--- ones, which go back to their groups' sets instead (see the groups section).
-local function unlease(ids, scores, groups)
+-- ones, which go back to their groups' sets instead (see the groups section); 'levels' (optional: id -> level) those
+-- of a priority other than the default, which go back to their levels' sets (see the priorities section).
+local function unlease(ids, scores, groups, levels)
   if groups and next(groups) ~= nil then
     local common, byGroup, ended = {}, {}, {}
     for i = 1, #scores, 2 do
@@ -716,6 +958,7 @@ local function unlease(ids, scores, groups)
     scores = common
     groupLeasesEnded(ended)
   end
+  scores = levelsWait(scores, levels)
   each('ZADD', PENDING, scores)
   each('ZREM', LEASED, ids)
   each('HDEL', LEASE, ids)
@@ -855,9 +1098,10 @@ local function charge(tries, maxAttempts)
   return attempt
 end
 
--- Wakes consumers if the message with this id is now the earliest of the topic.
-local function wakeIfHead(id, due, nowUs)
-  local head = redis.call('ZRANGE', PENDING, '0', '0')
+-- Wakes consumers if the message with this id is now the earliest of the topic (of 'key' if given: a priority
+-- level's set).
+local function wakeIfHead(id, due, nowUs, key)
+  local head = redis.call('ZRANGE', key or PENDING, '0', '0')
   if head[1] == id then
     redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
   end
@@ -895,7 +1139,8 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   end
   -- (read up to the limit all the same: what the groups leave unused goes to them, with no command more)
   local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
-  if #due == 0 and not (turns and #turns > 0) then
+  -- (priorities: the levels' sets may hold due messages while pending holds none)
+  if #due == 0 and not (turns and #turns > 0) and not metaRead.prio then
     return 0, nil
   end
   local ids = {}
@@ -965,6 +1210,21 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       leftDue = due[2 * k]
     end
   end
+  -- priorities: the share of the messages without a group goes to the levels with due messages, higher first (none
+  -- read for a topic that never stored a priority); a suspect leased runs alone
+  local levelAt, levelOf = nil, {}
+  if metaRead.prio and not suspectLeased then
+    levelAt = {}
+    local picked
+    picked, spare = priorityShare(ids, due, flags, common, limit, upTo, levelAt,
+      controls ~= nil and controls[9] == 'strict', tonumber(metaRead.token) or 0)
+    chosen, dueOf = {}, {}
+    for _, k in ipairs(picked) do
+      chosen[#chosen + 1] = ids[k]
+      dueOf[#chosen] = due[2 * k]
+      levelOf[#chosen] = levelAt[k]
+    end
+  end
   -- groups: then the groups' shares of what is left, unless a suspect is leased (it runs alone)
   local groupOf, picks, caps, flight = {}, nil, nil, nil
   if turns and #turns > 0 and not suspectLeased and #chosen < limit then
@@ -977,6 +1237,8 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       end
       chosen[#chosen + 1] = ids[k]
       dueOf[#chosen] = due[2 * k]
+      -- priorities: a spare of a level's set
+      levelOf[#chosen] = levelAt and levelAt[k]
     end
   end
   local tries = hmget(TRIES, chosen)
@@ -996,6 +1258,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   local prefix = token .. ':'
   local leased, scores, records = {}, {}, {}
   local leasedGrouped = {}
+  local leasedLevels = nil
   local n, o = 0, #out
   local buried = 0
   for k, id in ipairs(chosen) do
@@ -1012,7 +1275,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       expired = true
       out[6] = out[6] + 1
       if onExpiry == 'x' then
-        redis.call('ZREM', group and groupKey(group) or PENDING, id)
+        redis.call('ZREM', group and groupKey(group) or levelKey(levelOf[k]), id)
         forget(id)
         envelope = nil
         reason = nil
@@ -1040,6 +1303,8 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       bury(id, now, reason, envelope ~= false and not expired)
       if group then
         redis.call('ZREM', groupKey(group), id)
+      elseif levelOf[k] then
+        redis.call('ZREM', levelKey(levelOf[k]), id)
       end
       buried = buried + 1
       if id == suspectLeased then
@@ -1052,7 +1317,17 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       records[2 * n - 1] = id
       -- a suspect's attempt is counted now (the lease record carries it); a batched one's when it fails
       records[2 * n] = prefix .. dueOf[k] .. ((id == suspectLeased) and (':' .. attempt) or ':0')
-      if group then
+      if levelOf[k] then
+        -- priorities: its record names its level, and it leaves its level's set (see levelsServed)
+        records[2 * n] = records[2 * n] .. '/' .. levelOf[k]
+        leasedLevels = leasedLevels or {}
+        local list = leasedLevels[levelOf[k]]
+        if not list then
+          list = {}
+          leasedLevels[levelOf[k]] = list
+        end
+        list[#list + 1] = id
+      elseif group then
         -- groups: a grouped message leaves its group's set (see groupsServed), and its record names the group
         records[2 * n] = records[2 * n] .. ':' .. group
         local list = leasedGrouped[group]
@@ -1083,6 +1358,9 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   each('ZADD', LEASED, scores)
   each('HSET', LEASE, records)
   each('ZREM', PENDING, leased)
+  if leasedLevels then
+    levelsServed(leasedLevels)
+  end
   if picks then
     -- groups: the buried and the dropped left their sets above
     groupsServed(picks, caps, flight, leasedGrouped, tonumber(nowScore))
@@ -1136,14 +1414,15 @@ local function handBackUnseen(consumer, number, received)
   local candidates = redis.call('ZRANGEBYSCORE', LEASED, ends, ends)
   local leases = hmget(LEASE, candidates)
   local prefix = token .. ':'
-  local ids, scores, groups = {}, {}, {}
+  local ids, scores, groups, levels = {}, {}, {}, {}
   local earliestDue = nil
   for k, id in ipairs(candidates) do
     local lease = leases[k]
     if lease and string.sub(lease, 1, #prefix) == prefix then
-      local _, due, _, group = parseLease(lease)
+      local _, due, _, group, level = parseLease(lease)
       if due then
         groups[id] = group
+        levels[id] = level
         ids[#ids + 1] = id
         scores[#scores + 1] = due
         scores[#scores + 1] = id
@@ -1153,7 +1432,7 @@ local function handBackUnseen(consumer, number, received)
       end
     end
   end
-  unlease(ids, scores, groups)
+  unlease(ids, scores, groups, levels)
   return #ids, false, earliestDue
 end
 

@@ -1,4 +1,4 @@
--- uses: controls, groups, leases
+-- uses: controls, groups, priorities, leases
 -- Hands current leases back at once (graceful shutdown, or a consumer that will not start them): the messages are
 -- pending at their due time again, and no attempt is counted (a suspect's count, carried by its lease record, is
 -- dropped; it stays a suspect). Wakes the consumers: at once if one of them is due now or the cap had cut a claim
@@ -6,12 +6,14 @@
 -- rate limit, their tokens go back to the bucket (see giveBack): none of them started.
 -- ARGV: id, token, id, token, ...
 -- Returns how many were handed back.
-local ids, scores, groups = {}, {}, {}
+local ids, scores, groups, levels = {}, {}, {}, {}
 local earliestDue = nil
 for _, lease in ipairs(currentLeases(1, #ARGV)) do
   ids[#ids + 1] = lease[1]
   -- groups: a grouped message goes back to its group's set
   groups[lease[1]] = lease[5]
+  -- priorities: a message of a priority other than the default goes back to its level's set
+  levels[lease[1]] = lease[6]
   scores[#scores + 1] = lease[3]
   scores[#scores + 1] = lease[1]
   local due = tonumber(lease[3])
@@ -20,7 +22,7 @@ for _, lease in ipairs(currentLeases(1, #ARGV)) do
   end
 end
 if #ids > 0 then
-  unlease(ids, scores, groups)
+  unlease(ids, scores, groups, levels)
   leasesEnded()
   local now, nowUs = clock()
   readControls()

@@ -1,4 +1,4 @@
--- uses: controls, groups, buckets, leases, dead, v1, format1
+-- uses: controls, groups, priorities, buckets, leases, dead, v1, format1
 -- Schedules a message, or replaces the one waiting with its id (scheduled or waiting for a retry): its envelope, due
 -- time and expiry; a retrying message keeps its attempts and last error. A message in flight or dead is left as it
 -- is (its handler may be running; a dead letter is replayed or purged by an operator). Wakes consumers when the
@@ -24,6 +24,14 @@ local replaced = redis.call('ZSCORE', PENDING, id) ~= false
 -- groups: the message may have waited in a group's set, and may name another group (or none) now; a suspect waits in
 -- pending whatever its group
 local newGroup = envelopeGroup(ARGV[4])
+-- priorities: the message may have waited in a level's set, and may have another priority now
+local newLevel = newGroup and DEFAULT_LEVEL or envelopeLevel(ARGV[4])
+if not replaced and metaRead.prio then
+  local key = levelKey(envelopeLevel(redis.call('HGET', body, id)))
+  if key ~= PENDING and redis.call('ZREM', key, id) == 1 then
+    replaced = true
+  end
+end
 if not replaced and grouped() then
   local oldGroup = envelopeGroup(redis.call('HGET', body, id))
   if oldGroup and redis.call('ZREM', groupKey(oldGroup), id) == 1 then
@@ -33,8 +41,9 @@ if not replaced and grouped() then
     end
   end
 end
-if newGroup and redis.call('SMISMEMBER', SUSPECT, id)[1] == 1 then
+if (newGroup or newLevel ~= DEFAULT_LEVEL) and redis.call('SMISMEMBER', SUSPECT, id)[1] == 1 then
   newGroup = nil
+  newLevel = DEFAULT_LEVEL
 end
 redis.call('HSET', body, id, ARGV[4])
 if newGroup then
@@ -43,6 +52,11 @@ if newGroup then
   redis.call('ZADD', groupKey(newGroup), due, id)
   groupWaits(newGroup, due)
   redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
+elseif newLevel ~= DEFAULT_LEVEL then
+  redis.call('ZREM', PENDING, id)
+  levelStored(newLevel)
+  redis.call('ZADD', levelKey(newLevel), due, id)
+  wakeIfHead(id, due, nowUs, levelKey(newLevel))
 else
   redis.call('ZADD', PENDING, due, id)
 end

@@ -1,4 +1,4 @@
--- uses: controls, groups, buckets, leases, dead, v1, format1
+-- uses: controls, groups, priorities, buckets, leases, dead, v1, format1
 -- Moves the due time of a waiting message.
 -- ARGV[1] id, ARGV[2] kind ('d' delay in microseconds | 'a' absolute epoch ms), ARGV[3] value
 -- Returns 1 if it was waiting and has moved, else 0.
@@ -6,6 +6,17 @@ local id = ARGV[1]
 if not redis.call('ZSCORE', PENDING, id) and not (redis.call('ZSCORE', V1_DUE, id) and adoptOne(id)) then
   -- groups: a grouped message waits in its group's set; the group's turn comes no later than its new due time (a
   -- turn left earlier than its earliest message is put right by the next claim that reads it)
+  -- priorities: a message of a priority other than the default waits in its level's set
+  if metaRead.prio then
+    local key = levelKey(envelopeLevel(redis.call('HGET', bodyOf(id), id)))
+    if key ~= PENDING and redis.call('ZSCORE', key, id) then
+      local _, nowUs = clock()
+      local due = dueScore(ARGV[2], ARGV[3], nowUs)
+      redis.call('ZADD', key, 'XX', due, id)
+      wakeIfHead(id, due, nowUs, key)
+      return 1
+    end
+  end
   local group = grouped() and envelopeGroup(redis.call('HGET', bodyOf(id), id)) or nil
   if group and redis.call('ZSCORE', groupKey(group), id) then
     local _, nowUs = clock()

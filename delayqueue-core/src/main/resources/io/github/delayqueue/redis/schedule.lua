@@ -39,6 +39,22 @@ local function storedInGroup(i, due, envelope)
   end
 end
 
+-- priorities (see the prelude's priorities section): level -> {due, id, ...} of the messages without a group stored
+-- with a priority other than the default, which wait in their level's set; an envelope of format 4 names its priority
+-- (a message of the default priority is never of format 4)
+local leveled = nil
+
+local function storedInLevel(i, due, level)
+  leveled = leveled or {}
+  local list = leveled[level]
+  if not list then
+    list = {}
+    leveled[level] = list
+  end
+  list[#list + 1] = due
+  list[#list + 1] = ARGV[i]
+end
+
 local function stored(i, due)
   out[(i + 4) / 5] = 1
   if ARGV[i + 4] ~= '' then
@@ -46,8 +62,18 @@ local function stored(i, due)
     expiries[#expiries + 1] = ARGV[i + 4]
   end
   local envelope = ARGV[i + 3]
-  if string.byte(envelope, 1) == 3 and string.byte(envelope, 2) > 0 then
+  local version = string.byte(envelope, 1)
+  if version == 3 and string.byte(envelope, 2) > 0 then
     storedInGroup(i, due, envelope)
+    return
+  end
+  if version == 4 then
+    if string.byte(envelope, 3) > 0 then
+      -- a grouped message waits in its group's set whatever its priority
+      storedInGroup(i, due, string.char(3) .. string.sub(envelope, 3))
+    else
+      storedInLevel(i, due, string.byte(envelope, 2))
+    end
     return
   end
   scores[#scores + 1] = due
@@ -154,6 +180,33 @@ if grouped then
   end
   if wake ~= nil and tonumber(redis.call('ZRANGE', GROUPS, 0, 0, 'WITHSCORES')[2]) == wake then
     redis.call('PUBLISH', WAKE, delayTo(wake, nowUs))
+  end
+end
+-- priorities: each level's messages go to its set, and meta's 'prio' lists the level; consumers are woken when one
+-- of ours became the head of its level's set
+if leveled then
+  local known = redis.call('HGET', META, 'prio') or ''
+  local added = known
+  for level, list in pairs(leveled) do
+    local key = BASE .. 'p' .. level
+    local first = nil
+    for i = 1, #list, 1000 do
+      redis.call('ZADD', key, unpack(list, i, math.min(#list, i + 999)))
+    end
+    for i = 1, #list, 2 do
+      if first == nil or list[i] < first then
+        first = list[i]
+      end
+    end
+    if not string.find(added, tostring(level), 1, true) then
+      added = added .. level
+    end
+    if tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) == first then
+      redis.call('PUBLISH', WAKE, delayTo(first, nowUs))
+    end
+  end
+  if added ~= known then
+    redis.call('HSET', META, 'prio', added)
   end
 end
 -- one of ours at the head after the ZADD is the topic's new earliest (or ties with the old one): the head is read

@@ -1,4 +1,4 @@
--- uses: controls, groups, leases, dead, v1
+-- uses: controls, groups, priorities, leases, dead, v1
 -- Counts a topic's messages by state at one instant, in both formats, and finds the next due time.
 -- Returns {ready, waiting, leased, dead, next due score (ms; false: nothing waits), retrying}: retrying counts the
 -- messages that failed at least once and are not dead (their last error is kept until they are delivered, and every
@@ -35,6 +35,16 @@ if redis.call('EXISTS', GROUPS, BASE .. 'gheld') > 0 then
         next = head[2]
       end
     end
+  end
+end
+-- priorities: the messages waiting in the levels' sets (none read for a topic that never stored a priority)
+for _, level in ipairs(storedLevels(redis.call('HGET', META, 'prio') or false)) do
+  local key = levelKey(level)
+  ready = ready + redis.call('ZCOUNT', key, '-inf', nowText)
+  total = total + redis.call('ZCARD', key)
+  local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if head[2] and (not next or tonumber(head[2]) < tonumber(next)) then
+    next = head[2]
   end
 end
 local dead = redis.call('ZCARD', BURIED) + redis.call('ZCARD', V1_DEAD)

@@ -1,4 +1,4 @@
--- uses: controls, groups, buckets, leases, dead
+-- uses: controls, groups, priorities, buckets, leases, dead
 -- Lists waiting messages (scheduled or waiting for a retry) by due time, then id (the pending set's own order: ids
 -- by their bytes), a page at a time: a few commands to find where the page starts, however many wait, then the page.
 -- ARGV[1] from (due score, inclusive; '-inf' for none), ARGV[2] to (inclusive; '+inf'), ARGV[3] the due score of the
@@ -55,11 +55,17 @@ end
 -- groups: grouped messages wait in their groups' sets: each of the first thousand groups with a turn and the first
 -- thousand held gives its own page from the same position, and the pages are merged by due time, then id (bounded:
 -- one or two commands a group; none for a topic without groups)
-if grouped() then
-  local names = redis.call('ZRANGE', GROUPS, 0, 999)
-  local held = redis.call('SMEMBERS', BASE .. 'gheld')
+-- priorities: so do the messages of priorities other than the default, in their levels' sets (none for a topic that
+-- never stored a priority)
+if grouped() or metaRead.prio then
+  local names = grouped() and redis.call('ZRANGE', GROUPS, 0, 999) or {}
+  local held = grouped() and redis.call('SMEMBERS', BASE .. 'gheld') or {}
   for i = 1, math.min(#held, 1000) do
     names[#names + 1] = held[i]
+  end
+  local keys = {}
+  for _, level in ipairs(storedLevels()) do
+    keys[#keys + 1] = levelKey(level)
   end
   local lower = (afterScore ~= '') and afterScore or from
   local entries = {}
@@ -70,7 +76,11 @@ if grouped() then
   for _, group in ipairs(names) do
     if not seen[group] then
       seen[group] = true
-      local key = groupKey(group)
+      keys[#keys + 1] = groupKey(group)
+    end
+  end
+  for _, key in ipairs(keys) do
+    do
       local ties = (afterScore ~= '') and redis.call('ZCOUNT', key, afterScore, afterScore) or 0
       local part = redis.call('ZRANGEBYSCORE', key, lower, to, 'WITHSCORES', 'LIMIT', 0, limit + ties)
       for i = 1, #part, 2 do

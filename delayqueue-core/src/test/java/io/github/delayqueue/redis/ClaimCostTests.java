@@ -109,6 +109,26 @@ class ClaimCostTests {
 	}
 
 	@Test
+	void aClaimInATopicThatStoredAPriorityCostsTwoCommandsMoreAndATopicWithoutOneNothing() {
+		Map<String, Long> plain = claimsOfTen(TOPIC);
+		String prioritized = TOPIC + "-prio";
+		// one message of another priority, due later: the topic's claims read that level's set from now on
+		assertThat(this.store.messages().schedule(prioritized, List.of(new NewMessage("later", DueTime.in(3_600_000_000L),
+				Instant.now(), Map.of(), "p".getBytes(StandardCharsets.UTF_8), null, null, 9)))).containsExactly(true);
+		Map<String, Long> withLevel = claimsOfTen(prioritized);
+
+		report("claim of 10 carrying 10 acks, one priority level stored", withLevel, ROUNDS);
+		// the level's due messages (ZRANGEBYSCORE) and its earliest (ZRANGE), once per claim; nothing else
+		Map<String, Long> extra = new TreeMap<>(withLevel);
+		plain.forEach((name, calls) -> extra.merge(name, -calls, Long::sum));
+		extra.values().removeIf((calls) -> calls == 0);
+		assertThat(extra).containsExactlyInAnyOrderEntriesOf(Map.of("zrangebyscore", (long) ROUNDS, "zrange",
+				(long) ROUNDS));
+		// and the topic without one runs what it ran before priorities existed
+		assertThat(CommandCounts.total(plain)).isEqualTo(41L * ROUNDS);
+	}
+
+	@Test
 	void aClaimStillFindsTheExpiryOfMessagesThatCarryOne() {
 		Claimant claimant = Claimant.create();
 		Instant deadline = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
@@ -141,6 +161,31 @@ class ClaimCostTests {
 		assertThat(claim.messages()).isEmpty();
 		assertThat(claim.expired()).isEqualTo(1);
 		assertThat(redis.get().call("ZSCORE", key("buried"), "replaced")).as("dead-lettered, as it says").isNotNull();
+	}
+
+	/** The commands of {@link #ROUNDS} claims of ten carrying ten acknowledgements, after one not counted. */
+	private Map<String, Long> claimsOfTen(String topic) {
+		Claimant claimant = Claimant.create();
+		List<Lease> acks = new ArrayList<>();
+		CommandCounts counts = new CommandCounts(redis.get());
+		Map<String, Long> claims = new TreeMap<>();
+		for (int round = 0; round <= ROUNDS; round++) {
+			List<NewMessage> messages = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				messages.add(message(topic + round + "-" + i, Duration.ZERO, null));
+			}
+			assertThat(this.store.messages().schedule(topic, messages)).containsOnly(true);
+			counts.sinceLast();
+			Claim claim = this.store.leases().claim(topic, claimant, List.copyOf(acks), 10, LEASE, 10, false, 0);
+			Map<String, Long> ran = counts.sinceLast();
+			assertThat(claim.messages()).hasSize(10);
+			if (round > 0) {
+				ran.forEach((name, calls) -> claims.merge(name, calls, Long::sum));
+			}
+			acks.clear();
+			claim.messages().forEach((message) -> acks.add(message.lease()));
+		}
+		return claims;
 	}
 
 	/**

@@ -120,6 +120,39 @@ class EnvelopeTests {
 	}
 
 	@Test
+	void encodesAMessageOfAnotherPriorityInFormat4AsFormat2AfterThePriorityAndTheGroup() {
+		Envelope plain = new Envelope(CREATED_AT, Map.of(), PAYLOAD, null, 9);
+		Envelope grouped = new Envelope(CREATED_AT, Map.of(), PAYLOAD, "tenant-42", 0);
+		// version 4, the priority, the group's length (0: none) and bytes, then format 2's fields after its version byte
+		assertThat(HEX.formatHex(plain.encode())).isEqualTo("04" + "09" + "00" + FORMAT_2_WITHOUT_HEADERS.substring(2));
+		assertThat(HEX.formatHex(grouped.encode()))
+			.isEqualTo("04" + "00" + "09" + HEX.formatHex("tenant-42".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+					+ FORMAT_2_WITHOUT_HEADERS.substring(2));
+		assertThat(Envelope.decode(plain.encode())).isEqualTo(plain);
+		assertThat(Envelope.decode(grouped.encode())).isEqualTo(grouped);
+		assertThat(Envelope.decode(grouped.encode()).priority()).isZero();
+	}
+
+	@Test
+	void theDefaultPriorityIsWrittenAsBeforeAndEveryOlderFormatReadsAsTheDefault() {
+		assertThat(HEX.formatHex(new Envelope(CREATED_AT, Map.of(), PAYLOAD, null, 4).encode()))
+			.isEqualTo(FORMAT_2_WITHOUT_HEADERS);
+		assertThat(new Envelope(CREATED_AT, Map.of(), PAYLOAD, "g", 4).encode()[0]).isEqualTo((byte) 3);
+		assertThat(Envelope.decode(HEX.parseHex(FORMAT_2_WITHOUT_HEADERS)).priority()).isEqualTo(4);
+		assertThat(Envelope.decode(new Envelope(CREATED_AT, Map.of(), PAYLOAD, "g").encode()).priority()).isEqualTo(4);
+	}
+
+	@Test
+	void aFormat4EnvelopeWithACorruptPriorityIsMalformed() {
+		assertThatExceptionOfType(MalformedEnvelopeException.class)
+			.isThrownBy(() -> Envelope.decode(HEX.parseHex("040a00" + FORMAT_2_WITHOUT_HEADERS.substring(2))))
+			.withMessageContaining("priority 10 is not 0 to 9");
+		assertThatExceptionOfType(MalformedEnvelopeException.class)
+			.isThrownBy(() -> Envelope.decode(HEX.parseHex("0409")))
+			.withMessageContaining("too short");
+	}
+
+	@Test
 	void aFormat3EnvelopeWithACorruptGroupIsMalformed() {
 		assertThatExceptionOfType(MalformedEnvelopeException.class)
 			.isThrownBy(() -> Envelope.decode(HEX.parseHex("0300" + FORMAT_2_WITHOUT_HEADERS.substring(2))))

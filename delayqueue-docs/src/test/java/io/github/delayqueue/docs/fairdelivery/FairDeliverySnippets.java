@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.DeliveredMessage;
+import io.github.delayqueue.MessagePriorities.PriorityMode;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.docs.model.Reminder;
@@ -36,12 +37,24 @@ class FairDeliverySnippets {
 		// end::groups[]
 	}
 
+	void priorities(Object reminder) {
+		// tag::priorities[]
+		queue.schedule(ScheduleRequest.builder("reminders", reminder)
+			.priority(9)                                    // 0 (lowest) to 9 (highest); 4 if unset
+			.delay(Duration.ofMinutes(30))                  // it gets its priority when it falls due
+			.build());
+
+		admin.setPriorityMode("reminders", PriorityMode.STRICT);   // or WEIGHTED, the default
+		// end::priorities[]
+	}
+
 	static class Listener {
 
 		// tag::listener[]
 		@DelayedListener(topic = "reminders")
 		void remind(Reminder reminder, DeliveredMessage message) {
 			String tenant = message.group();                // null for a message without a group
+			int priority = message.priority();              // 4 for a message that set none
 		}
 		// end::listener[]
 
