@@ -140,6 +140,22 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	}
 
 	/**
+	 * Sets or clears the rate limit of one group of a topic, or the default rate limit of each of its groups: the most
+	 * handler starts of one group per second, across every instance (a token bucket on the Redis clock with a burst of
+	 * one second's starts, at least one). A group's own rate overrides the default. A topic of several partitions
+	 * gives each partition an equal share.
+	 * @param topic the topic
+	 * @param group the group key, or {@code null} to set the default of every group of the topic
+	 * @param ratePerSecond the rate, positive, or {@code null} to clear it
+	 * @return the group's controls now ({@code group} {@code null}: the default alone)
+	 * @throws IllegalArgumentException if the rate is zero, negative or not finite, or the topic is unknown
+	 * @since 0.3.0
+	 */
+	default GroupControlState setGroupRate(String topic, @Nullable String group, @Nullable Double ratePerSecond) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement setGroupRate");
+	}
+
+	/**
 	 * Sets how a topic orders the priorities of its due messages, on every instance: weighted shares with a
 	 * starvation guard (the default) or strict order (see {@link MessagePriorities.PriorityMode}).
 	 * @param topic the topic

@@ -13,10 +13,37 @@ import org.jspecify.annotations.Nullable;
  * @param defaultCap the topic's default cap for each of its groups, or {@code null} for none
  * @param inFlight how many of the group's messages are leased now (running, or held by a consumer for a handler)
  * @param waiting how many of the group's messages wait (scheduled, or waiting for a retry)
+ * @param ratePerSecond the group's own rate limit, handler starts per second (the sum of its partitions' shares), or
+ * {@code null} for none
+ * @param defaultRatePerSecond the topic's default rate limit for each of its groups, or {@code null} for none
  * @since 0.3.0
  */
 public record GroupControlState(String topic, @Nullable String group, boolean paused, @Nullable Integer cap,
-		@Nullable Integer defaultCap, long inFlight, long waiting) {
+		@Nullable Integer defaultCap, long inFlight, long waiting, @Nullable Double ratePerSecond,
+		@Nullable Double defaultRatePerSecond) {
+
+	/**
+	 * One group's controls and counts without rate limits.
+	 * @param topic the topic
+	 * @param group the group key, or {@code null} when only the topic's default was set
+	 * @param paused whether none of the group's messages is leased
+	 * @param cap the group's own concurrency cap, or {@code null} for none
+	 * @param defaultCap the topic's default cap for each of its groups, or {@code null} for none
+	 * @param inFlight how many of the group's messages are leased now
+	 * @param waiting how many of the group's messages wait
+	 */
+	public GroupControlState(String topic, @Nullable String group, boolean paused, @Nullable Integer cap,
+			@Nullable Integer defaultCap, long inFlight, long waiting) {
+		this(topic, group, paused, cap, defaultCap, inFlight, waiting, null, null);
+	}
+
+	/**
+	 * The rate limit in force for the group: its own, else the topic's default.
+	 * @return handler starts per second, or {@code null} if none
+	 */
+	public @Nullable Double effectiveRatePerSecond() {
+		return (this.ratePerSecond != null) ? this.ratePerSecond : this.defaultRatePerSecond;
+	}
 
 	/**
 	 * The cap in force for the group: its own, else the topic's default.

@@ -60,7 +60,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * waiting;</li>
  * <li>{@code POST /actuator/delayqueue/{topic}/groups/{group}/pause} and {@code …/resume} pause and resume one group
  * on every instance; {@code POST …/groups/{group}/cap} with {@code {"maxInFlight": 2}} sets its cap ({@code 0}
- * clears it), and {@code "groupMaxInFlight"} in the topic's limits sets the default of its groups.</li>
+ * clears it), {@code POST …/groups/{group}/rate} with {@code {"ratePerSecond": 5}} its rate limit ({@code 0} clears
+ * it), and {@code "groupMaxInFlight"} and {@code "groupRatePerSecond"} in the topic's limits set the defaults of its
+ * groups.</li>
  * </ul>
  * Replay, purge, pause, resume and limits change data: they are closed by default (read-only access); open them with
  * {@code management.endpoint.delayqueue.access=unrestricted}, behind the application's own security.
@@ -229,18 +231,21 @@ public class DelayQueueEndpoint {
 
 	/**
 	 * Changes one group of a topic on every instance: pauses or resumes it, or sets its concurrency cap (JSON body
-	 * {@code {"maxInFlight": 2}}; {@code 0} clears it).
+	 * {@code {"maxInFlight": 2}}; {@code 0} clears it) or its rate limit ({@code {"ratePerSecond": 5}}; {@code 0}
+	 * clears it).
 	 * @param topic the topic
 	 * @param part must be {@code groups}
 	 * @param group the group key
-	 * @param action {@code pause}, {@code resume} or {@code cap}
+	 * @param action {@code pause}, {@code resume}, {@code cap} or {@code rate}
 	 * @param maxInFlight for {@code cap}: the most messages of the group in flight at once; {@code 0} for none
+	 * @param ratePerSecond for {@code rate}: the most handler starts of the group per second; {@code 0} for none
 	 * @return the group's controls now, or {@code null} (404) for another {@code part} or {@code action}
 	 * @since 0.3.0
 	 */
 	@WriteOperation
 	public @Nullable GroupControlState changeGroup(@Selector String topic, @Selector String part,
-			@Selector String group, @Selector String action, @Nullable Integer maxInFlight) {
+			@Selector String group, @Selector String action, @Nullable Integer maxInFlight,
+			@Nullable Double ratePerSecond) {
 		if (!GROUPS.equals(part)) {
 			return null;
 		}
@@ -253,6 +258,12 @@ public class DelayQueueEndpoint {
 					throw new IllegalArgumentException("maxInFlight is required (0 clears the group's cap)");
 				}
 				yield this.admin.setGroupCap(topic, group, (maxInFlight == 0) ? null : maxInFlight);
+			}
+			case "rate" -> {
+				if (ratePerSecond == null) {
+					throw new IllegalArgumentException("ratePerSecond is required (0 clears the group's rate limit)");
+				}
+				yield this.admin.setGroupRate(topic, group, (ratePerSecond == 0) ? null : ratePerSecond);
 			}
 			default -> null;
 		});
@@ -292,13 +303,18 @@ public class DelayQueueEndpoint {
 	 * @param ratePerSecond the most handler starts per second; {@code 0} for none; absent: unchanged
 	 * @param maxInFlight the most messages in flight at once; {@code 0} for none; absent: unchanged
 	 * @param groupMaxInFlight the default cap of each of the topic's groups; {@code 0} for none; absent: unchanged
+	 * @param groupRatePerSecond the default rate limit of each of the topic's groups; {@code 0} for none; absent:
+	 * unchanged
 	 * @return the topic's controls now
 	 */
 	@WriteOperation
 	public TopicControlState limits(@Selector String topic, @Nullable Double ratePerSecond,
-			@Nullable Integer maxInFlight, @Nullable Integer groupMaxInFlight) {
+			@Nullable Integer maxInFlight, @Nullable Integer groupMaxInFlight, @Nullable Double groupRatePerSecond) {
 		validTopic(topic);
 		return badRequest("Invalid limits", () -> {
+			if (groupRatePerSecond != null) {
+				this.admin.setGroupRate(topic, null, (groupRatePerSecond == 0) ? null : groupRatePerSecond);
+			}
 			if (groupMaxInFlight != null) {
 				this.admin.setGroupCap(topic, null, (groupMaxInFlight == 0) ? null : groupMaxInFlight);
 			}

@@ -345,6 +345,13 @@ public class DelayQueueProperties {
 		private MessagePriorities.@Nullable PriorityMode priorityMode;
 
 		/**
+		 * Most handler starts per second of one group (see ScheduleRequest.Builder#group), across every instance:
+		 * the default of each of the topic's groups; applied to Redis at start-up. Unset, the default is left as
+		 * Redis keeps it.
+		 */
+		private @Nullable Double groupRateLimit;
+
+		/**
 		 * Settings of single groups of the topic, by group key, overriding the topic's defaults.
 		 */
 		private Map<String, Group> groups = new LinkedHashMap<>();
@@ -381,6 +388,14 @@ public class DelayQueueProperties {
 			this.groupMaxInFlight = groupMaxInFlight;
 		}
 
+		public @Nullable Double getGroupRateLimit() {
+			return this.groupRateLimit;
+		}
+
+		public void setGroupRateLimit(@Nullable Double groupRateLimit) {
+			this.groupRateLimit = groupRateLimit;
+		}
+
 		public MessagePriorities.@Nullable PriorityMode getPriorityMode() {
 			return this.priorityMode;
 		}
@@ -409,12 +424,25 @@ public class DelayQueueProperties {
 		 */
 		private @Nullable Integer maxInFlight;
 
+		/**
+		 * Most handler starts of the group per second, across every instance; applied to Redis at start-up.
+		 */
+		private @Nullable Double rateLimit;
+
 		public @Nullable Integer getMaxInFlight() {
 			return this.maxInFlight;
 		}
 
 		public void setMaxInFlight(@Nullable Integer maxInFlight) {
 			this.maxInFlight = maxInFlight;
+		}
+
+		public @Nullable Double getRateLimit() {
+			return this.rateLimit;
+		}
+
+		public void setRateLimit(@Nullable Double rateLimit) {
+			this.rateLimit = rateLimit;
 		}
 
 	}

@@ -137,6 +137,9 @@ final class DelayQueuePropertiesMapper {
 			String prefix = "delayqueue.topics." + topic + ".";
 			Integer defaultCap = settings.getGroupMaxInFlight();
 			check(prefix + "group-max-in-flight", defaultCap, TopicLimitsInitializer::checkCap);
+			Double defaultRate = settings.getGroupRateLimit();
+			check(prefix + "group-rate-limit", defaultRate, TopicLimitsInitializer::checkRate);
+			Map<String, Double> rates = new LinkedHashMap<>();
 			Map<String, Integer> groups = new LinkedHashMap<>();
 			settings.getGroups().forEach((group, groupSettings) -> {
 				check(prefix + "groups", group, (value) -> {
@@ -148,10 +151,15 @@ final class DelayQueuePropertiesMapper {
 				if (cap != null) {
 					groups.put(group, cap);
 				}
+				Double rate = groupSettings.getRateLimit();
+				check(prefix + "groups." + group + ".rate-limit", rate, TopicLimitsInitializer::checkRate);
+				if (rate != null) {
+					rates.put(group, rate);
+				}
 			});
-			if (defaultCap != null || !groups.isEmpty()) {
+			if (defaultCap != null || !groups.isEmpty() || defaultRate != null || !rates.isEmpty()) {
 				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
-				caps.put(topic, new TopicLimitsInitializer.GroupCaps(defaultCap, groups));
+				caps.put(topic, new TopicLimitsInitializer.GroupCaps(defaultCap, groups, defaultRate, rates));
 			}
 		});
 		return caps;

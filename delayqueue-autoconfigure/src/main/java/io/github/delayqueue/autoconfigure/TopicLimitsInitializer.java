@@ -46,6 +46,14 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 		this.priorityModes = Map.copyOf(priorityModes);
 	}
 
+	/** A group rate limit as the properties declare it: none, or positive. */
+	static @Nullable Double checkRate(@Nullable Double rate) {
+		if (rate != null && !(rate > 0 && Double.isFinite(rate))) {
+			throw new IllegalArgumentException("must be positive (pause the group to stop its deliveries)");
+		}
+		return rate;
+	}
+
 	/** A group cap as the properties declare it: none, or at least 1. */
 	static @Nullable Integer checkCap(@Nullable Integer cap) {
 		if (cap != null && cap < 1) {
@@ -80,7 +88,11 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 					this.admin.setGroupCap(topic, null, caps.defaultCap());
 				}
 				caps.caps().forEach((group, cap) -> this.admin.setGroupCap(topic, group, cap));
-				logger.info("Topic '{}': group caps {} applied on every instance", topic, caps);
+				if (caps.defaultRate() != null) {
+					this.admin.setGroupRate(topic, null, caps.defaultRate());
+				}
+				caps.rates().forEach((group, rate) -> this.admin.setGroupRate(topic, group, rate));
+				logger.info("Topic '{}': group caps and rate limits {} applied on every instance", topic, caps);
 			}
 			catch (DataAccessException ex) {
 				logger.error("Topic '{}': the group caps {} that the properties declare could not be applied (Redis "
@@ -103,11 +115,19 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 	}
 
 	/**
-	 * The group caps a topic's properties declare.
-	 * @param defaultCap the default of every group of the topic, or {@code null} to leave it as Redis keeps it
+	 * The group caps and rate limits a topic's properties declare.
+	 * @param defaultCap the default cap of every group of the topic, or {@code null} to leave it as Redis keeps it
 	 * @param caps the caps of single groups, by group key
+	 * @param defaultRate the default rate limit of every group, or {@code null} to leave it as Redis keeps it
+	 * @param rates the rate limits of single groups, by group key
 	 */
-	record GroupCaps(@Nullable Integer defaultCap, Map<String, Integer> caps) {
+	record GroupCaps(@Nullable Integer defaultCap, Map<String, Integer> caps, @Nullable Double defaultRate,
+			Map<String, Double> rates) {
+
+		GroupCaps(@Nullable Integer defaultCap, Map<String, Integer> caps) {
+			this(defaultCap, caps, null, Map.of());
+		}
+
 	}
 
 }

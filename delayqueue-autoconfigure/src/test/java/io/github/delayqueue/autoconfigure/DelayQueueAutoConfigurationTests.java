@@ -575,18 +575,25 @@ class DelayQueueAutoConfigurationTests {
 				"delayqueue.topics.emails.group-max-in-flight");
 		assertStartupFailsNaming("delayqueue.topics.emails.groups.acme.max-in-flight=0",
 				"delayqueue.topics.emails.groups.acme.max-in-flight");
+		assertStartupFailsNaming("delayqueue.topics.emails.group-rate-limit=0",
+				"delayqueue.topics.emails.group-rate-limit");
+		assertStartupFailsNaming("delayqueue.topics.emails.groups.acme.rate-limit=-2",
+				"delayqueue.topics.emails.groups.acme.rate-limit");
 	}
 
 	@Test
 	void declaredGroupCapsAreAppliedToRedis() {
 		this.runner
 			.withPropertyValues("delayqueue.topics.tenants.group-max-in-flight=4",
-					"delayqueue.topics.tenants.groups.acme.max-in-flight=1")
+					"delayqueue.topics.tenants.groups.acme.max-in-flight=1",
+					"delayqueue.topics.tenants.group-rate-limit=20", "delayqueue.topics.tenants.groups.acme.rate-limit=2.5")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				io.github.delayqueue.DelayedQueueAdmin admin = context.getBean(io.github.delayqueue.DelayedQueueAdmin.class);
 				assertThat(admin.groupControls("tenants", "acme").effectiveCap()).isEqualTo(1);
 				assertThat(admin.groupControls("tenants", "other").effectiveCap()).isEqualTo(4);
+				assertThat(admin.groupControls("tenants", "acme").effectiveRatePerSecond()).isEqualTo(2.5);
+				assertThat(admin.groupControls("tenants", "other").effectiveRatePerSecond()).isEqualTo(20.0);
 			});
 	}
 
@@ -610,9 +617,9 @@ class DelayQueueAutoConfigurationTests {
 				assertThat(context).hasNotFailed();
 				io.github.delayqueue.actuate.DelayQueueEndpoint endpoint = context
 					.getBean(io.github.delayqueue.actuate.DelayQueueEndpoint.class);
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "pause", null))
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "pause", null, null))
 					.satisfies((state) -> assertThat(state.paused()).isTrue());
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "cap", 2))
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "cap", 2, null))
 					.satisfies((state) -> assertThat(state.cap()).isEqualTo(2));
 				assertThat(endpoint.message("tenants", "groups", "acme")).isInstanceOfSatisfying(
 						io.github.delayqueue.GroupControlState.class, (state) -> {
@@ -620,12 +627,19 @@ class DelayQueueAutoConfigurationTests {
 							assertThat(state.cap()).isEqualTo(2);
 							assertThat(state.defaultCap()).isEqualTo(3);
 						});
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "resume", null))
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "rate", null, 7.5))
+					.satisfies((state) -> assertThat(state.ratePerSecond()).isEqualTo(7.5));
+				assertThatExceptionOfType(org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
+					.isThrownBy(() -> endpoint.changeGroup("tenants", "groups", "acme", "rate", null, -1.0))
+					.withMessageContaining("Group rate limit must be positive");
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "rate", null, 0.0))
+					.satisfies((state) -> assertThat(state.ratePerSecond()).isNull());
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "resume", null, null))
 					.satisfies((state) -> assertThat(state.paused()).isFalse());
 				assertThatExceptionOfType(org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
-					.isThrownBy(() -> endpoint.changeGroup("tenants", "groups", "acme", "cap", -1))
+					.isThrownBy(() -> endpoint.changeGroup("tenants", "groups", "acme", "cap", -1, null))
 					.withMessageContaining("Group cap must be at least 1");
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "explode", null)).isNull();
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "explode", null, null)).isNull();
 			});
 	}
 

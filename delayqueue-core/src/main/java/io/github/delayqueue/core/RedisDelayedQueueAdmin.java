@@ -353,6 +353,24 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 	}
 
 	@Override
+	public GroupControlState setGroupRate(String topic, @Nullable String group, @Nullable Double ratePerSecond) {
+		if (group != null) {
+			MessageGroups.validate(group);
+		}
+		Assert.isTrue(ratePerSecond == null || (ratePerSecond > 0 && Double.isFinite(ratePerSecond)),
+				() -> "Group rate limit must be positive, but was " + ratePerSecond
+						+ " (pause the group to stop its deliveries)");
+		requireKnown(topic);
+		List<String> partitions = this.router.partitionNames(topic);
+		Double share = (ratePerSecond != null) ? ratePerSecond / partitions.size() : null;
+		for (String partition : partitions) {
+			this.store.controls().rateGroup(partition, group, share);
+		}
+		return (group != null) ? groupControls(topic, group)
+				: new GroupControlState(topic, null, false, null, null, 0, 0, null, ratePerSecond);
+	}
+
+	@Override
 	public MessagePriorities.PriorityMode setPriorityMode(String topic, MessagePriorities.PriorityMode mode) {
 		Assert.isTrue(mode != null, "Priority mode must not be null");
 		requireKnown(topic);
@@ -378,8 +396,16 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		Long defaultCap = null;
 		long inFlight = 0;
 		long waiting = 0;
+		Double rate = null;
+		Double defaultRate = null;
 		for (String partition : this.router.partitionNames(topic)) {
 			GroupState state = this.store.controls().readGroup(partition, group);
+			if (state.ratePerSecond() != null) {
+				rate = ((rate != null) ? rate : 0) + state.ratePerSecond();
+			}
+			if (state.defaultRatePerSecond() != null) {
+				defaultRate = ((defaultRate != null) ? defaultRate : 0) + state.defaultRatePerSecond();
+			}
 			paused |= state.paused();
 			if (state.cap() != null) {
 				cap = ((cap != null) ? cap : 0) + state.cap();
@@ -390,7 +416,8 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 			inFlight += state.leased();
 			waiting += state.waiting();
 		}
-		return new GroupControlState(topic, group, paused, toInt(cap), toInt(defaultCap), inFlight, waiting);
+		return new GroupControlState(topic, group, paused, toInt(cap), toInt(defaultCap), inFlight, waiting, rate,
+				defaultRate);
 	}
 
 	private static @Nullable Integer toInt(@Nullable Long value) {

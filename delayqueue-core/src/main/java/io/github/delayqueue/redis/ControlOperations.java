@@ -43,6 +43,8 @@ public final class ControlOperations {
 
 	private static final byte[] PRIORITY_MODE = bytes("priority-mode");
 
+	private static final byte[] GROUP_RATE = bytes("group-rate");
+
 	private final TopicKeys keys;
 
 	private final ScriptExecutor scripts;
@@ -161,11 +163,31 @@ public final class ControlOperations {
 		return "strict".equals(nullableText(reply));
 	}
 
+	/**
+	 * Sets or clears the rate limit of one group, or the default rate limit of every group of a topic: a token bucket
+	 * on the Redis clock with a burst of one second's starts (at least one), followed by every instance's claims.
+	 * @param topic the topic (or a partition's name)
+	 * @param group the group key, or {@code null} for the default of every group of the topic
+	 * @param ratePerSecond the most handler starts per second, positive, or {@code null} for none
+	 * @return the controls and counts of the group ({@code null}: of no group, with the default)
+	 * @since 0.3.0
+	 */
+	public GroupState rateGroup(String topic, @Nullable String group, @Nullable Double ratePerSecond) {
+		Assert.isTrue(ratePerSecond == null || (ratePerSecond > 0 && Double.isFinite(ratePerSecond)),
+				() -> "A group's rate limit must be positive, but was " + ratePerSecond);
+		return groupStateOf(this.scripts.runReplicated(CONTROL, ReturnType.MULTI, this.keys.pending(topic), GROUP_RATE,
+				(group != null) ? bytes(group) : NONE,
+				(ratePerSecond != null) ? bytes(Double.toString(ratePerSecond)) : NONE));
+	}
+
 	private static GroupState groupStateOf(List<?> reply) {
 		String cap = nullableText(reply.get(1));
 		String defaultCap = nullableText(reply.get(2));
+		String rate = (reply.size() > 5) ? nullableText(reply.get(5)) : null;
+		String defaultRate = (reply.size() > 6) ? nullableText(reply.get(6)) : null;
 		return new GroupState(number(reply.get(0)) == 1L, (cap != null) ? Long.valueOf(cap) : null,
-				(defaultCap != null) ? Long.valueOf(defaultCap) : null, number(reply.get(3)), number(reply.get(4)));
+				(defaultCap != null) ? Long.valueOf(defaultCap) : null, number(reply.get(3)), number(reply.get(4)),
+				(rate != null) ? Double.valueOf(rate) : null, (defaultRate != null) ? Double.valueOf(defaultRate) : null);
 	}
 
 	private static ControlState stateOf(List<?> reply) {
@@ -194,10 +216,24 @@ public final class ControlOperations {
 	 * @param defaultCap the topic's default cap for its groups, or {@code null}
 	 * @param leased how many of its messages are leased now
 	 * @param waiting how many of its messages wait (scheduled or waiting for a retry)
+	 * @param ratePerSecond the group's own rate limit, or {@code null}
+	 * @param defaultRatePerSecond the topic's default rate limit for its groups, or {@code null}
 	 * @since 0.3.0
 	 */
 	public record GroupState(boolean paused, @Nullable Long cap, @Nullable Long defaultCap, long leased,
-			long waiting) {
+			long waiting, @Nullable Double ratePerSecond, @Nullable Double defaultRatePerSecond) {
+
+		/**
+		 * The controls and counts of a group without rate limits.
+		 * @param paused whether claims lease none of its messages
+		 * @param cap the group's own cap, or {@code null}
+		 * @param defaultCap the topic's default cap for its groups, or {@code null}
+		 * @param leased how many of its messages are leased now
+		 * @param waiting how many of its messages wait
+		 */
+		public GroupState(boolean paused, @Nullable Long cap, @Nullable Long defaultCap, long leased, long waiting) {
+			this(paused, cap, defaultCap, leased, waiting, null, null);
+		}
 
 		/**
 		 * The cap in force for the group: its own, else the topic's default.

@@ -17,10 +17,11 @@ if op == 'priority-mode' then
   return redis.call('HGET', CONTROL, 'pmode') or 'weighted'
 end
 -- groups (see the prelude's groups section): a group's pause and cap, and the topic's default cap for its groups.
--- ARGV[1] 'group-read' | 'group-pause' | 'group-resume' | 'group-cap', ARGV[2] the group ('' with 'group-cap': the
--- topic's default), ARGV[3] for 'group-cap': the cap ('' for none).
+-- ARGV[1] 'group-read' | 'group-pause' | 'group-resume' | 'group-cap' | 'group-rate', ARGV[2] the group ('' with
+-- 'group-cap' or 'group-rate': the topic's default), ARGV[3] for 'group-cap': the cap, for 'group-rate': the rate
+-- ('' for none).
 -- Returns {paused (0 or 1), the group's own cap (false: none), the topic's default cap (false: none), leased count,
--- waiting count}.
+-- waiting count, the group's own rate (false: none), the topic's default rate (false: none)}.
 if string.sub(op, 1, 6) == 'group-' then
   local group = ARGV[2]
   local GCONTROL = BASE .. 'gcontrol'
@@ -34,6 +35,30 @@ if string.sub(op, 1, 6) == 'group-' then
     if redis.call('HDEL', GCONTROL, 'p:' .. group) == 1 then
       woken = groupReadmit(group)
     end
+  elseif op == 'group-rate' then
+    -- group rate limits: ARGV[3] the rate (handler starts per second; '' for none). A new rate starts with a full
+    -- bucket; the same rate set again (a restart applying its properties) keeps the bucket.
+    if group == '' then
+      if ARGV[3] == '' then
+        redis.call('HDEL', CONTROL, 'grate')
+      else
+        redis.call('HSET', CONTROL, 'grate', ARGV[3])
+      end
+    else
+      if ARGV[3] == '' then
+        redis.call('HDEL', GCONTROL, 'r:' .. group, 't:' .. group)
+      elseif redis.call('HGET', GCONTROL, 'r:' .. group) ~= ARGV[3] then
+        redis.call('HSET', GCONTROL, 'r:' .. group, ARGV[3])
+        redis.call('HDEL', GCONTROL, 't:' .. group)
+        redis.call('HSET', CONTROL, 'grated', '1')
+      end
+      -- a group waiting for a token of its old rate takes its turn at its earliest message's due time again
+      local head = redis.call('ZRANGE', groupKey(group), 0, 0, 'WITHSCORES')
+      if head[2] then
+        redis.call('ZADD', GROUPS, 'XX', head[2], group)
+      end
+    end
+    woken = true
   elseif op == 'group-cap' then
     if group == '' then
       if ARGV[3] == '' then
@@ -59,9 +84,10 @@ if string.sub(op, 1, 6) == 'group-' then
   if woken then
     redis.call('PUBLISH', WAKE, '0')
   end
-  local g = redis.call('HMGET', GCONTROL, 'p:' .. group, 'c:' .. group)
-  return {g[1] and 1 or 0, g[2], redis.call('HGET', CONTROL, 'gcap'),
-    tonumber(redis.call('HGET', BASE .. 'gflight', group)) or 0, redis.call('ZCARD', groupKey(group))}
+  local g = redis.call('HMGET', GCONTROL, 'p:' .. group, 'c:' .. group, 'r:' .. group)
+  local t = redis.call('HMGET', CONTROL, 'gcap', 'grate')
+  return {g[1] and 1 or 0, g[2], t[1], tonumber(redis.call('HGET', BASE .. 'gflight', group)) or 0,
+    redis.call('ZCARD', groupKey(group)), g[3], t[2]}
 end
 if op == 'pause' then
   redis.call('HSET', CONTROL, 'paused', '1')

@@ -152,11 +152,12 @@ local function slotsFreed()
 end
 
 -- Reads the topic's controls once for the whole script: paused, rate, burst, tokens, at, cap, refused, the default
--- cap of its groups (see the groups section), and its priority mode ('strict', or absent: weighted; see the
--- priorities section).
+-- cap of its groups (see the groups section), its priority mode ('strict', or absent: weighted; see the priorities
+-- section), the default rate limit of its groups and whether any group has a rate of its own (see the groups' rate
+-- limits).
 local function readControls()
   controls = redis.call('HMGET', CONTROL, 'paused', 'rate', 'burst', 'tokens', 'at', 'cap', 'refused', 'gcap',
-    'pmode')
+    'pmode', 'grate', 'grated')
   return controls
 end
 
@@ -325,6 +326,73 @@ local function groupLeasesEnded(ended)
   end
 end
 
+-- Group rate limits ------------------------------------------------------------------------------------------------
+-- A token bucket per group on the Redis clock, as the topic's (see the controls section): the group's own rate
+-- ('r:<group>' in gcontrol) or the topic's default ('grate' in the control hash), handler starts per second, with a
+-- burst of one second's tokens (at least one); its state in gcontrol's 't:<group>' ('<tokens>:<at ms>'; absent: a full
+-- bucket). The control hash's 'grated' is '1' once any group had a rate of its own. A claim leases no more of a group
+-- than its tokens allow, and a group left without a whole token gets its next turn when its next token comes: it
+-- costs claims nothing while it waits. Read only in a topic whose controls name a group rate (no command otherwise).
+
+-- The claim's Redis time (ms), set by leaseDue for the rate limits; and the rates read by the claim's pick.
+local groupRateNow = nil
+local groupRatesPicked = nil
+
+-- The rate limits of 'groups': group -> {rate, tokens now} for each group with a rate; nil for a topic that sets no
+-- group rate (the controls read say so: no command). One command.
+local function groupRates(groups)
+  if not (controls and (controls[10] or controls[11])) or #groups == 0 or not groupRateNow then
+    return nil
+  end
+  local fields = {}
+  for _, group in ipairs(groups) do
+    fields[#fields + 1] = 'r:' .. group
+    fields[#fields + 1] = 't:' .. group
+  end
+  local raw = redis.call('HMGET', BASE .. 'gcontrol', unpack(fields))
+  local rates = {}
+  local now = groupRateNow
+  for i, group in ipairs(groups) do
+    local rate = tonumber(raw[2 * i - 1]) or tonumber(controls[10])
+    if rate and rate > 0 then
+      local burst = math.max(1, rate)
+      local tokens, at = burst, now
+      if raw[2 * i] then
+        local t, a = string.match(raw[2 * i], '^([^:]+):(%d+)$')
+        tokens, at = tonumber(t) or burst, tonumber(a) or now
+      end
+      rates[group] = { rate, math.min(burst, tokens + math.max(0, now - at) * rate / 1000) }
+    end
+  end
+  return rates
+end
+
+-- How many more messages of 'group' its tokens allow, beyond 'taken' already (nil: no rate).
+local function groupRateRoom(group, taken)
+  local r = groupRatesPicked and groupRatesPicked[group]
+  if not r then
+    return nil
+  end
+  return math.max(0, math.floor(r[2]) - taken)
+end
+
+-- After a claim leased 'n' messages of a picked group: spends their tokens (appended to 'written', which groupsServed
+-- writes in one command) and returns when the group's next whole token comes (ms score), or 0 if it has one left or
+-- no rate.
+local function groupRateSpent(group, n, written)
+  local r = groupRatesPicked and groupRatesPicked[group]
+  if not r then
+    return 0
+  end
+  local tokens = r[2] - n
+  written[#written + 1] = 't:' .. group
+  written[#written + 1] = tostring(tokens) .. ':' .. int(groupRateNow)
+  if tokens >= 1 then
+    return 0
+  end
+  return groupRateNow + math.ceil((1 - tokens) * 1000 / r[1])
+end
+
 -- The groups whose turn has come by 'upTo' (a score), earliest turn first, at most 'limit'; nil for a topic that never
 -- stored a grouped message (no command).
 local function groupTurns(limit, upTo)
@@ -342,6 +410,8 @@ end
 -- flight. One command per group per round (mostly one round), and one or two for them all.
 local function groupPick(turns, room, upTo, chosen, dueOf, groupOf)
   local caps = groupCaps(turns, controls and controls[8])
+  -- group rate limits: the buckets of the rated groups (none read for a topic without group rates)
+  groupRatesPicked = groupRates(turns)
   -- every group's count in flight, read at once (and written at once by groupsServed)
   local flight = {}
   local counts = redis.call('HMGET', BASE .. 'gflight', unpack(turns))
@@ -363,6 +433,15 @@ local function groupPick(turns, room, upTo, chosen, dueOf, groupOf)
       local take = base + ((i <= extra) and 1 or 0)
       if caps[group] then
         take = math.min(take, math.max(0, caps[group] - flight[group] - pick[2]))
+      end
+      -- group rate limits: no more than its tokens allow; a group without a whole token takes none and waits for its
+      -- next token (its turn came, so it has a message due by 'upTo': see groupsServed)
+      local allowed = groupRateRoom(group, pick[2])
+      if allowed and allowed < take then
+        take = allowed
+        if take == 0 and pick[2] == 0 then
+          pick[3] = limit
+        end
       end
       if take > 0 then
         -- one more than it may take: the next message's due time is the group's next turn
@@ -404,6 +483,8 @@ end
 -- its group had: what was read and not leased was buried or dropped, and left its set then.)
 local function groupsServed(picks, caps, flight, leased, nowScore)
   local turns, out, held, counts = {}, {}, {}, {}
+  -- group rate limits: the buckets spent, written at once
+  local spent = {}
   local order = {}
   for i, pick in ipairs(picks) do
     order[i] = i
@@ -427,6 +508,7 @@ local function groupsServed(picks, caps, flight, leased, nowScore)
     end
     local cap = caps[group]
     local nextDue = pick[3]
+    local nextToken = groupRateSpent(group, n, spent)
     if cap and (flight[group] or 0) >= cap then
       out[#out + 1] = group
       if nextDue ~= nil then
@@ -436,10 +518,12 @@ local function groupsServed(picks, caps, flight, leased, nowScore)
       out[#out + 1] = group
     else
       -- a microsecond apart (a double of Redis-time milliseconds tells them apart well past this century)
-      turns[#turns + 1] = math.max(tonumber(nextDue) or 0, nowScore + rank / 1000)
+      -- (and, under a rate limit, no earlier than its next token)
+      turns[#turns + 1] = math.max(tonumber(nextDue) or 0, nowScore + rank / 1000, nextToken)
       turns[#turns + 1] = group
     end
   end
+  each('HSET', BASE .. 'gcontrol', spent)
   each('HSET', BASE .. 'gflight', counts)
   each('ZREM', GROUPS, out)
   each('SADD', BASE .. 'gheld', held)
@@ -1228,6 +1312,8 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   -- groups: then the groups' shares of what is left, unless a suspect is leased (it runs alone)
   local groupOf, picks, caps, flight = {}, nil, nil, nil
   if turns and #turns > 0 and not suspectLeased and #chosen < limit then
+    -- (group rate limits count on the claim's Redis time)
+    groupRateNow = now
     picks, caps, flight = groupPick(turns, limit - #chosen, upTo, chosen, dueOf, groupOf)
   end
   if not suspectLeased then

@@ -31,6 +31,8 @@ class FairDeliverySnippets {
 
 		admin.setGroupCap("reminders", "tenant-42", 2);     // at most 2 of tenant-42's leased at once, everywhere
 		admin.setGroupCap("reminders", null, 5);            // the default of every group of the topic
+		admin.setGroupRate("reminders", "tenant-42", 10.0); // at most 10 of tenant-42's started per second
+		admin.setGroupRate("reminders", null, 50.0);        // the default rate of every group of the topic
 		admin.pauseGroup("reminders", "tenant-42");         // nothing of tenant-42 is leased; the others flow
 		admin.resumeGroup("reminders", "tenant-42");        // what is due is delivered at once
 		long waiting = admin.groupControls("reminders", "tenant-42").waiting();

@@ -1,0 +1,166 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.build.redis.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Per-group rate limits in the scripts, on a real Redis: a token bucket per group on the Redis clock held for every
+ * consumer, a group out of tokens waiting out of turn until its next token (so claims read nothing of it meanwhile),
+ * the topic's default and a group's own rate, and bad input refused.
+ */
+class GroupRateClaimTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private static final String TOPIC = "rated";
+
+	private static final long LEASE = 60_000;
+
+	private RedisFixture fixture;
+
+	private RedisMessageStore store;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.store = this.fixture.store(this.fixture.connectionFactory());
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.fixture.close();
+	}
+
+	@Test
+	void aGroupGetsNoMoreThanItsTokensAcrossConsumersWhileTheOthersFlow() {
+		RedisMessageStore other = this.fixture.store(this.fixture.connectionFactory());
+		assertThat(this.store.controls().rateGroup(TOPIC, "slow", 2.0).ratePerSecond()).isEqualTo(2.0);
+		scheduleMany("slow", 20);
+		scheduleMany("fast", 20);
+
+		Map<String, Integer> first = groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10));
+		Map<String, Integer> second = groupsOf(other.leases().claim(TOPIC, 10, LEASE, 10));
+
+		// a full bucket holds one second's tokens: 2, for both consumers together
+		assertThat(first.getOrDefault("slow", 0) + second.getOrDefault("slow", 0)).isEqualTo(2);
+		assertThat(first.get("fast") + second.get("fast")).isGreaterThanOrEqualTo(10);
+		// out of tokens: its turn waits for the next one, so a claim now does not read it
+		double turn = Double.parseDouble(redis.get().call("ZSCORE", key("groups"), "slow"));
+		assertThat(turn).isGreaterThan(this.fixture.redisTime().toEpochMilli());
+		assertThat(groupsOf(other.leases().claim(TOPIC, 10, LEASE, 10))).doesNotContainKey("slow");
+		// and when it comes, the group runs again
+		await().atMost(Duration.ofSeconds(5)).until(() -> groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10))
+			.containsKey("slow"));
+	}
+
+	@Test
+	void theTopicsDefaultRateHoldsForEveryGroupAndAGroupsOwnRateOverridesIt() {
+		this.store.controls().rateGroup(TOPIC, null, 1.0);
+		this.store.controls().rateGroup(TOPIC, "big", 3.0);
+		scheduleMany("small", 10);
+		scheduleMany("big", 10);
+		scheduleMany("other", 10);
+
+		Map<String, Integer> leased = new HashMap<>();
+		for (int i = 0; i < 3; i++) {
+			groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10))
+				.forEach((group, n) -> leased.merge(group, n, Integer::sum));
+		}
+
+		assertThat(leased).containsEntry("small", 1).containsEntry("other", 1).containsEntry("big", 3);
+		assertThat(this.store.controls().readGroup(TOPIC, "small")).satisfies((state) -> {
+			assertThat(state.ratePerSecond()).isNull();
+			assertThat(state.defaultRatePerSecond()).isEqualTo(1.0);
+		});
+	}
+
+	@Test
+	void clearingARateLetsTheGroupRunAtOnce() {
+		this.store.controls().rateGroup(TOPIC, "slow", 1.0);
+		scheduleMany("slow", 10);
+		assertThat(groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10))).containsEntry("slow", 1);
+
+		this.store.controls().rateGroup(TOPIC, "slow", null);
+
+		assertThat(groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10))).containsEntry("slow", 9);
+	}
+
+	@Test
+	void aRateOfZeroOrBelowIsRefusedAndChangesNothing() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.controls().rateGroup(TOPIC, "a", 0.0))
+			.withMessageContaining("must be positive");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.controls().rateGroup(TOPIC, null, -1.0))
+			.withMessageContaining("must be positive");
+		assertThat(redis.get().call("EXISTS", key("gcontrol"), key("control"))).isEqualTo("0");
+	}
+
+	@Test
+	void aGroupRateCostsAClaimOneReadAndOneWriteAndATopicWithoutOneNothing() {
+		Map<String, Long> plain = claimOfTwoGroups("plain");
+		this.store.controls().rateGroup(TOPIC, "a", 1000.0);
+		Map<String, Long> rated = claimOfTwoGroups(TOPIC);
+
+		Map<String, Long> extra = new java.util.TreeMap<>(rated);
+		plain.forEach((name, calls) -> extra.merge(name, -calls, Long::sum));
+		extra.values().removeIf((calls) -> calls == 0);
+		// the buckets of the groups picked (one HMGET) and what they spent (one HSET)
+		assertThat(extra).containsExactlyInAnyOrderEntriesOf(Map.of("hmget", 1L, "hset", 1L));
+		assertThat(redis.get().call("EXISTS", RedisFixture.PREFIX + ":{plain}:gcontrol")).isEqualTo("0");
+	}
+
+	/** The commands of a claim of ten in a topic with two groups of ten due messages each (after a first claim). */
+	private Map<String, Long> claimOfTwoGroups(String topic) {
+		for (String group : List.of("a", "b")) {
+			List<NewMessage> messages = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				messages.add(new NewMessage(group + "-" + i, DueTime.in(0), Instant.now(), Map.of(),
+						"p".getBytes(StandardCharsets.UTF_8), null, group));
+			}
+			this.store.messages().schedule(topic, messages);
+		}
+		this.store.leases().claim(topic, 2, LEASE, 10);
+		CommandCounts counts = new CommandCounts(redis.get());
+		assertThat(this.store.leases().claim(topic, 4, LEASE, 10).messages()).hasSize(4);
+		return counts.sinceLast();
+	}
+
+	private void scheduleMany(String group, int count) {
+		List<NewMessage> messages = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			messages.add(new NewMessage(group + "-" + i, DueTime.in(0), Instant.now(), Map.of(),
+					"p".getBytes(StandardCharsets.UTF_8), null, group));
+		}
+		this.store.messages().schedule(TOPIC, messages);
+	}
+
+	private static Map<String, Integer> groupsOf(Claim claim) {
+		Map<String, Integer> groups = new HashMap<>();
+		for (ClaimedMessage message : claim.messages()) {
+			String group = message.message().group();
+			groups.merge((group != null) ? group : "", 1, Integer::sum);
+		}
+		return groups;
+	}
+
+	private static String key(String name) {
+		return RedisFixture.PREFIX + ":{" + TOPIC + "}:" + name;
+	}
+
+}
