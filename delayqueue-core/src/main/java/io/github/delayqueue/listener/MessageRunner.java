@@ -239,6 +239,9 @@ final class MessageRunner {
 					this.work.remove(pending);
 					this.inFlight.decrementAndGet();
 					settled.complete(null);
+					// its lease has ended (or gone back): claim more if messages are due and half the share is free,
+					// as a blocking handler's thread does when it returns (no message may start to ask for it)
+					partition.refill();
 				}
 			});
 			Executor executor = this.io;
