@@ -46,9 +46,8 @@ public record StoredMessage(@Nullable Instant createdAt, Map<String, String> hea
 			return new StoredMessage(null, Map.of(), EMPTY, "Nothing is stored for this message");
 		}
 		try {
-			Envelope envelope = Envelope.decode(stored);
-			return new StoredMessage(envelope.createdAt(), envelope.headers(), envelope.payload(), null,
-					envelope.group());
+			return Envelope.decode(stored,
+					(createdAt, headers, payload, group) -> new StoredMessage(createdAt, headers, payload, null, group));
 		}
 		catch (MalformedEnvelopeException ex) {
 			return new StoredMessage(null, Map.of(), stored, ex.getMessage());
