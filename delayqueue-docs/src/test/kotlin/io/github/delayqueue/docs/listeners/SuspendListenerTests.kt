@@ -7,6 +7,7 @@ import io.github.delayqueue.MessageState
 import io.github.delayqueue.annotation.DelayedListener
 import io.github.delayqueue.annotation.DelayedListenerConfigurer
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration
+import io.github.delayqueue.config.DelayedListenerEndpointRegistry
 import io.github.delayqueue.build.redis.TestRedisExtension
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.delay
@@ -27,6 +28,7 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
 import kotlin.coroutines.cancellation.CancellationException
 
@@ -34,8 +36,9 @@ import kotlin.coroutines.cancellation.CancellationException
  * `@DelayedListener` on Kotlin `suspend` functions, awaited like a `Mono`, in a Boot application on a real Redis:
  * one that returns is acknowledged (spring-amqp once never acknowledged them), `Unit` included; one that throws is
  * retried and dead-lettered after its attempts; one past the handler timeout is cancelled; the lease is held while
- * the function is suspended and `asyncConcurrency`, not the threads, bounds how many are; a signature that cannot be
- * awaited fails at start-up.
+ * the function is suspended and `asyncConcurrency`, not the threads, bounds how many are; a stop waits for one within
+ * the shutdown timeout and past it cancels it and hands its message back; a signature that cannot be awaited fails at
+ * start-up.
  */
 class SuspendListenerTests {
 
@@ -146,6 +149,46 @@ class SuspendListenerTests {
     }
 
     @Test
+    fun aStopWaitsForASuspendedListenerWithinTheShutdownTimeout() {
+        runner.withBean(FinishingListener::class.java).run { context ->
+            val queue = context.getBean(DelayedQueue::class.java)
+            val listener = context.getBean(FinishingListener::class.java)
+            val container = context.getBean(DelayedListenerEndpointRegistry::class.java)
+                .getListenerContainerForTopic("finishing")!!
+
+            queue.schedule("finishing", "f-1", "payload", Duration.ZERO)
+            assertThat(listener.started.await(WAIT.seconds, TimeUnit.SECONDS)).isTrue()
+            container.stop()
+
+            // the stop returned after the function did (it resumes 500 ms after it started), and acknowledged it
+            assertThat(listener.returned.get()).isTrue()
+            assertThat(queue.lookup("finishing", "f-1")).isEmpty()
+        }
+    }
+
+    @Test
+    fun aStopHandsBackASuspendedListenerPastTheShutdownTimeoutCancellingIt() {
+        runner.withPropertyValues("delayqueue.listener.shutdown-timeout=300ms").withBean(StuckListener::class.java)
+            .run { context ->
+                val queue = context.getBean(DelayedQueue::class.java)
+                val listener = context.getBean(StuckListener::class.java)
+                val container = context.getBean(DelayedListenerEndpointRegistry::class.java)
+                    .getListenerContainerForTopic("stuck")!!
+
+                queue.schedule("stuck", "s-2", "payload", Duration.ZERO)
+                assertThat(listener.started.await(WAIT.seconds, TimeUnit.SECONDS)).isTrue()
+                container.stop()
+
+                assertThat(listener.cancelled.await(WAIT.seconds, TimeUnit.SECONDS)).`as`("the coroutine was cancelled")
+                    .isTrue()
+                // handed back at once, its attempt counted, not left in flight until its lease ends
+                val info = queue.lookup("stuck", "s-2").orElseThrow()
+                assertThat(info.state()).isIn(MessageState.WAITING, MessageState.RETRYING)
+                assertThat(info.attempts()).isEqualTo(1)
+            }
+    }
+
+    @Test
     fun aSuspendListenerReturningAFlowFailsAtStartupNamingIt() {
         runner.withBean(FlowListener::class.java).run { context ->
             assertThat(context).hasFailed()
@@ -231,6 +274,39 @@ class SuspendListenerTests {
                 cancelled.countDown()
                 throw ex
             }
+        }
+
+    }
+
+    class StuckListener {
+
+        val started = CountDownLatch(1)
+        val cancelled = CountDownLatch(1)
+
+        @DelayedListener(topic = "stuck")
+        suspend fun onMessage(payload: String) {
+            started.countDown()
+            try {
+                delay(WAIT.toMillis())
+            }
+            catch (ex: CancellationException) {
+                cancelled.countDown()
+                throw ex
+            }
+        }
+
+    }
+
+    class FinishingListener {
+
+        val started = CountDownLatch(1)
+        val returned = AtomicBoolean()
+
+        @DelayedListener(topic = "finishing")
+        suspend fun onMessage(payload: String) {
+            started.countDown()
+            delay(500)
+            returned.set(true)
         }
 
     }
