@@ -7,15 +7,14 @@ import java.util.concurrent.Future;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.listener.AsyncDelayedMessageHandler;
 import org.jspecify.annotations.Nullable;
-
 import org.reactivestreams.Publisher;
 
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
-import org.springframework.util.ClassUtils;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+import org.springframework.util.ClassUtils;
 
 /**
  * A bean method whose work completes later: it returns a {@link CompletionStage} ({@code CompletableFuture}

@@ -23,6 +23,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory
+import reactor.core.publisher.Mono
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.ConcurrentHashMap
@@ -142,9 +143,11 @@ class SuspendListenerTests {
             val listener = context.getBean(ValueListeners::class.java)
 
             queue.schedule("value", "v-1", "payload", Duration.ZERO)
+            queue.schedule("mono", "m-1", "payload", Duration.ZERO)
 
-            await().atMost(WAIT).until { listener.handled.contains("value v-1 1") }
-            await().atMost(WAIT).until { queue.lookup("value", "v-1").isEmpty }
+            await().atMost(WAIT).until { listener.handled.containsAll(listOf("value v-1 1", "mono m-1 1")) }
+            await().atMost(WAIT).until { queue.lookup("value", "v-1").isEmpty && queue.lookup("mono", "m-1").isEmpty }
+            assertThat(listener.handled).hasSize(2)
         }
     }
 
@@ -320,6 +323,15 @@ class SuspendListenerTests {
             delay(10)
             handled.add("${message.topic()} ${message.id()} ${message.attempt()}")
             return "done"
+        }
+
+        @DelayedListener(topic = "mono")
+        suspend fun onMono(payload: String, message: DeliveredMessage): Mono<String> {
+            delay(10)
+            // awaited through the Mono: the message is handled when it completes, not when the function returns
+            return Mono.delay(Duration.ofMillis(50))
+                .map { handled.add("${message.topic()} ${message.id()} ${message.attempt()}") }
+                .thenReturn("done")
         }
 
     }
