@@ -481,7 +481,8 @@ public class DelayQueueProperties {
 
 		/**
 		 * Messages handled at once per topic by a listener whose work completes later (it returns a CompletableFuture
-		 * or a Mono), counted until the work completes; its handler threads start no more until one does.
+		 * or a Mono, or is a Kotlin suspend function), counted until the work completes; its handler threads start no
+		 * more until one does.
 		 */
 		private int asyncConcurrency = 256;
 
