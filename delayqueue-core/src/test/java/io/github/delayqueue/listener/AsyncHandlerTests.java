@@ -88,13 +88,14 @@ class AsyncHandlerTests {
 			this.queue.schedule("async-backlog", "m" + i, "x", Duration.ZERO);
 		}
 		listeners.register(ListenerRegistration.of("async-backlog", String.class,
-				(AsyncDelayedMessageHandler<String>) (payload, message) -> completeLater(Duration.ofMillis(10), () -> {
+				(AsyncDelayedMessageHandler<String>) (payload, message) -> completeLater(Duration.ofMillis(300), () -> {
 					completed.incrementAndGet();
 					return null;
 				}), ListenerOptions.builder().concurrency(2).asyncConcurrency(1000).build()));
 
-		// with 1,000 in flight the listener holds no more leased than it runs: once the first 1,000 are in flight,
-		// nothing waits to start, so the claims after them must be asked for as the work completes and leases end
+		// with 1,000 in flight the listener holds no more leased than it runs: once what it leased is in flight
+		// (well before the work's 300 ms are up), nothing waits to start, so the claims after them must be asked
+		// for as the work completes and leases end
 		await().atMost(WAIT).until(() -> {
 			TopicCounts counts = counts("async-backlog");
 			return counts.waiting() + counts.ready() + counts.leased() == 0;
