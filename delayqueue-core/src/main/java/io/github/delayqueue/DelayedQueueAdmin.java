@@ -139,4 +139,19 @@ public interface DelayedQueueAdmin extends TopicOperations {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement groupControls");
 	}
 
+	/**
+	 * Reads the groups of a topic with the most messages waiting, with their messages in flight, pause and weight,
+	 * with bounded work: no message is read; each partition looks at no more than {@value TopGroups#LOOKED_AT} of its
+	 * groups with a turn and as many held (paused or at their cap), one {@code ZCARD} each, and a topic of several
+	 * partitions then counts the groups named on every partition (so their counts are exact sums).
+	 * @param topic the topic
+	 * @param count how many groups at most, 1 to {@value TopGroups#MAX_COUNT}
+	 * @return the groups, the most waiting first, and whether every group was looked at
+	 * @throws IllegalArgumentException if the count is out of range
+	 * @since 0.3.0
+	 */
+	default TopGroups topGroups(String topic, int count) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement topGroups");
+	}
+
 }

@@ -22,6 +22,7 @@ import io.github.delayqueue.MessagePage;
 import io.github.delayqueue.TopicControlState;
 import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.TopGroups;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.WaitingQuery;
@@ -59,6 +60,8 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	private final MessageInfos infos;
 
+	private final GroupCounting groupCounting;
+
 	/**
 	 * Creates the admin of a store's topics.
 	 * @param store the Redis store
@@ -74,6 +77,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		this.store = store;
 		this.router = router;
 		this.infos = new MessageInfos(store, converter, router);
+		this.groupCounting = new GroupCounting(store, router);
 	}
 
 	/**
@@ -373,6 +377,11 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 			waiting += state.waiting();
 		}
 		return new GroupControlState(topic, group, paused, toInt(cap), toInt(defaultCap), inFlight, waiting);
+	}
+
+	@Override
+	public TopGroups topGroups(String topic, int count) {
+		return this.groupCounting.top(topic, count);
 	}
 
 	private static @Nullable Integer toInt(@Nullable Long value) {

@@ -1,5 +1,6 @@
 package io.github.delayqueue.redis;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -10,6 +11,7 @@ import org.springframework.util.Assert;
 import static io.github.delayqueue.redis.Replies.bytes;
 import static io.github.delayqueue.redis.Replies.nullableText;
 import static io.github.delayqueue.redis.Replies.number;
+import static io.github.delayqueue.redis.Replies.text;
 
 /**
  * A topic's pause, rate limit and concurrency cap, kept in Redis beside its messages (one partition's at a time), so
@@ -40,6 +42,12 @@ public final class ControlOperations {
 	private static final byte[] GROUP_RESUME = bytes("group-resume");
 
 	private static final byte[] GROUP_CAP = bytes("group-cap");
+
+	private static final Script GROUP_COUNTS = Script.load("group-counts");
+
+	private static final byte[] TOP = bytes("top");
+
+	private static final byte[] COUNT = bytes("read");
 
 	private final TopicKeys keys;
 
@@ -143,6 +151,48 @@ public final class ControlOperations {
 				(group != null) ? bytes(group) : NONE, (cap != null) ? bytes(cap) : NONE));
 	}
 
+	/**
+	 * Reads the groups of a topic with the most messages waiting, bounded: no message is read, one {@code ZCARD} per
+	 * group looked at, and at most {@code most} groups with a turn and {@code most} held ones (paused or at their
+	 * cap) are looked at.
+	 * @param topic the topic (or a partition's name)
+	 * @param count how many groups to return at most
+	 * @param most how many groups with a turn, and how many held, to look at at most
+	 * @return the groups, the most waiting first, and whether every group was looked at
+	 * @since 0.3.0
+	 */
+	public GroupCounts topGroups(String topic, int count, int most) {
+		return groupCountsOf(this.scripts.run(GROUP_COUNTS, ReturnType.MULTI, this.keys.pending(topic), TOP,
+				bytes(count), bytes(most)));
+	}
+
+	/**
+	 * Reads the counts of the named groups of a topic: one {@code ZCARD} per group.
+	 * @param topic the topic (or a partition's name)
+	 * @param groups the group keys (a few hundred at most per call)
+	 * @return their counts, in the order given
+	 * @since 0.3.0
+	 */
+	public GroupCounts countGroups(String topic, List<String> groups) {
+		byte[][] args = new byte[groups.size() + 2][];
+		args[0] = this.keys.pending(topic);
+		args[1] = COUNT;
+		for (int i = 0; i < groups.size(); i++) {
+			args[i + 2] = bytes(groups.get(i));
+		}
+		return groupCountsOf(this.scripts.run(GROUP_COUNTS, ReturnType.MULTI, args));
+	}
+
+	private static GroupCounts groupCountsOf(List<?> reply) {
+		List<GroupCount> groups = new ArrayList<>((reply.size() - 1) / 5);
+		for (int i = 1; i + 4 < reply.size(); i += 5) {
+			String weight = nullableText(reply.get(i + 4));
+			groups.add(new GroupCount(text(reply.get(i)), number(reply.get(i + 1)), number(reply.get(i + 2)),
+					number(reply.get(i + 3)) == 1L, (weight != null) ? Integer.parseInt(weight) : null));
+		}
+		return new GroupCounts(groups, number(reply.get(0)) == 1L);
+	}
+
 	private static GroupState groupStateOf(List<?> reply) {
 		String cap = nullableText(reply.get(1));
 		String defaultCap = nullableText(reply.get(2));
@@ -189,6 +239,27 @@ public final class ControlOperations {
 			return (this.cap != null) ? this.cap : this.defaultCap;
 		}
 
+	}
+
+	/**
+	 * Counts of some groups of one topic or partition.
+	 * @param groups the groups
+	 * @param complete whether every group with messages waiting was looked at (always, for named groups)
+	 * @since 0.3.0
+	 */
+	public record GroupCounts(List<GroupCount> groups, boolean complete) {
+	}
+
+	/**
+	 * The counts of one group of one topic or partition.
+	 * @param group the group key
+	 * @param waiting how many of its messages wait
+	 * @param leased how many are leased now
+	 * @param paused whether it is paused
+	 * @param weight its weight among the groups, or {@code null} for the default
+	 * @since 0.3.0
+	 */
+	public record GroupCount(String group, long waiting, long leased, boolean paused, @Nullable Integer weight) {
 	}
 
 }

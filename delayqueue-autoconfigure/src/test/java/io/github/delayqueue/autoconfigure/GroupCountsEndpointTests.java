@@ -1,0 +1,69 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.TopGroups;
+import io.github.delayqueue.TopGroups.GroupCount;
+import io.github.delayqueue.actuate.DelayQueueEndpoint;
+import io.github.delayqueue.build.redis.TestRedisExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Counts of many groups through the actuator endpoint ({@code GET …/{topic}/groups?top=…}), on a real Redis.
+ */
+class GroupCountsEndpointTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+				DelayQueueAutoConfiguration.class, DelayQueueMetricsAutoConfiguration.class,
+				DelayQueueEndpointAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.host=" + redis.get().host(),
+				"spring.data.redis.port=" + redis.get().port(), "spring.data.redis.database=" + redis.get().database(),
+				"management.endpoints.web.exposure.include=delayqueue");
+
+	@Test
+	void theEndpointListsTheGroupsWithTheMostWaiting() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			DelayedQueue queue = context.getBean(DelayedQueue.class);
+			List<ScheduleRequest> requests = new ArrayList<>();
+			for (int i = 0; i < 12; i++) {
+				requests.add(ScheduleRequest.builder("ranked", i).group((i < 8) ? "heavy" : "light")
+					.delay(java.time.Duration.ofMinutes(5))
+					.build());
+			}
+			queue.scheduleAll(requests);
+			DelayQueueEndpoint endpoint = context.getBean(DelayQueueEndpoint.class);
+
+			Object top = endpoint.topicPart("ranked", "groups", null, null, null, null, null, null, null);
+
+			assertThat(top).isInstanceOfSatisfying(TopGroups.class, (groups) -> {
+				assertThat(groups.complete()).isTrue();
+				assertThat(groups.groups()).extracting(GroupCount::group).containsExactly("heavy", "light");
+				assertThat(groups.groups()).extracting(GroupCount::waiting).containsExactly(8L, 4L);
+			});
+			assertThat(endpoint.topicPart("ranked", "groups", null, null, null, null, null, null, 1))
+				.isInstanceOfSatisfying(TopGroups.class, (groups) -> assertThat(groups.groups()).hasSize(1));
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.topicPart("ranked", "groups", null, null, null, null, null, null, 0))
+				.withMessageContaining("between 1 and 100");
+		});
+	}
+
+}
