@@ -131,4 +131,38 @@ class GroupCountsTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.topGroups("bad topic", 5));
 	}
 
+	@Test
+	void aWeightIsSetOnEveryPartitionAndShownWithTheCounts() {
+		schedule("split", "gold", 6);
+
+		assertThat(this.admin.setGroupWeight("split", "gold", 4).weight()).isEqualTo(4);
+
+		assertThat(this.admin.groupControls("split", "gold").weight()).isEqualTo(4);
+		assertThat(this.admin.topGroups("split", 1).groups()).singleElement()
+			.satisfies((gold) -> assertThat(gold.weight()).isEqualTo(4));
+		for (int partition = 0; partition < 3; partition++) {
+			String key = RedisFixture.PREFIX + ":{split" + ((partition == 0) ? "" : "#" + partition) + "}:gcontrol";
+			assertThat(redis.get().call("HGET", key, "w:gold")).as(key).isEqualTo("4");
+		}
+		assertThat(this.admin.setGroupWeight("split", "gold", null).weight()).isEqualTo(1);
+	}
+
+	@Test
+	void aBadGroupKeyOrWeightIsRefusedAndWritesNothing() {
+		schedule("split", "gold", 1);
+
+		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.setGroupWeight("split", "gold", 0))
+			.withMessageContaining("between 1 and 100");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.setGroupWeight("split", "gold", 101))
+			.withMessageContaining("between 1 and 100");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.setGroupWeight("split", "", 2))
+			.withMessageContaining("must not be empty");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.setGroupWeight("split", "g".repeat(65), 2))
+			.withMessageContaining("at most 64");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.setGroupWeight("unknown-topic", "gold", 2))
+			.withMessageContaining("is not known");
+		assertThat(this.admin.groupControls("split", "gold").weight()).isEqualTo(1);
+		assertThat(RedisFixture.keysOf(redis.get(), "split")).noneMatch((key) -> key.endsWith(":gcontrol"));
+	}
+
 }

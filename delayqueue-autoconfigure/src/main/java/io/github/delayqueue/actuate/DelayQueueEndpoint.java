@@ -63,7 +63,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@link DelayedQueueAdmin#topGroups(String, int)});</li>
  * <li>{@code POST /actuator/delayqueue/{topic}/groups/{group}/pause} and {@code …/resume} pause and resume one group
  * on every instance; {@code POST …/groups/{group}/cap} with {@code {"maxInFlight": 2}} sets its cap ({@code 0}
- * clears it), and {@code "groupMaxInFlight"} in the topic's limits sets the default of its groups.</li>
+ * clears it), and {@code "groupMaxInFlight"} in the topic's limits sets the default of its groups;
+ * {@code POST …/groups/{group}/weight} with {@code {"weight": 3}} sets its share among the groups served in turn
+ * ({@code 0}: the default, 1).</li>
  * </ul>
  * Replay, purge, pause, resume and limits change data: they are closed by default (read-only access); open them with
  * {@code management.endpoint.delayqueue.access=unrestricted}, behind the application's own security.
@@ -235,19 +237,22 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * Changes one group of a topic on every instance: pauses or resumes it, or sets its concurrency cap (JSON body
-	 * {@code {"maxInFlight": 2}}; {@code 0} clears it).
+	 * Changes one group of a topic on every instance: pauses or resumes it, sets its concurrency cap (JSON body
+	 * {@code {"maxInFlight": 2}}; {@code 0} clears it) or its weight (JSON body {@code {"weight": 3}}; {@code 0} sets
+	 * the default).
 	 * @param topic the topic
 	 * @param part must be {@code groups}
 	 * @param group the group key
-	 * @param action {@code pause}, {@code resume} or {@code cap}
+	 * @param action {@code pause}, {@code resume}, {@code cap} or {@code weight}
 	 * @param maxInFlight for {@code cap}: the most messages of the group in flight at once; {@code 0} for none
+	 * @param weight for {@code weight}: the group's share among the groups served in turn, 1 to 100; {@code 0} for
+	 * the default (1)
 	 * @return the group's controls now, or {@code null} (404) for another {@code part} or {@code action}
 	 * @since 0.3.0
 	 */
 	@WriteOperation
 	public @Nullable GroupControlState changeGroup(@Selector String topic, @Selector String part,
-			@Selector String group, @Selector String action, @Nullable Integer maxInFlight) {
+			@Selector String group, @Selector String action, @Nullable Integer maxInFlight, @Nullable Integer weight) {
 		if (!GROUPS.equals(part)) {
 			return null;
 		}
@@ -260,6 +265,12 @@ public class DelayQueueEndpoint {
 					throw new IllegalArgumentException("maxInFlight is required (0 clears the group's cap)");
 				}
 				yield this.admin.setGroupCap(topic, group, (maxInFlight == 0) ? null : maxInFlight);
+			}
+			case "weight" -> {
+				if (weight == null) {
+					throw new IllegalArgumentException("weight is required (0 sets the default, 1)");
+				}
+				yield this.admin.setGroupWeight(topic, group, (weight == 0) ? null : weight);
 			}
 			default -> null;
 		});

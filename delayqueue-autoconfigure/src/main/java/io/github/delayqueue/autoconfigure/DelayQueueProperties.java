@@ -393,12 +393,27 @@ public class DelayQueueProperties {
 		 */
 		private @Nullable Integer maxInFlight;
 
+		/**
+		 * Share of the group among the topic's groups served in turn, 1 to 100: a group of weight 3 gets three times
+		 * the deliveries of a group of weight 1 while both have messages due; applied to Redis at start-up. Unset,
+		 * the weight is left as Redis keeps it (1 unless set).
+		 */
+		private @Nullable Integer weight;
+
 		public @Nullable Integer getMaxInFlight() {
 			return this.maxInFlight;
 		}
 
 		public void setMaxInFlight(@Nullable Integer maxInFlight) {
 			this.maxInFlight = maxInFlight;
+		}
+
+		public @Nullable Integer getWeight() {
+			return this.weight;
+		}
+
+		public void setWeight(@Nullable Integer weight) {
+			this.weight = weight;
 		}
 
 	}

@@ -156,6 +156,33 @@ final class DelayQueuePropertiesMapper {
 		return caps;
 	}
 
+	/**
+	 * The group weights the properties declare, per topic that declares one.
+	 * @return the weights by group, by topic
+	 */
+	Map<String, Map<String, Integer>> groupWeights() {
+		Map<String, Map<String, Integer>> weights = new LinkedHashMap<>();
+		this.properties.getTopics().forEach((topic, settings) -> {
+			String prefix = "delayqueue.topics." + topic + ".groups.";
+			Map<String, Integer> groups = new LinkedHashMap<>();
+			settings.getGroups().forEach((group, groupSettings) -> {
+				Integer weight = groupSettings.getWeight();
+				if (weight != null) {
+					check(prefix + group + ".weight", weight, (value) -> {
+						MessageGroups.validateWeight(value);
+						return value;
+					});
+					groups.put(group, weight);
+				}
+			});
+			if (!groups.isEmpty()) {
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				weights.put(topic, groups);
+			}
+		});
+		return weights;
+	}
+
 	Duration metricsRefreshInterval() {
 		Duration interval = this.properties.getMetrics().getRefreshInterval();
 		return check("delayqueue.metrics.refresh-interval", interval, (value) -> {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.DelayedQueue;
+import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.TopGroups;
 import io.github.delayqueue.TopGroups.GroupCount;
@@ -22,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Counts of many groups through the actuator endpoint ({@code GET …/{topic}/groups?top=…}), on a real Redis.
+ * Counts of many groups through the actuator endpoint ({@code GET …/{topic}/groups?top=…}) and group weights from the
+ * properties and the endpoint, on a real Redis.
  */
 class GroupCountsEndpointTests {
 
@@ -64,6 +66,48 @@ class GroupCountsEndpointTests {
 				.isThrownBy(() -> endpoint.topicPart("ranked", "groups", null, null, null, null, null, null, 0))
 				.withMessageContaining("between 1 and 100");
 		});
+	}
+
+	@Test
+	void declaredGroupWeightsAreAppliedToRedisAndTheEndpointChangesThem() {
+		this.runner.withPropertyValues("delayqueue.topics.weighed.groups.gold.weight=3").run((context) -> {
+			assertThat(context).hasNotFailed();
+			DelayedQueueAdmin admin = context.getBean(DelayedQueueAdmin.class);
+			assertThat(admin.groupControls("weighed", "gold").weight()).isEqualTo(3);
+			assertThat(admin.groupControls("weighed", "bronze").weight()).isEqualTo(1);
+			DelayQueueEndpoint endpoint = context.getBean(DelayQueueEndpoint.class);
+			assertThat(endpoint.changeGroup("weighed", "groups", "bronze", "weight", null, 2))
+				.satisfies((state) -> assertThat(state.weight()).isEqualTo(2));
+			assertThat(endpoint.changeGroup("weighed", "groups", "gold", "weight", null, 0))
+				.satisfies((state) -> assertThat(state.weight()).isEqualTo(1));
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.changeGroup("weighed", "groups", "gold", "weight", null, 101))
+				.withMessageContaining("between 1 and 100");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.changeGroup("weighed", "groups", "gold", "weight", null, null))
+				.withMessageContaining("weight is required");
+			assertThat(admin.groupControls("weighed", "gold").weight()).as("nothing written").isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aGroupWeightOutOfRangeFailsTheStartNamingTheProperty() {
+		for (String value : new String[] { "0", "101" }) {
+			this.runner.withPropertyValues("delayqueue.topics.weighed.groups.gold.weight=" + value).run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("between 1 and 100");
+				assertThat(fullMessage(context.getStartupFailure()))
+					.contains("delayqueue.topics.weighed.groups.gold.weight");
+			});
+		}
+	}
+
+	private static String fullMessage(Throwable failure) {
+		StringBuilder message = new StringBuilder();
+		for (Throwable t = failure; t != null; t = t.getCause()) {
+			message.append(t.getMessage()).append('\n');
+		}
+		return message.toString();
 	}
 
 }

@@ -356,6 +356,18 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 	}
 
 	@Override
+	public GroupControlState setGroupWeight(String topic, String group, @Nullable Integer weight) {
+		MessageGroups.validate(group);
+		if (weight != null) {
+			MessageGroups.validateWeight(weight);
+		}
+		requireKnown(topic);
+		this.router.partitionNames(topic)
+			.forEach((partition) -> this.store.controls().weighGroup(partition, group, weight));
+		return groupControls(topic, group);
+	}
+
+	@Override
 	public GroupControlState groupControls(String topic, String group) {
 		Topics.validate(topic);
 		MessageGroups.validate(group);
@@ -364,8 +376,12 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		Long defaultCap = null;
 		long inFlight = 0;
 		long waiting = 0;
+		int weight = 1;
 		for (String partition : this.router.partitionNames(topic)) {
 			GroupState state = this.store.controls().readGroup(partition, group);
+			if (state.weight() != null) {
+				weight = Math.max(weight, state.weight());
+			}
 			paused |= state.paused();
 			if (state.cap() != null) {
 				cap = ((cap != null) ? cap : 0) + state.cap();
@@ -376,7 +392,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 			inFlight += state.leased();
 			waiting += state.waiting();
 		}
-		return new GroupControlState(topic, group, paused, toInt(cap), toInt(defaultCap), inFlight, waiting);
+		return new GroupControlState(topic, group, paused, toInt(cap), toInt(defaultCap), inFlight, waiting, weight);
 	}
 
 	@Override

@@ -43,6 +43,8 @@ public final class ControlOperations {
 
 	private static final byte[] GROUP_CAP = bytes("group-cap");
 
+	private static final byte[] GROUP_WEIGHT = bytes("group-weight");
+
 	private static final Script GROUP_COUNTS = Script.load("group-counts");
 
 	private static final byte[] TOP = bytes("top");
@@ -152,6 +154,21 @@ public final class ControlOperations {
 	}
 
 	/**
+	 * Sets or clears the weight of one group of a topic: its share among the groups served in turn (a group of weight
+	 * 3 gets three times the share of one of weight 1 while both have messages due).
+	 * @param topic the topic (or a partition's name)
+	 * @param group the group key
+	 * @param weight the weight, at least 1, or {@code null} for the default (1)
+	 * @return the group's controls and counts now
+	 * @since 0.3.0
+	 */
+	public GroupState weighGroup(String topic, String group, @Nullable Integer weight) {
+		Assert.isTrue(weight == null || weight >= 1, () -> "A group's weight must be at least 1, but was " + weight);
+		return groupStateOf(this.scripts.runReplicated(CONTROL, ReturnType.MULTI, this.keys.pending(topic),
+				GROUP_WEIGHT, bytes(group), (weight != null) ? bytes(weight) : NONE));
+	}
+
+	/**
 	 * Reads the groups of a topic with the most messages waiting, bounded: no message is read, one {@code ZCARD} per
 	 * group looked at, and at most {@code most} groups with a turn and {@code most} held ones (paused or at their
 	 * cap) are looked at.
@@ -196,8 +213,10 @@ public final class ControlOperations {
 	private static GroupState groupStateOf(List<?> reply) {
 		String cap = nullableText(reply.get(1));
 		String defaultCap = nullableText(reply.get(2));
+		String weight = (reply.size() > 5) ? nullableText(reply.get(5)) : null;
 		return new GroupState(number(reply.get(0)) == 1L, (cap != null) ? Long.valueOf(cap) : null,
-				(defaultCap != null) ? Long.valueOf(defaultCap) : null, number(reply.get(3)), number(reply.get(4)));
+				(defaultCap != null) ? Long.valueOf(defaultCap) : null, number(reply.get(3)), number(reply.get(4)),
+				(weight != null) ? Integer.valueOf(weight) : null);
 	}
 
 	private static ControlState stateOf(List<?> reply) {
@@ -226,10 +245,11 @@ public final class ControlOperations {
 	 * @param defaultCap the topic's default cap for its groups, or {@code null}
 	 * @param leased how many of its messages are leased now
 	 * @param waiting how many of its messages wait (scheduled or waiting for a retry)
+	 * @param weight its weight among the groups served in turn, or {@code null} for the default (1)
 	 * @since 0.3.0
 	 */
 	public record GroupState(boolean paused, @Nullable Long cap, @Nullable Long defaultCap, long leased,
-			long waiting) {
+			long waiting, @Nullable Integer weight) {
 
 		/**
 		 * The cap in force for the group: its own, else the topic's default.
