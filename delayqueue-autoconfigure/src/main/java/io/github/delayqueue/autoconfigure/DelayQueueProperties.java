@@ -2,7 +2,9 @@ package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.recurring.MissedTicks;
@@ -341,6 +343,11 @@ public class DelayQueueProperties {
 		 */
 		private Map<String, Group> groups = new LinkedHashMap<>();
 
+		/**
+		 * Metrics of the topic.
+		 */
+		private final TopicMetrics metrics = new TopicMetrics();
+
 		public int getPartitions() {
 			return this.partitions;
 		}
@@ -378,6 +385,33 @@ public class DelayQueueProperties {
 		}
 
 		public void setGroups(Map<String, Group> groups) {
+			this.groups = groups;
+		}
+
+		public TopicMetrics getMetrics() {
+			return this.metrics;
+		}
+
+	}
+
+	/**
+	 * Metrics of one topic.
+	 */
+	public static class TopicMetrics {
+
+		/**
+		 * Group keys whose messages the delivered, retried, recovered and dead counters and the lateness timer count
+		 * under a 'group' tag of their own (at most 100 per topic). Empty on every topic (the default): no meter has a
+		 * 'group' tag. Once a topic names one, every topic's meters carry the tag, 'other' for the messages of groups
+		 * not named and those without a group.
+		 */
+		private List<String> groups = new ArrayList<>();
+
+		public List<String> getGroups() {
+			return this.groups;
+		}
+
+		public void setGroups(List<String> groups) {
 			this.groups = groups;
 		}
 

@@ -10,6 +10,9 @@ import io.github.delayqueue.TopGroups;
 import io.github.delayqueue.TopGroups.GroupCount;
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.build.redis.TestRedisExtension;
+import io.github.delayqueue.support.DelayQueueMonitor;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,8 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Counts of many groups through the actuator endpoint ({@code GET …/{topic}/groups?top=…}) and group weights from the
- * properties and the endpoint, on a real Redis.
+ * Groups in Spring Boot, on a real Redis: counts of many groups through the actuator endpoint
+ * ({@code GET …/{topic}/groups?top=…}), group weights from the properties and the endpoint, and delivery meters tagged
+ * by the groups the properties name.
  */
 class GroupCountsEndpointTests {
 
@@ -99,6 +103,54 @@ class GroupCountsEndpointTests {
 				assertThat(fullMessage(context.getStartupFailure()))
 					.contains("delayqueue.topics.weighed.groups.gold.weight");
 			});
+		}
+	}
+
+	@Test
+	void theGroupsNamedForMetricsGetAGroupTagOnTheDeliveryMeters() {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.withPropertyValues("delayqueue.topics.tenants.metrics.groups=acme,globex")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				DelayQueueMonitor monitor = context.getBean(DelayQueueMonitor.class);
+				monitor.handled("tenants", "acme", DelayQueueMonitor.Outcome.SUCCESS, 1_000, null, false);
+				monitor.handled("tenants", "initech", DelayQueueMonitor.Outcome.SUCCESS, 1_000, null, false);
+				monitor.dispatched("orders", null, 5);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get("delayqueue.messages.delivered").tags("topic", "tenants", "group", "acme")
+					.counter().count()).isEqualTo(1);
+				assertThat(registry.get("delayqueue.messages.delivered").tags("topic", "tenants", "group", "other")
+					.counter().count()).isEqualTo(1);
+				assertThat(registry.get("delayqueue.lateness").tags("topic", "orders", "group", "other").timer().count())
+					.isEqualTo(1);
+			});
+	}
+
+	@Test
+	void withoutGroupsNamedTheDeliveryMetersHaveNoGroupTag() {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run((context) -> {
+			DelayQueueMonitor monitor = context.getBean(DelayQueueMonitor.class);
+			monitor.handled("tenants", "acme", DelayQueueMonitor.Outcome.SUCCESS, 1_000, null, false);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get("delayqueue.messages.delivered").tag("topic", "tenants").counter().getId().getTag("group"))
+				.isNull();
+		});
+	}
+
+	@Test
+	void aBadOrTooLongListOfMetricsGroupsFailsTheStartNamingTheProperty() {
+		StringBuilder many = new StringBuilder();
+		for (int i = 0; i <= 100; i++) {
+			many.append((i > 0) ? "," : "").append("g-").append(i);
+		}
+		for (String value : new String[] { "has space", "g".repeat(65), many.toString() }) {
+			this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+				.withPropertyValues("delayqueue.topics.tenants.metrics.groups=" + value)
+				.run((context) -> {
+					assertThat(context).hasFailed();
+					assertThat(fullMessage(context.getStartupFailure()))
+						.contains("delayqueue.topics.tenants.metrics.groups");
+				});
 		}
 	}
 

@@ -62,7 +62,7 @@ final class ListenerInvoker {
 		ClaimedMessage message = delivery.message();
 		String topic = this.registration.topic();
 		try {
-			this.monitor.dispatched(topic, Duration.between(message.dueAt(), delivery.claimServerTime())
+			this.monitor.dispatched(topic, message.message().group(), Duration.between(message.dueAt(), delivery.claimServerTime())
 				.plusNanos(System.nanoTime() - delivery.claimedNanos())
 				.toMillis());
 		}
