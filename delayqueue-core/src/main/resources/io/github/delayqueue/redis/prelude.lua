@@ -442,9 +442,10 @@ end
 
 -- After a claim leased 'leased' (group -> ids) of the groups it picked: counts them in flight and takes them out of
 -- their groups' sets, and gives each group picked its next turn, behind every group not picked, those that took
--- fewest for their weight first (so a group that got one less this time is ahead next time): the later of that and its next message's
--- due time; none if it has no message left; held if it reached its cap. (A pick that read no next message took all
--- its group had: what was read and not leased was buried or dropped, and left its set then.)
+-- fewest for their weight first (so a group that got one less this time is ahead next time): the later of that and
+-- its next message's due time; none if it has no message left; held if it reached its cap; its place kept if the
+-- claim's room cut it short of what it was owed ('credits': what each was owed before). (A pick that read no next
+-- message took all its group had: what was read and not leased was buried or dropped, and left its set then.)
 local function groupsServed(picks, caps, flight, leased, nowScore, credits)
   local turns, out, held, counts = {}, {}, {}, {}
   local owe, paid = {}, {}
