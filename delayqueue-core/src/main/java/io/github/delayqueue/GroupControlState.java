@@ -13,10 +13,27 @@ import org.jspecify.annotations.Nullable;
  * @param defaultCap the topic's default cap for each of its groups, or {@code null} for none
  * @param inFlight how many of the group's messages are leased now (running, or held by a consumer for a handler)
  * @param waiting how many of the group's messages wait (scheduled, or waiting for a retry)
+ * @param weight the group's weight among the groups served in turn, 1 to {@value MessageGroups#MAX_WEIGHT} (1 unless
+ * set)
  * @since 0.3.0
  */
 public record GroupControlState(String topic, @Nullable String group, boolean paused, @Nullable Integer cap,
-		@Nullable Integer defaultCap, long inFlight, long waiting) {
+		@Nullable Integer defaultCap, long inFlight, long waiting, int weight) {
+
+	/**
+	 * Creates the state of a group of the default weight.
+	 * @param topic the topic
+	 * @param group the group key, or {@code null} when only the topic's default cap was set
+	 * @param paused whether none of the group's messages is leased
+	 * @param cap the group's own concurrency cap, or {@code null} for none
+	 * @param defaultCap the topic's default cap for each of its groups, or {@code null} for none
+	 * @param inFlight how many of the group's messages are leased now
+	 * @param waiting how many of the group's messages wait
+	 */
+	public GroupControlState(String topic, @Nullable String group, boolean paused, @Nullable Integer cap,
+			@Nullable Integer defaultCap, long inFlight, long waiting) {
+		this(topic, group, paused, cap, defaultCap, inFlight, waiting, 1);
+	}
 
 	/**
 	 * The cap in force for the group: its own, else the topic's default.

@@ -27,14 +27,22 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 
 	private final Map<String, GroupCaps> groupCaps;
 
+	private final Map<String, Map<String, Integer>> groupWeights;
+
 	TopicLimitsInitializer(DelayedQueueAdmin admin, Map<String, TopicLimits> limits) {
 		this(admin, limits, Map.of());
 	}
 
 	TopicLimitsInitializer(DelayedQueueAdmin admin, Map<String, TopicLimits> limits, Map<String, GroupCaps> groupCaps) {
+		this(admin, limits, groupCaps, Map.of());
+	}
+
+	TopicLimitsInitializer(DelayedQueueAdmin admin, Map<String, TopicLimits> limits, Map<String, GroupCaps> groupCaps,
+			Map<String, Map<String, Integer>> groupWeights) {
 		this.admin = admin;
 		this.limits = Map.copyOf(limits);
 		this.groupCaps = Map.copyOf(groupCaps);
+		this.groupWeights = Map.copyOf(groupWeights);
 	}
 
 	/** A group cap as the properties declare it: none, or at least 1. */
@@ -76,6 +84,20 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 			catch (DataAccessException ex) {
 				logger.error("Topic '{}': the group caps {} that the properties declare could not be applied (Redis "
 						+ "did not answer); the groups keep the caps Redis has until they are applied", topic, caps, ex);
+			}
+		});
+		this.groupWeights.forEach((topic, weights) -> {
+			try {
+				if (this.admin instanceof RedisDelayedQueueAdmin redisAdmin) {
+					redisAdmin.registerTopics(java.util.List.of(topic));
+				}
+				weights.forEach((group, weight) -> this.admin.setGroupWeight(topic, group, weight));
+				logger.info("Topic '{}': group weights {} applied on every instance", topic, weights);
+			}
+			catch (DataAccessException ex) {
+				logger.error("Topic '{}': the group weights {} that the properties declare could not be applied "
+						+ "(Redis did not answer); the groups keep the weights Redis has until they are applied", topic,
+						weights, ex);
 			}
 		});
 	}

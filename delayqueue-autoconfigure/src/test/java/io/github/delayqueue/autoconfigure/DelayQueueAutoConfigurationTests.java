@@ -599,9 +599,9 @@ class DelayQueueAutoConfigurationTests {
 				assertThat(context).hasNotFailed();
 				io.github.delayqueue.actuate.DelayQueueEndpoint endpoint = context
 					.getBean(io.github.delayqueue.actuate.DelayQueueEndpoint.class);
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "pause", null))
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "pause", null, null))
 					.satisfies((state) -> assertThat(state.paused()).isTrue());
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "cap", 2))
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "cap", 2, null))
 					.satisfies((state) -> assertThat(state.cap()).isEqualTo(2));
 				assertThat(endpoint.message("tenants", "groups", "acme")).isInstanceOfSatisfying(
 						io.github.delayqueue.GroupControlState.class, (state) -> {
@@ -609,12 +609,12 @@ class DelayQueueAutoConfigurationTests {
 							assertThat(state.cap()).isEqualTo(2);
 							assertThat(state.defaultCap()).isEqualTo(3);
 						});
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "resume", null))
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "resume", null, null))
 					.satisfies((state) -> assertThat(state.paused()).isFalse());
 				assertThatExceptionOfType(org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
-					.isThrownBy(() -> endpoint.changeGroup("tenants", "groups", "acme", "cap", -1))
+					.isThrownBy(() -> endpoint.changeGroup("tenants", "groups", "acme", "cap", -1, null))
 					.withMessageContaining("Group cap must be at least 1");
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "explode", null)).isNull();
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "explode", null, null)).isNull();
 			});
 	}
 

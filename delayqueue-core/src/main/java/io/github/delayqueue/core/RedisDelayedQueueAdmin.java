@@ -22,6 +22,7 @@ import io.github.delayqueue.MessagePage;
 import io.github.delayqueue.TopicControlState;
 import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.TopGroups;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.WaitingQuery;
@@ -59,6 +60,8 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	private final MessageInfos infos;
 
+	private final GroupCounting groupCounting;
+
 	/**
 	 * Creates the admin of a store's topics.
 	 * @param store the Redis store
@@ -74,6 +77,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		this.store = store;
 		this.router = router;
 		this.infos = new MessageInfos(store, converter, router);
+		this.groupCounting = new GroupCounting(store, router);
 	}
 
 	/**
@@ -352,6 +356,18 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 	}
 
 	@Override
+	public GroupControlState setGroupWeight(String topic, String group, @Nullable Integer weight) {
+		MessageGroups.validate(group);
+		if (weight != null) {
+			MessageGroups.validateWeight(weight);
+		}
+		requireKnown(topic);
+		this.router.partitionNames(topic)
+			.forEach((partition) -> this.store.controls().weighGroup(partition, group, weight));
+		return groupControls(topic, group);
+	}
+
+	@Override
 	public GroupControlState groupControls(String topic, String group) {
 		Topics.validate(topic);
 		MessageGroups.validate(group);
@@ -360,8 +376,12 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		Long defaultCap = null;
 		long inFlight = 0;
 		long waiting = 0;
+		int weight = 1;
 		for (String partition : this.router.partitionNames(topic)) {
 			GroupState state = this.store.controls().readGroup(partition, group);
+			if (state.weight() != null) {
+				weight = Math.max(weight, state.weight());
+			}
 			paused |= state.paused();
 			if (state.cap() != null) {
 				cap = ((cap != null) ? cap : 0) + state.cap();
@@ -372,7 +392,12 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 			inFlight += state.leased();
 			waiting += state.waiting();
 		}
-		return new GroupControlState(topic, group, paused, toInt(cap), toInt(defaultCap), inFlight, waiting);
+		return new GroupControlState(topic, group, paused, toInt(cap), toInt(defaultCap), inFlight, waiting, weight);
+	}
+
+	@Override
+	public TopGroups topGroups(String topic, int count) {
+		return this.groupCounting.top(topic, count);
 	}
 
 	private static @Nullable Integer toInt(@Nullable Long value) {

@@ -69,7 +69,7 @@ final class ListenerInvoker {
 		ClaimedMessage message = delivery.message();
 		String topic = this.registration.topic();
 		try {
-			this.monitor.dispatched(topic, lateMillis(message.dueAt(), delivery));
+			this.monitor.dispatched(topic, message.message().group(), lateMillis(message.dueAt(), delivery));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': the monitor failed; the message is handled regardless", topic, ex);

@@ -7,10 +7,11 @@
 -- Returns {paused (0 or 1), rate (false: none), burst (false: none), cap (false: none)}.
 local op = ARGV[1]
 -- groups (see the prelude's groups section): a group's pause and cap, and the topic's default cap for its groups.
--- ARGV[1] 'group-read' | 'group-pause' | 'group-resume' | 'group-cap', ARGV[2] the group ('' with 'group-cap': the
--- topic's default), ARGV[3] for 'group-cap': the cap ('' for none).
+-- ARGV[1] 'group-read' | 'group-pause' | 'group-resume' | 'group-cap' | 'group-weight', ARGV[2] the group ('' with
+-- 'group-cap': the topic's default), ARGV[3] for 'group-cap': the cap ('' for none); for 'group-weight': the weight
+-- ('' for the default, 1).
 -- Returns {paused (0 or 1), the group's own cap (false: none), the topic's default cap (false: none), leased count,
--- waiting count}.
+-- waiting count, weight (false: the default)}.
 if string.sub(op, 1, 6) == 'group-' then
   local group = ARGV[2]
   local GCONTROL = BASE .. 'gcontrol'
@@ -46,12 +47,20 @@ if string.sub(op, 1, 6) == 'group-' then
       end
     end
   end
+  if op == 'group-weight' then
+    -- a share among the groups in turn: the next claim follows it, nothing to wake
+    if ARGV[3] == '' then
+      redis.call('HDEL', GCONTROL, 'w:' .. group)
+    else
+      redis.call('HSET', GCONTROL, 'w:' .. group, ARGV[3])
+    end
+  end
   if woken then
     redis.call('PUBLISH', WAKE, '0')
   end
-  local g = redis.call('HMGET', GCONTROL, 'p:' .. group, 'c:' .. group)
+  local g = redis.call('HMGET', GCONTROL, 'p:' .. group, 'c:' .. group, 'w:' .. group)
   return {g[1] and 1 or 0, g[2], redis.call('HGET', CONTROL, 'gcap'),
-    tonumber(redis.call('HGET', BASE .. 'gflight', group)) or 0, redis.call('ZCARD', groupKey(group))}
+    tonumber(redis.call('HGET', BASE .. 'gflight', group)) or 0, redis.call('ZCARD', groupKey(group)), g[3]}
 end
 if op == 'pause' then
   redis.call('HSET', CONTROL, 'paused', '1')

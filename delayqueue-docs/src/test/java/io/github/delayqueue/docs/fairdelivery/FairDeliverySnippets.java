@@ -6,6 +6,7 @@ import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.TopGroups;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.docs.model.Reminder;
 
@@ -34,6 +35,16 @@ class FairDeliverySnippets {
 		admin.resumeGroup("reminders", "tenant-42");        // what is due is delivered at once
 		long waiting = admin.groupControls("reminders", "tenant-42").waiting();
 		// end::groups[]
+	}
+
+	void top() {
+		// tag::top[]
+		TopGroups top = admin.topGroups("reminders", 20);   // the 20 groups with the most messages waiting
+		for (TopGroups.GroupCount group : top.groups()) {
+			System.out.printf("%s: %d waiting, %d in flight, paused: %b%n", group.group(), group.waiting(),
+					group.inFlight(), group.paused());
+		}
+		// end::top[]
 	}
 
 	static class Listener {
