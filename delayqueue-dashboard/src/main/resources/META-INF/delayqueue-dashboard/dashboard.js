@@ -348,7 +348,8 @@
     }
     var work = [loadWaiting(), loadDead()];
     if (Date.now() - state.timelineAt >= TIMELINE_EVERY_MS) {
-      work.push(loadTimeline());
+      // the groups too: counted with a ZCARD per group (bounded), not on every refresh
+      work.push(loadTimeline(), loadGroups());
     }
     return Promise.all(work);
   }
@@ -378,6 +379,30 @@
         + $('horizon').selectedOptions[0].textContent + ', ' + span(timeline.bucketMillis) + ' per bar'
         + (timeline.overdue ? '; ' + count(timeline.overdue) + ' due already' : '')
         + (timeline.later ? '; ' + count(timeline.later) + ' due later' : '');
+    }).catch(showError);
+  }
+
+  function loadGroups() {
+    var topic = state.topic;
+    return getJson(topicPath(topic) + '/groups?top=' + PAGE).then(function (top) {
+      if (topic !== state.topic || !top) {
+        return;
+      }
+      var rows = clear($('groups-rows'));
+      top.groups.forEach(function (group) {
+        rows.appendChild(el('tr', { 'data-group': group.group }, [
+          el('td', { className: 'id', text: group.group }),
+          el('td', { className: 'num waiting', text: count(group.waiting) }),
+          el('td', { className: 'num inflight', text: count(group.inFlight) }),
+          el('td', { className: 'num', text: group.weight }),
+          el('td', { text: group.paused ? 'paused' : '' })
+        ]));
+      });
+      if (!top.groups.length) {
+        rows.appendChild(el('tr', { className: 'empty' }, [el('td', { colspan: 5, text: 'No group has messages waiting.' })]));
+      }
+      $('groups-note').textContent = top.complete ? ''
+        : 'among the first ' + count(1000) + ' groups in turn and ' + count(1000) + ' held of each partition';
     }).catch(showError);
   }
 

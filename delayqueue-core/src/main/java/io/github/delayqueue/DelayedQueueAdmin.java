@@ -129,10 +129,26 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	}
 
 	/**
+	 * Sets or clears the weight of one group of a topic on every instance: its share among the groups served in turn.
+	 * While groups have messages due, a group of weight 3 gets three times the share of a group of weight 1 (the
+	 * messages without a group count as one group of weight 1); a weight's share holds while a claim has room for it
+	 * (a group takes at most a claim's size in one turn). Every partition holds the same weight.
+	 * @param topic the topic
+	 * @param group the group key
+	 * @param weight 1 to {@value MessageGroups#MAX_WEIGHT}, or {@code null} for the default (1)
+	 * @return the group's controls now
+	 * @throws IllegalArgumentException if the weight is out of range
+	 * @since 0.3.0
+	 */
+	default GroupControlState setGroupWeight(String topic, String group, @Nullable Integer weight) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement setGroupWeight");
+	}
+
+	/**
 	 * Reads one group's controls and counts.
 	 * @param topic the topic
 	 * @param group the group key
-	 * @return whether it is paused, its caps, and its messages in flight and waiting
+	 * @return whether it is paused, its caps and weight, and its messages in flight and waiting
 	 * @since 0.3.0
 	 */
 	default GroupControlState groupControls(String topic, String group) {
@@ -176,6 +192,21 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 */
 	default MessagePriorities.PriorityMode priorityMode(String topic) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement priorityMode");
+	}
+
+	/**
+	 * Reads the groups of a topic with the most messages waiting, with their messages in flight, pause and weight,
+	 * with bounded work: no message is read; each partition looks at no more than {@value TopGroups#LOOKED_AT} of its
+	 * groups with a turn and as many held (paused or at their cap), one {@code ZCARD} each, and a topic of several
+	 * partitions then counts the groups named on every partition (so their counts are exact sums).
+	 * @param topic the topic
+	 * @param count how many groups at most, 1 to {@value TopGroups#MAX_COUNT}
+	 * @return the groups, the most waiting first, and whether every group was looked at
+	 * @throws IllegalArgumentException if the count is out of range
+	 * @since 0.3.0
+	 */
+	default TopGroups topGroups(String topic, int count) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not implement topGroups");
 	}
 
 }

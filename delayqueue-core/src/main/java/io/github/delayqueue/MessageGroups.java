@@ -18,6 +18,13 @@ public final class MessageGroups {
 	/** The longest group key, in characters. */
 	public static final int MAX_LENGTH = 64;
 
+	/**
+	 * The largest weight of a group among the groups served in turn (see
+	 * {@link DelayedQueueAdmin#setGroupWeight(String, String, Integer)}); the default is 1.
+	 * @since 0.3.0
+	 */
+	public static final int MAX_WEIGHT = 100;
+
 	private MessageGroups() {
 	}
 
@@ -38,6 +45,17 @@ public final class MessageGroups {
 					+ index + ") that is not printable ASCII: a group key is 1 to " + MAX_LENGTH
 					+ " characters from '!' to '~', without spaces");
 		}
+	}
+
+	/**
+	 * Checks a group's weight: 1 to {@value #MAX_WEIGHT}.
+	 * @param weight the weight
+	 * @throws IllegalArgumentException if it is out of range
+	 * @since 0.3.0
+	 */
+	public static void validateWeight(int weight) {
+		Assert.isTrue(weight >= 1 && weight <= MAX_WEIGHT, () -> "Group weight must be between 1 and " + MAX_WEIGHT
+				+ ", but was " + weight);
 	}
 
 	private static String printable(String group) {

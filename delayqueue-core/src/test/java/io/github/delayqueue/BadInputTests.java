@@ -170,7 +170,22 @@ class BadInputTests {
 						(a) -> a.setPriorityMode("orders", null)),
 				badAdmin("a priority mode for an unknown topic", IllegalArgumentException.class,
 						"Topic 'never-used' is not known",
-						(a) -> a.setPriorityMode("never-used", MessagePriorities.PriorityMode.STRICT)));
+						(a) -> a.setPriorityMode("never-used", MessagePriorities.PriorityMode.STRICT)),
+				badAdmin("capping an empty group key", IllegalArgumentException.class, "Group key must not be empty",
+						(a) -> a.setGroupCap("orders", "", 2)),
+				badAdmin("a group weight of zero", IllegalArgumentException.class,
+						"Group weight must be between 1 and 100, but was 0",
+						(a) -> a.setGroupWeight("orders", "tenant-42", 0)),
+				badAdmin("a group weight of 101", IllegalArgumentException.class,
+						"Group weight must be between 1 and 100, but was 101",
+						(a) -> a.setGroupWeight("orders", "tenant-42", 101)),
+				badAdmin("weighting a group key of 65 characters", IllegalArgumentException.class,
+						"Group key is 65 characters long, but may have at most 64",
+						(a) -> a.setGroupWeight("orders", "g".repeat(65), 2)),
+				badAdmin("weighting a group of an unknown topic", IllegalArgumentException.class,
+						"Topic 'never-used' is not known", (a) -> a.setGroupWeight("never-used", "tenant-42", 2)),
+				badAdmin("a top-groups count of 0", IllegalArgumentException.class,
+						"Count must be between 1 and 100, but was 0", (a) -> a.topGroups("orders", 0)));
 	}
 
 	@ParameterizedTest(name = "{0}")

@@ -58,11 +58,15 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>{@code DELETE /actuator/delayqueue/{topic}/dead} purges every dead letter, {@code DELETE …/dead/{id}} one;</li>
  * <li>{@code GET /actuator/delayqueue/{topic}/groups/{group}}: one group's pause, caps, and messages in flight and
  * waiting;</li>
+ * <li>{@code GET /actuator/delayqueue/{topic}/groups?top=20}: the groups with the most messages waiting (at most 100),
+ * with their messages in flight, pause and weight, read with bounded work (see
+ * {@link DelayedQueueAdmin#topGroups(String, int)});</li>
  * <li>{@code POST /actuator/delayqueue/{topic}/groups/{group}/pause} and {@code …/resume} pause and resume one group
  * on every instance; {@code POST …/groups/{group}/cap} with {@code {"maxInFlight": 2}} sets its cap ({@code 0}
  * clears it), {@code POST …/groups/{group}/rate} with {@code {"ratePerSecond": 5}} its rate limit ({@code 0} clears
  * it), and {@code "groupMaxInFlight"} and {@code "groupRatePerSecond"} in the topic's limits set the defaults of its
- * groups.</li>
+ * groups; {@code POST …/groups/{group}/weight} with {@code {"weight": 3}} sets its share among the groups served in
+ * turn ({@code 0}: the default, 1).</li>
  * </ul>
  * Replay, purge, pause, resume and limits change data: they are closed by default (read-only access); open them with
  * {@code management.endpoint.delayqueue.access=unrestricted}, behind the application's own security.
@@ -86,6 +90,8 @@ public class DelayQueueEndpoint {
 	private static final Duration DEFAULT_SPAN = Duration.ofHours(1);
 
 	private static final int DEFAULT_LIMIT = 50;
+
+	private static final int DEFAULT_TOP = 20;
 
 	private final DelayedQueueAdmin admin;
 
@@ -156,10 +162,10 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * A part of a topic: a page of its dead letters (oldest first) or of its waiting messages (by due time), or its
-	 * waiting messages counted by when they fall due.
+	 * A part of a topic: a page of its dead letters (oldest first) or of its waiting messages (by due time), its
+	 * waiting messages counted by when they fall due, or its groups with the most messages waiting.
 	 * @param topic the topic
-	 * @param part {@code dead}, {@code waiting} or {@code due}
+	 * @param part {@code dead}, {@code waiting}, {@code due} or {@code groups}
 	 * @param offset dead letters: how many to skip (default 0)
 	 * @param limit how many at most (default 50, at most 1000)
 	 * @param cursor waiting messages: the previous page's {@code nextCursor}
@@ -168,12 +174,13 @@ public class DelayQueueEndpoint {
 	 * @param to waiting messages: the latest due time listed (ISO-8601); due: the end of the last window (default an
 	 * hour after {@code from})
 	 * @param windows due: how many equal windows (default 60, at most 1000)
+	 * @param top groups: how many groups, the most waiting first (default 20, at most 100)
 	 * @return the part, or {@code null} (404) for another {@code part}
 	 */
 	@ReadOperation
 	public @Nullable Object topicPart(@Selector String topic, @Selector String part, @Nullable Integer offset,
 			@Nullable Integer limit, @Nullable String cursor, @Nullable Instant from, @Nullable Instant to,
-			@Nullable Integer windows) {
+			@Nullable Integer windows, @Nullable Integer top) {
 		validTopic(topic);
 		int count = (limit != null) ? limit : DEFAULT_LIMIT;
 		return switch (part) {
@@ -192,6 +199,7 @@ public class DelayQueueEndpoint {
 				Instant end = (to != null) ? to : start.plus(DEFAULT_SPAN);
 				return this.admin.countDue(topic, start, end, (windows != null) ? windows : DEFAULT_WINDOWS);
 			});
+			case GROUPS -> badRequest("Invalid count", () -> this.admin.topGroups(topic, (top != null) ? top : DEFAULT_TOP));
 			default -> null;
 		};
 	}
@@ -230,21 +238,23 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * Changes one group of a topic on every instance: pauses or resumes it, or sets its concurrency cap (JSON body
-	 * {@code {"maxInFlight": 2}}; {@code 0} clears it) or its rate limit ({@code {"ratePerSecond": 5}}; {@code 0}
-	 * clears it).
+	 * Changes one group of a topic on every instance: pauses or resumes it, sets its concurrency cap (JSON body
+	 * {@code {"maxInFlight": 2}}; {@code 0} clears it), its weight (JSON body {@code {"weight": 3}}; {@code 0} sets
+	 * the default) or its rate limit ({@code {"ratePerSecond": 5}}; {@code 0} clears it).
 	 * @param topic the topic
 	 * @param part must be {@code groups}
 	 * @param group the group key
-	 * @param action {@code pause}, {@code resume}, {@code cap} or {@code rate}
+	 * @param action {@code pause}, {@code resume}, {@code cap}, {@code weight} or {@code rate}
 	 * @param maxInFlight for {@code cap}: the most messages of the group in flight at once; {@code 0} for none
+	 * @param weight for {@code weight}: the group's share among the groups served in turn, 1 to 100; {@code 0} for
+	 * the default (1)
 	 * @param ratePerSecond for {@code rate}: the most handler starts of the group per second; {@code 0} for none
 	 * @return the group's controls now, or {@code null} (404) for another {@code part} or {@code action}
 	 * @since 0.3.0
 	 */
 	@WriteOperation
 	public @Nullable GroupControlState changeGroup(@Selector String topic, @Selector String part,
-			@Selector String group, @Selector String action, @Nullable Integer maxInFlight,
+			@Selector String group, @Selector String action, @Nullable Integer maxInFlight, @Nullable Integer weight,
 			@Nullable Double ratePerSecond) {
 		if (!GROUPS.equals(part)) {
 			return null;
@@ -258,6 +268,12 @@ public class DelayQueueEndpoint {
 					throw new IllegalArgumentException("maxInFlight is required (0 clears the group's cap)");
 				}
 				yield this.admin.setGroupCap(topic, group, (maxInFlight == 0) ? null : maxInFlight);
+			}
+			case "weight" -> {
+				if (weight == null) {
+					throw new IllegalArgumentException("weight is required (0 sets the default, 1)");
+				}
+				yield this.admin.setGroupWeight(topic, group, (weight == 0) ? null : weight);
 			}
 			case "rate" -> {
 				if (ratePerSecond == null) {

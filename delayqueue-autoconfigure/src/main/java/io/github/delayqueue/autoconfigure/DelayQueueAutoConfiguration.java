@@ -113,7 +113,8 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	TopicLimitsInitializer delayQueueTopicLimitsInitializer(DelayedQueueAdmin admin, DelayQueueProperties properties) {
 		DelayQueuePropertiesMapper mapper = new DelayQueuePropertiesMapper(properties);
-		return new TopicLimitsInitializer(admin, mapper.topicLimits(), mapper.groupCaps(), mapper.priorityModes());
+		return new TopicLimitsInitializer(admin, mapper.topicLimits(), mapper.groupCaps(), mapper.groupWeights(),
+				mapper.priorityModes());
 	}
 
 	/**

@@ -33,13 +33,15 @@ public final class DelayQueueMetricsAutoConfiguration {
 
 	/**
 	 * The monitor; where observations are timed (a meter observation handler exists) it leaves the time of observed
-	 * handler calls to the {@code delayqueue.listener} observation, so that handler time is recorded once.
+	 * handler calls to the {@code delayqueue.listener} observation, so that handler time is recorded once. The groups
+	 * that {@code delayqueue.topics.<topic>.metrics.groups} names get a {@code group} tag of their own.
 	 */
 	@Bean
 	@ConditionalOnMissingBean(DelayQueueMonitor.class)
 	MicrometerDelayQueueMonitor delayQueueMonitor(MeterRegistry registry,
-			ObjectProvider<MeterObservationHandler<?>> meterObservationHandlers) {
-		return new MicrometerDelayQueueMonitor(registry, meterObservationHandlers.stream().findAny().isPresent());
+			ObjectProvider<MeterObservationHandler<?>> meterObservationHandlers, DelayQueueProperties properties) {
+		return new MicrometerDelayQueueMonitor(registry, meterObservationHandlers.stream().findAny().isPresent(),
+				new DelayQueuePropertiesMapper(properties).metricsGroups());
 	}
 
 	@Bean

@@ -2,7 +2,9 @@ package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.MessagePriorities;
@@ -356,6 +358,11 @@ public class DelayQueueProperties {
 		 */
 		private Map<String, Group> groups = new LinkedHashMap<>();
 
+		/**
+		 * Metrics of the topic.
+		 */
+		private final TopicMetrics metrics = new TopicMetrics();
+
 		public int getPartitions() {
 			return this.partitions;
 		}
@@ -412,6 +419,33 @@ public class DelayQueueProperties {
 			this.groups = groups;
 		}
 
+		public TopicMetrics getMetrics() {
+			return this.metrics;
+		}
+
+	}
+
+	/**
+	 * Metrics of one topic.
+	 */
+	public static class TopicMetrics {
+
+		/**
+		 * Group keys whose messages the delivered, retried, recovered and dead counters and the lateness timer count
+		 * under a 'group' tag of their own (at most 100 per topic). Empty on every topic (the default): no meter has a
+		 * 'group' tag. Once a topic names one, every topic's meters carry the tag, 'other' for the messages of groups
+		 * not named and those without a group.
+		 */
+		private List<String> groups = new ArrayList<>();
+
+		public List<String> getGroups() {
+			return this.groups;
+		}
+
+		public void setGroups(List<String> groups) {
+			this.groups = groups;
+		}
+
 	}
 
 	/**
@@ -429,6 +463,13 @@ public class DelayQueueProperties {
 		 */
 		private @Nullable Double rateLimit;
 
+		/**
+		 * Share of the group among the topic's groups served in turn, 1 to 100: a group of weight 3 gets three times
+		 * the deliveries of a group of weight 1 while both have messages due; applied to Redis at start-up. Unset,
+		 * the weight is left as Redis keeps it (1 unless set).
+		 */
+		private @Nullable Integer weight;
+
 		public @Nullable Integer getMaxInFlight() {
 			return this.maxInFlight;
 		}
@@ -443,6 +484,14 @@ public class DelayQueueProperties {
 
 		public void setRateLimit(@Nullable Double rateLimit) {
 			this.rateLimit = rateLimit;
+		}
+
+		public @Nullable Integer getWeight() {
+			return this.weight;
+		}
+
+		public void setWeight(@Nullable Integer weight) {
+			this.weight = weight;
 		}
 
 	}
@@ -525,7 +574,8 @@ public class DelayQueueProperties {
 
 		/**
 		 * Messages handled at once per topic by a listener whose work completes later (it returns a CompletableFuture
-		 * or a Mono), counted until the work completes; its handler threads start no more until one does.
+		 * or a Mono, or is a Kotlin suspend function), counted until the work completes; its handler threads start no
+		 * more until one does.
 		 */
 		private int asyncConcurrency = 256;
 

@@ -181,6 +181,61 @@ final class DelayQueuePropertiesMapper {
 		return modes;
 	}
 
+	/**
+	 * The group weights the properties declare, per topic that declares one.
+	 * @return the weights by group, by topic
+	 */
+	Map<String, Map<String, Integer>> groupWeights() {
+		Map<String, Map<String, Integer>> weights = new LinkedHashMap<>();
+		this.properties.getTopics().forEach((topic, settings) -> {
+			String prefix = "delayqueue.topics." + topic + ".groups.";
+			Map<String, Integer> groups = new LinkedHashMap<>();
+			settings.getGroups().forEach((group, groupSettings) -> {
+				Integer weight = groupSettings.getWeight();
+				if (weight != null) {
+					check(prefix + group + ".weight", weight, (value) -> {
+						MessageGroups.validateWeight(value);
+						return value;
+					});
+					groups.put(group, weight);
+				}
+			});
+			if (!groups.isEmpty()) {
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				weights.put(topic, groups);
+			}
+		});
+		return weights;
+	}
+
+	/** The most groups a topic may name for group tags on its meters. */
+	static final int MAX_METRICS_GROUPS = 100;
+
+	/**
+	 * The groups whose messages get a group tag of their own on the delivery meters, per topic that names some.
+	 * @return the group keys by topic
+	 */
+	Map<String, List<String>> metricsGroups() {
+		Map<String, List<String>> groups = new LinkedHashMap<>();
+		this.properties.getTopics().forEach((topic, settings) -> {
+			List<String> named = settings.getMetrics().getGroups();
+			if (!named.isEmpty()) {
+				String name = "delayqueue.topics." + topic + ".metrics.groups";
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				check(name, named, (value) -> {
+					if (value.size() > MAX_METRICS_GROUPS) {
+						throw new IllegalArgumentException("names " + value.size() + " groups, but at most "
+								+ MAX_METRICS_GROUPS + " may be tagged (a series per group and meter)");
+					}
+					value.forEach(MessageGroups::validate);
+					return value;
+				});
+				groups.put(topic, List.copyOf(named));
+			}
+		});
+		return groups;
+	}
+
 	Duration metricsRefreshInterval() {
 		Duration interval = this.properties.getMetrics().getRefreshInterval();
 		return check("delayqueue.metrics.refresh-interval", interval, (value) -> {

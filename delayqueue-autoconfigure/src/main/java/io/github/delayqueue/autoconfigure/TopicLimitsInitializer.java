@@ -14,8 +14,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.dao.DataAccessException;
 
 /**
- * Applies the rate limits, concurrency caps and priority modes that {@code delayqueue.topics.<topic>.*} declares to Redis once the
- * application's beans exist, so that every instance's claims follow them. Topics that declare none keep what Redis
+ * Applies the rate limits, concurrency caps, group weights and priority modes that {@code delayqueue.topics.<topic>.*}
+ * declares to Redis once the application's beans exist, so that every instance's claims follow them. Topics that declare none keep what Redis
  * has (set through {@link DelayedQueueAdmin} or the actuator endpoint).
  */
 class TopicLimitsInitializer implements SmartInitializingSingleton {
@@ -28,6 +28,8 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 
 	private final Map<String, GroupCaps> groupCaps;
 
+	private final Map<String, Map<String, Integer>> groupWeights;
+
 	private final Map<String, MessagePriorities.PriorityMode> priorityModes;
 
 	TopicLimitsInitializer(DelayedQueueAdmin admin, Map<String, TopicLimits> limits) {
@@ -39,10 +41,16 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 	}
 
 	TopicLimitsInitializer(DelayedQueueAdmin admin, Map<String, TopicLimits> limits, Map<String, GroupCaps> groupCaps,
-			Map<String, MessagePriorities.PriorityMode> priorityModes) {
+			Map<String, Map<String, Integer>> groupWeights) {
+		this(admin, limits, groupCaps, groupWeights, Map.of());
+	}
+
+	TopicLimitsInitializer(DelayedQueueAdmin admin, Map<String, TopicLimits> limits, Map<String, GroupCaps> groupCaps,
+			Map<String, Map<String, Integer>> groupWeights, Map<String, MessagePriorities.PriorityMode> priorityModes) {
 		this.admin = admin;
 		this.limits = Map.copyOf(limits);
 		this.groupCaps = Map.copyOf(groupCaps);
+		this.groupWeights = Map.copyOf(groupWeights);
 		this.priorityModes = Map.copyOf(priorityModes);
 	}
 
@@ -97,6 +105,20 @@ class TopicLimitsInitializer implements SmartInitializingSingleton {
 			catch (DataAccessException ex) {
 				logger.error("Topic '{}': the group caps {} that the properties declare could not be applied (Redis "
 						+ "did not answer); the groups keep the caps Redis has until they are applied", topic, caps, ex);
+			}
+		});
+		this.groupWeights.forEach((topic, weights) -> {
+			try {
+				if (this.admin instanceof RedisDelayedQueueAdmin redisAdmin) {
+					redisAdmin.registerTopics(java.util.List.of(topic));
+				}
+				weights.forEach((group, weight) -> this.admin.setGroupWeight(topic, group, weight));
+				logger.info("Topic '{}': group weights {} applied on every instance", topic, weights);
+			}
+			catch (DataAccessException ex) {
+				logger.error("Topic '{}': the group weights {} that the properties declare could not be applied "
+						+ "(Redis did not answer); the groups keep the weights Redis has until they are applied", topic,
+						weights, ex);
 			}
 		});
 		this.priorityModes.forEach((topic, mode) -> {

@@ -617,9 +617,9 @@ class DelayQueueAutoConfigurationTests {
 				assertThat(context).hasNotFailed();
 				io.github.delayqueue.actuate.DelayQueueEndpoint endpoint = context
 					.getBean(io.github.delayqueue.actuate.DelayQueueEndpoint.class);
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "pause", null, null))
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "pause", null, null, null))
 					.satisfies((state) -> assertThat(state.paused()).isTrue());
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "cap", 2, null))
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "cap", 2, null, null))
 					.satisfies((state) -> assertThat(state.cap()).isEqualTo(2));
 				assertThat(endpoint.message("tenants", "groups", "acme")).isInstanceOfSatisfying(
 						io.github.delayqueue.GroupControlState.class, (state) -> {
@@ -627,19 +627,19 @@ class DelayQueueAutoConfigurationTests {
 							assertThat(state.cap()).isEqualTo(2);
 							assertThat(state.defaultCap()).isEqualTo(3);
 						});
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "rate", null, 7.5))
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "rate", null, null, 7.5))
 					.satisfies((state) -> assertThat(state.ratePerSecond()).isEqualTo(7.5));
 				assertThatExceptionOfType(org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
-					.isThrownBy(() -> endpoint.changeGroup("tenants", "groups", "acme", "rate", null, -1.0))
+					.isThrownBy(() -> endpoint.changeGroup("tenants", "groups", "acme", "rate", null, null, -1.0))
 					.withMessageContaining("Group rate limit must be positive");
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "rate", null, 0.0))
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "rate", null, null, 0.0))
 					.satisfies((state) -> assertThat(state.ratePerSecond()).isNull());
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "resume", null, null))
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "resume", null, null, null))
 					.satisfies((state) -> assertThat(state.paused()).isFalse());
 				assertThatExceptionOfType(org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
-					.isThrownBy(() -> endpoint.changeGroup("tenants", "groups", "acme", "cap", -1, null))
+					.isThrownBy(() -> endpoint.changeGroup("tenants", "groups", "acme", "cap", -1, null, null))
 					.withMessageContaining("Group cap must be at least 1");
-				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "explode", null, null)).isNull();
+				assertThat(endpoint.changeGroup("tenants", "groups", "acme", "explode", null, null, null)).isNull();
 			});
 	}
 

@@ -38,14 +38,15 @@ import org.jspecify.annotations.Nullable;
  * mvn ... -Dbenchmark.mode=full -Dbenchmark.args=--only=production                              # production size alone
  * </pre>
  * Options: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge}, {@code --only=SCENARIO,...}
- * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit, fair-delivery, production),
+ * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit, fair-delivery, production,
+ * io-bound),
  * {@code --redis-server=PATH}
  * ({@link BenchmarkOptions}).
  */
 public final class Benchmarks {
 
 	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "drain-random",
-			"drain-slow", "size", "loss", "rate-limit", "fair-delivery", "production");
+			"drain-slow", "size", "loss", "rate-limit", "fair-delivery", "production", "io-bound");
 
 	private final Settings settings;
 
@@ -126,6 +127,11 @@ public final class Benchmarks {
 				benchmarks.checkQuiet("fair-delivery");
 				log("== fair-delivery");
 				benchmarks.fairDelivery();
+			}
+			if (scenarios.contains("io-bound")) {
+				benchmarks.checkQuiet("io-bound");
+				log("== io-bound");
+				benchmarks.ioBound();
 			}
 			if (scenarios.contains("production")) {
 				benchmarks.checkQuiet("production");
@@ -280,6 +286,19 @@ public final class Benchmarks {
 		};
 		try (DelayQueueSystem system = new DelayQueueSystem("127.0.0.1", this.port)) {
 			new FairDeliveryBenchmark(system, this.admin, this.report, backlog).run();
+		}
+		this.admin.flush();
+	}
+
+	/** Handlers that complete 10 ms later without a thread, beside blocking ones ({@link IoBoundDrainBenchmark}). */
+	private void ioBound() {
+		this.admin.flush();
+		int backlog = switch (this.settings.mode()) {
+			case "smoke" -> 2_000;
+			default -> 100_000;
+		};
+		try (DelayQueueSystem system = new DelayQueueSystem("127.0.0.1", this.port)) {
+			new IoBoundDrainBenchmark(system, this.admin, this.report, backlog).run();
 		}
 		this.admin.flush();
 	}

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.delayqueue.AsyncDelayedQueue;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.DelayedMessageHandler;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
@@ -183,14 +184,22 @@ final class DelayQueueSystem implements QueueUnderTest {
 	 * container.
 	 */
 	Consumer consume(String topic, int threads, Handler handler) {
+		return consume(topic, ListenerOptions.builder().concurrency(threads).build(),
+				(payload, message) -> handler.handle(payload,
+						message.dueAt().getEpochSecond() * 1_000_000 + message.dueAt().getNano() / 1_000));
+	}
+
+	/**
+	 * Consumes a topic with a handler of any kind ({@link io.github.delayqueue.listener.AsyncDelayedMessageHandler}
+	 * included) and the given options, as an application instance of its own would.
+	 */
+	Consumer consume(String topic, ListenerOptions options, DelayedMessageHandler<String> handler) {
 		LettuceConnectionFactory consumerFactory = connectionFactory(this.host, this.port);
 		RedisMessageStore consumerStore = new RedisMessageStore(consumerFactory, "dq", DeadLetterPolicy.DEFAULT);
 		WakeUpTimer wakeUpTimer = new WakeUpTimer(consumerFactory);
 		DelayedListenerContainer container = new DelayedListenerContainer(topic,
-				ListenerRegistration.of(topic, String.class, (payload, message) -> handler.handle(payload,
-						message.dueAt().getEpochSecond() * 1_000_000 + message.dueAt().getNano() / 1_000),
-						ListenerOptions.builder().concurrency(threads).build()),
-				consumerStore, this.converter, wakeUpTimer);
+				ListenerRegistration.of(topic, String.class, handler, options), consumerStore, this.converter,
+				wakeUpTimer);
 		wakeUpTimer.start();
 		container.start();
 		return () -> {

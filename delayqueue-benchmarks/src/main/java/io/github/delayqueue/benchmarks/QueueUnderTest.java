@@ -79,7 +79,7 @@ interface QueueUnderTest extends AutoCloseable {
 
 		/** The intended due time carried in a payload text, in epoch microseconds. */
 		static long dueMicrosOf(String payload) {
-			return Long.parseLong(payload.substring(payload.lastIndexOf('|') + 1));
+			return Long.parseLong(payload, payload.lastIndexOf('|') + 1, payload.length(), 10);
 		}
 
 		/** The id carried in a payload text. */

@@ -8,9 +8,21 @@ import java.util.Arrays;
  */
 final class Samples {
 
-	private long[] values = new long[1024];
+	private long[] values;
 
 	private int size;
+
+	Samples() {
+		this(1024);
+	}
+
+	/**
+	 * Samples with room for a number of values without growing (growing copies them all, on a handler thread).
+	 * @param expected how many values are expected
+	 */
+	Samples(int expected) {
+		this.values = new long[Math.max(16, expected)];
+	}
 
 	synchronized void add(long value) {
 		if (this.size == this.values.length) {

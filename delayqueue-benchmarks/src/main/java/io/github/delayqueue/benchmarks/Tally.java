@@ -1,6 +1,6 @@
 package io.github.delayqueue.benchmarks;
 
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -15,7 +15,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class Tally {
 
-	final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+	/**
+	 * The payloads seen, one per message (a payload carries the message's id). Sized for the run, and holding the
+	 * delivered payload itself, so that counting costs the system's JVM one set entry per message: the harness's own
+	 * allocation is counted as the system's.
+	 */
+	private final Set<String> seen;
 
 	final AtomicInteger unique = new AtomicInteger();
 
@@ -25,13 +30,24 @@ final class Tally {
 
 	final AtomicLong lastHandledMicros = new AtomicLong();
 
-	final Samples lateness = new Samples();
+	final Samples lateness;
 
 	/** Stored due time minus intended due time: how late the queue's stored due time is. */
-	final Samples storedLate = new Samples();
+	final Samples storedLate;
 
 	/** Handler start minus the stored due time: how late the handler starts after it. */
-	final Samples afterStored = new Samples();
+	final Samples afterStored;
+
+	/**
+	 * A tally for a run.
+	 * @param expected how many messages the run sends
+	 */
+	Tally(int expected) {
+		this.seen = ConcurrentHashMap.newKeySet(expected + expected / 2);
+		this.lateness = new Samples(expected);
+		this.storedLate = new Samples(expected);
+		this.afterStored = new Samples(expected);
+	}
 
 	void handle(String payload, long storedDueMicros) {
 		long now = Workloads.nowMicros();
@@ -46,7 +62,7 @@ final class Tally {
 			this.early.incrementAndGet();
 		}
 		this.lastHandledMicros.accumulateAndGet(now, Math::max);
-		if (this.counts.computeIfAbsent(Message.idOf(payload), (id) -> new AtomicInteger()).incrementAndGet() == 1) {
+		if (this.seen.add(payload)) {
 			this.unique.incrementAndGet();
 		}
 		else {

@@ -91,7 +91,7 @@ final class Workloads {
 	 */
 	Tally.Paced paced(QueueUnderTest queue, String prefix, int total, int rate, int senders, int consumerThreads,
 			long extraWaitMillis) {
-		Tally tally = new Tally();
+		Tally tally = new Tally(total);
 		AtomicReference<Throwable> failure = new AtomicReference<>();
 		long sendNanos;
 		Costs.Cost cost;
@@ -160,7 +160,7 @@ final class Workloads {
 	 */
 	DrainFigures drain(QueueUnderTest queue, int n, boolean randomOrder, LongSupplier excludedCpuNanos,
 			long leadMillis) {
-		Tally tally = new Tally();
+		Tally tally = new Tally(n);
 		long firstDue;
 		double fillSeconds;
 		Costs.Cost cost;

@@ -42,10 +42,18 @@ class BenchmarksSmokeTests {
 				assertThat(row.ours()).as(row.figure()).isNotNull().isPositive();
 				assertThat(row.redisson()).as(row.figure()).isNull();
 			});
+		// I/O-bound handlers: ours alone, non-blocking beside blocking, every message handled once
+		assertThat(report.rows()).filteredOn((row) -> row.section().startsWith("9. I/O-bound"))
+			.hasSize(2)
+			.allSatisfy((row) -> {
+				assertThat(row.ours()).as(row.figure()).isNotNull().isPositive();
+				assertThat(row.redisson()).as(row.figure()).isNull();
+			})
+			.anySatisfy((row) -> assertThat(row.note()).contains("0 duplicates"));
 		assertThat(report.rows())
 			.filteredOn((row) -> !row.figure().startsWith("claim one") && !row.section().startsWith("6. Rate limit")
 					&& !row.section().startsWith("7. Fair delivery") && !row.figure().startsWith("of which")
-					&& !row.section().startsWith("8. Production size"))
+					&& !row.section().startsWith("8. Production size") && !row.section().startsWith("9. I/O-bound"))
 			.allSatisfy((row) -> {
 				assertThat(row.ours()).as(row.figure()).isNotNull();
 				assertThat(row.redisson()).as(row.figure()).isNotNull();

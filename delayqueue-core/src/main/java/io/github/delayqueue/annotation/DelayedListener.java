@@ -10,7 +10,10 @@ import java.lang.annotation.Target;
  * Marks a bean method as the handler of a topic's delayed messages.
  * <p>
  * The method returns {@code void}. Returning normally acknowledges the message; throwing retries it with
- * backoff, and after the last attempt moves it to the dead letters. Its parameters may be, in any order:
+ * backoff, and after the last attempt moves it to the dead letters. A method whose work completes later returns a
+ * {@code CompletableFuture} (any {@code CompletionStage}) or a {@code Mono}, or is a Kotlin {@code suspend} function:
+ * the message's lease is held until the result completes, which acknowledges it (or fails, which retries it). Its
+ * parameters may be, in any order:
  * <ul>
  * <li>the payload: one parameter of any type Jackson can read (records, collections with their generic types,
  * {@code String}...), optionally annotated with
@@ -64,8 +67,9 @@ public @interface DelayedListener {
 	String concurrency() default "";
 
 	/**
-	 * For a method whose work completes later (it returns a {@code CompletableFuture} or a {@code Mono}): the most
-	 * messages in flight at once; default {@code delayqueue.listener.async-concurrency}.
+	 * For a method whose work completes later (it returns a {@code CompletableFuture} or a {@code Mono}, or is a
+	 * Kotlin {@code suspend} function): the most messages in flight at once; default
+	 * {@code delayqueue.listener.async-concurrency}.
 	 * @return the bound, as text
 	 * @since 0.3.0
 	 */

@@ -18,6 +18,7 @@ import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.MethodDelayedListenerEndpoint;
 import io.github.delayqueue.listener.DelayedListenerContainer;
+import io.github.delayqueue.listener.adapter.DelayedListenerMessageHandlerMethodFactory;
 import io.github.delayqueue.wakeup.WakeUpTimer;
 import org.jspecify.annotations.Nullable;
 
@@ -37,7 +38,6 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
-import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.util.StringUtils;
@@ -80,8 +80,9 @@ public class DelayedListenerAnnotationBeanPostProcessor
 
 	/**
 	 * Sets the factory that prepares listener methods for invocation (argument resolvers, conversion,
-	 * validation), as a {@link DelayedListenerConfigurer} can. By default a {@link DefaultMessageHandlerMethodFactory}
-	 * with the bean factory and the registrar's validator.
+	 * validation), as a {@link DelayedListenerConfigurer} can. By default a
+	 * {@link DelayedListenerMessageHandlerMethodFactory} (which also invokes Kotlin {@code suspend} functions) with the
+	 * bean factory and the registrar's validator.
 	 * @param handlerMethodFactory the factory
 	 */
 	public void setMessageHandlerMethodFactory(MessageHandlerMethodFactory handlerMethodFactory) {
@@ -292,7 +293,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			if (current == null) {
 				current = DelayedListenerAnnotationBeanPostProcessor.this.registrar.getMessageHandlerMethodFactory();
 				if (current == null) {
-					DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
+					DelayedListenerMessageHandlerMethodFactory factory = new DelayedListenerMessageHandlerMethodFactory();
 					ConfigurableBeanFactory beans = DelayedListenerAnnotationBeanPostProcessor.this.beanFactory;
 					if (beans != null) {
 						factory.setBeanFactory(beans);

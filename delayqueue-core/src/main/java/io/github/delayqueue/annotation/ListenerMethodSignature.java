@@ -7,6 +7,7 @@ import java.lang.reflect.Type;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.listener.adapter.AsyncMethodDelayedMessageHandler;
 
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
 import org.springframework.messaging.Message;
@@ -19,7 +20,8 @@ import org.springframework.messaging.support.MessageHeaderAccessor;
  * What a {@link DelayedListener} method's signature must be, and the payload type it asks for: one payload
  * parameter (the one that is not {@code DeliveredMessage}, a header or the headers; {@code Message<T>} asks for
  * {@code T}), returning {@code void} or work that completes later (a {@code CompletionStage} or a single-value
- * reactive type such as {@code Mono}), not static.
+ * reactive type such as {@code Mono}, or a Kotlin {@code suspend} function, whose {@code Continuation} is no payload),
+ * not static.
  */
 final class ListenerMethodSignature {
 
@@ -39,11 +41,15 @@ final class ListenerMethodSignature {
 					+ "CompletableFuture or a Mono (completing acknowledges it), but returns "
 					+ method.getReturnType().getName());
 		}
+		boolean suspending = KotlinDetector.isSuspendingFunction(method);
 		Type payloadType = null;
 		int payloadIndex = -1;
 		for (int i = 0; i < method.getParameterCount(); i++) {
 			MethodParameter parameter = new MethodParameter(method, i);
 			Class<?> type = parameter.getParameterType();
+			if (suspending && i == method.getParameterCount() - 1) {
+				continue;    // a Kotlin suspend function's Continuation
+			}
 			if (type == DeliveredMessage.class || MessageHeaders.class.isAssignableFrom(type)
 					|| MessageHeaderAccessor.class.isAssignableFrom(type) || parameter.hasParameterAnnotation(Header.class)
 					|| parameter.hasParameterAnnotation(Headers.class)) {
@@ -72,6 +78,9 @@ final class ListenerMethodSignature {
 			return AsyncMethodDelayedMessageHandler.isAsync(method);
 		}
 		catch (IllegalStateException ex) {
+			if (KotlinDetector.isSuspendingFunction(method)) {
+				throw new IllegalArgumentException(ex.getMessage(), ex);
+			}
 			throw new IllegalArgumentException("returns " + method.getReturnType().getName() + ", which cannot be "
 					+ "awaited for one message: return a CompletableFuture (or another CompletionStage) or a Mono "
 					+ "(Mono<Void> for no value)", ex);

@@ -262,6 +262,9 @@ final class MessageWriter implements TransactionalWrites.Target {
 	 */
 	@Override
 	public List<ScheduleResult> store(List<ScheduleRequest> requests, List<NewMessage> messages) {
+		if (requests.size() == 1) {
+			return List.of(storeOne(requests.get(0).topic(), messages.get(0)));
+		}
 		Map<String, List<Integer>> positionsByPartition = new LinkedHashMap<>();
 		for (int i = 0; i < requests.size(); i++) {
 			positionsByPartition.computeIfAbsent(
@@ -311,6 +314,15 @@ final class MessageWriter implements TransactionalWrites.Target {
 					outcomes[i] == PartialScheduleException.Outcome.STORED));
 		}
 		return results;
+	}
+
+	/** {@link #store(List, List)} of one message: one atomic call, whose failure is Redis's own. */
+	private ScheduleResult storeOne(String topic, NewMessage message) {
+		String partition = this.router.partitionOfChecked(topic, message.id());
+		boolean added = sharedCall(partition).submit(List.of(message)).get(0);
+		this.monitor.scheduled(topic, added ? 1 : 0);
+		registerTopic(topic);
+		return new ScheduleResult(message.id(), added);
 	}
 
 	/**

@@ -336,7 +336,9 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 		MessageWriter.Prepared prepared = this.writer.prepareAll(requests);
 		RuntimeException failure = null;
 		try {
-			requests.stream().map(ScheduleRequest::topic).distinct().forEach(this.router::check);
+			for (ScheduleRequest request : requests) {
+				this.router.check(request.topic());
+			}
 			return write.apply(prepared.messages());
 		}
 		catch (RuntimeException ex) {

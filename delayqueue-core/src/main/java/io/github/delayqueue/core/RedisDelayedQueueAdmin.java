@@ -23,6 +23,7 @@ import io.github.delayqueue.MessagePage;
 import io.github.delayqueue.TopicControlState;
 import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.TopicPartitioning;
+import io.github.delayqueue.TopGroups;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.WaitingQuery;
@@ -60,6 +61,8 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	private final MessageInfos infos;
 
+	private final GroupCounting groupCounting;
+
 	/**
 	 * Creates the admin of a store's topics.
 	 * @param store the Redis store
@@ -75,6 +78,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		this.store = store;
 		this.router = router;
 		this.infos = new MessageInfos(store, converter, router);
+		this.groupCounting = new GroupCounting(store, router);
 	}
 
 	/**
@@ -388,6 +392,18 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 	}
 
 	@Override
+	public GroupControlState setGroupWeight(String topic, String group, @Nullable Integer weight) {
+		MessageGroups.validate(group);
+		if (weight != null) {
+			MessageGroups.validateWeight(weight);
+		}
+		requireKnown(topic);
+		this.router.partitionNames(topic)
+			.forEach((partition) -> this.store.controls().weighGroup(partition, group, weight));
+		return groupControls(topic, group);
+	}
+
+	@Override
 	public GroupControlState groupControls(String topic, String group) {
 		Topics.validate(topic);
 		MessageGroups.validate(group);
@@ -396,10 +412,14 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		Long defaultCap = null;
 		long inFlight = 0;
 		long waiting = 0;
+		int weight = 1;
 		Double rate = null;
 		Double defaultRate = null;
 		for (String partition : this.router.partitionNames(topic)) {
 			GroupState state = this.store.controls().readGroup(partition, group);
+			if (state.weight() != null) {
+				weight = Math.max(weight, state.weight());
+			}
 			if (state.ratePerSecond() != null) {
 				rate = ((rate != null) ? rate : 0) + state.ratePerSecond();
 			}
@@ -416,8 +436,13 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 			inFlight += state.leased();
 			waiting += state.waiting();
 		}
-		return new GroupControlState(topic, group, paused, toInt(cap), toInt(defaultCap), inFlight, waiting, rate,
-				defaultRate);
+		return new GroupControlState(topic, group, paused, toInt(cap), toInt(defaultCap), inFlight, waiting, weight,
+				rate, defaultRate);
+	}
+
+	@Override
+	public TopGroups topGroups(String topic, int count) {
+		return this.groupCounting.top(topic, count);
 	}
 
 	private static @Nullable Integer toInt(@Nullable Long value) {

@@ -233,6 +233,9 @@ final class Acknowledger {
 	 * @return {@code false} if acknowledging failed
 	 */
 	boolean flush() {
+		if (this.pending.isEmpty()) {
+			return true;
+		}
 		List<PendingAck> batch = new ArrayList<>();
 		PendingAck ack;
 		while ((ack = this.pending.poll()) != null) {

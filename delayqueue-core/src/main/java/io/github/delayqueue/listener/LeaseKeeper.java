@@ -88,7 +88,7 @@ final class LeaseKeeper {
 	 * @return {@code false} if the lease is no longer held
 	 */
 	boolean started(Lease lease) {
-		return this.held.computeIfPresent(lease, (key, before) -> new Held(before.until(), true)) != null;
+		return this.held.computeIfPresent(lease, (key, held) -> held.start()) != null;
 	}
 
 	/**
@@ -152,7 +152,7 @@ final class LeaseKeeper {
 			long until = sent + this.visibilityTimeout.toNanos();
 			for (Lease lease : current) {
 				if (extended.contains(lease.id())) {
-					this.held.computeIfPresent(lease, (key, before) -> new Held(until, before.started()));
+					this.held.computeIfPresent(lease, (key, held) -> held.extendTo(until));
 				}
 			}
 		}
@@ -254,7 +254,37 @@ final class LeaseKeeper {
 	 * A lease held: until when ({@link System#nanoTime()}) it is surely still held in Redis, and whether its handler
 	 * started.
 	 */
-	private record Held(long until, boolean started) {
+	private static final class Held {
+
+		private volatile long until;
+
+		private volatile boolean started;
+
+		Held(long until, boolean started) {
+			this.until = until;
+			this.started = started;
+		}
+
+		long until() {
+			return this.until;
+		}
+
+		boolean started() {
+			return this.started;
+		}
+
+		/** Marks its handler started; only inside the map's {@code computeIfPresent}, atomic with a removal. */
+		Held start() {
+			this.started = true;
+			return this;
+		}
+
+		/** Moves its end; only inside the map's {@code computeIfPresent}, atomic with a removal. */
+		Held extendTo(long until) {
+			this.until = until;
+			return this;
+		}
+
 	}
 
 }

@@ -1,7 +1,6 @@
 package io.github.delayqueue.listener;
 
 import java.lang.reflect.InvocationTargetException;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -52,6 +51,14 @@ final class ListenerInvoker {
 		this.observationConvention = observationConvention;
 	}
 
+	/** How late the handler starts: the claim's server time past the due time, plus the time since the claim. */
+	private static long lateMillis(Instant dueAt, Delivery delivery) {
+		Instant claimed = delivery.claimServerTime();
+		long nanos = (claimed.getEpochSecond() - dueAt.getEpochSecond()) * 1_000_000_000L
+				+ (claimed.getNano() - dueAt.getNano()) + (System.nanoTime() - delivery.claimedNanos());
+		return Math.floorDiv(nanos, 1_000_000L);
+	}
+
 	/**
 	 * Runs the handler.
 	 * @param delivery the delivery
@@ -62,9 +69,7 @@ final class ListenerInvoker {
 		ClaimedMessage message = delivery.message();
 		String topic = this.registration.topic();
 		try {
-			this.monitor.dispatched(topic, Duration.between(message.dueAt(), delivery.claimServerTime())
-				.plusNanos(System.nanoTime() - delivery.claimedNanos())
-				.toMillis());
+			this.monitor.dispatched(topic, message.message().group(), lateMillis(message.dueAt(), delivery));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': the monitor failed; the message is handled regardless", topic, ex);

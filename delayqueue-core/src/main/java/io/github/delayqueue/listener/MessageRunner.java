@@ -202,14 +202,14 @@ final class MessageRunner {
 		if (failure == null) {
 			if (leases.take(lease)) {
 				partition.acknowledger().acknowledge(lease, delivery.suspect());
-				report(DelayQueueMonitor.Outcome.SUCCESS, duration, null, result.observed());
+				report(delivery, DelayQueueMonitor.Outcome.SUCCESS, duration, null, result.observed());
 			}
 			return;
 		}
 		DeliveredMessage message = result.delivered();
 		FailureAction action = this.failures.decide(message, failure);
 		if (leases.take(lease)) {
-			report(this.failures.apply(partition, message, lease, failure, action), duration, failure,
+			report(delivery, this.failures.apply(partition, message, lease, failure, action), duration, failure,
 					result.observed());
 		}
 		rethrowIfFatal(failure);
@@ -239,6 +239,9 @@ final class MessageRunner {
 					this.work.remove(pending);
 					this.inFlight.decrementAndGet();
 					settled.complete(null);
+					// its lease has ended (or gone back): claim more if messages are due and half the share is free,
+					// as a blocking handler's thread does when it returns (no message may start to ask for it)
+					partition.refill();
 				}
 			});
 			Executor executor = this.io;
@@ -332,8 +335,8 @@ final class MessageRunner {
 				(timeout != null) ? timeout : Duration.ZERO);
 		logger.warn("{}; it is attempted again (or dead-lettered) and its thread interrupted", failure.getMessage());
 		DeliveredMessage message = this.invoker.deliveredMessage(delivery);
-		report(this.failures.apply(partition, message, lease, failure, this.failures.decide(message, failure)),
-				System.nanoTime() - startNanos, failure, false);
+		report(delivery, this.failures.apply(partition, message, lease, failure,
+				this.failures.decide(message, failure)), System.nanoTime() - startNanos, failure, false);
 		// its outcome is recorded: a handler that ignores the interrupt and never returns holds nothing back (a
 		// suspect's isolation opens, a batched one no longer keeps the next suspect waiting)
 		if (delivery.suspect()) {
@@ -347,10 +350,11 @@ final class MessageRunner {
 		return true;
 	}
 
-	private void report(DelayQueueMonitor.Outcome outcome, long durationNanos, @Nullable Throwable failure,
-			boolean observed) {
+	private void report(Delivery delivery, DelayQueueMonitor.Outcome outcome, long durationNanos,
+			@Nullable Throwable failure, boolean observed) {
 		try {
-			this.monitor.handled(this.topic, outcome, durationNanos, failure, observed);
+			this.monitor.handled(this.topic, delivery.message().message().group(), outcome, durationNanos, failure,
+					observed);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Topic '{}': the monitor failed", this.topic, ex);

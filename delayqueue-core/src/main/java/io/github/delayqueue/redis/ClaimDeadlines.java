@@ -41,7 +41,7 @@ final class ClaimDeadlines {
 			return NONE;
 		}
 		long deadline = (System.nanoTime() + clock) / 1_000_000 + this.commandTimeoutMillis;
-		return Long.toString(deadline).getBytes(StandardCharsets.US_ASCII);
+		return Replies.bytes(deadline);
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.github.delayqueue.redis;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -10,6 +11,7 @@ import org.springframework.util.Assert;
 import static io.github.delayqueue.redis.Replies.bytes;
 import static io.github.delayqueue.redis.Replies.nullableText;
 import static io.github.delayqueue.redis.Replies.number;
+import static io.github.delayqueue.redis.Replies.text;
 
 /**
  * A topic's pause, rate limit and concurrency cap, kept in Redis beside its messages (one partition's at a time), so
@@ -44,6 +46,13 @@ public final class ControlOperations {
 	private static final byte[] PRIORITY_MODE = bytes("priority-mode");
 
 	private static final byte[] GROUP_RATE = bytes("group-rate");
+	private static final byte[] GROUP_WEIGHT = bytes("group-weight");
+
+	private static final Script GROUP_COUNTS = Script.load("group-counts");
+
+	private static final byte[] TOP = bytes("top");
+
+	private static final byte[] COUNT = bytes("read");
 
 	private final TopicKeys keys;
 
@@ -180,14 +189,73 @@ public final class ControlOperations {
 				(ratePerSecond != null) ? bytes(Double.toString(ratePerSecond)) : NONE));
 	}
 
+	/**
+	 * Sets or clears the weight of one group of a topic: its share among the groups served in turn (a group of weight
+	 * 3 gets three times the share of one of weight 1 while both have messages due).
+	 * @param topic the topic (or a partition's name)
+	 * @param group the group key
+	 * @param weight the weight, at least 1, or {@code null} for the default (1)
+	 * @return the group's controls and counts now
+	 * @since 0.3.0
+	 */
+	public GroupState weighGroup(String topic, String group, @Nullable Integer weight) {
+		Assert.isTrue(weight == null || weight >= 1, () -> "A group's weight must be at least 1, but was " + weight);
+		return groupStateOf(this.scripts.runReplicated(CONTROL, ReturnType.MULTI, this.keys.pending(topic),
+				GROUP_WEIGHT, bytes(group), (weight != null) ? bytes(weight) : NONE));
+	}
+
+	/**
+	 * Reads the groups of a topic with the most messages waiting, bounded: no message is read, one {@code ZCARD} per
+	 * group looked at, and at most {@code most} groups with a turn and {@code most} held ones (paused or at their
+	 * cap) are looked at.
+	 * @param topic the topic (or a partition's name)
+	 * @param count how many groups to return at most
+	 * @param most how many groups with a turn, and how many held, to look at at most
+	 * @return the groups, the most waiting first, and whether every group was looked at
+	 * @since 0.3.0
+	 */
+	public GroupCounts topGroups(String topic, int count, int most) {
+		return groupCountsOf(this.scripts.run(GROUP_COUNTS, ReturnType.MULTI, this.keys.pending(topic), TOP,
+				bytes(count), bytes(most)));
+	}
+
+	/**
+	 * Reads the counts of the named groups of a topic: one {@code ZCARD} per group.
+	 * @param topic the topic (or a partition's name)
+	 * @param groups the group keys (a few hundred at most per call)
+	 * @return their counts, in the order given
+	 * @since 0.3.0
+	 */
+	public GroupCounts countGroups(String topic, List<String> groups) {
+		byte[][] args = new byte[groups.size() + 2][];
+		args[0] = this.keys.pending(topic);
+		args[1] = COUNT;
+		for (int i = 0; i < groups.size(); i++) {
+			args[i + 2] = bytes(groups.get(i));
+		}
+		return groupCountsOf(this.scripts.run(GROUP_COUNTS, ReturnType.MULTI, args));
+	}
+
+	private static GroupCounts groupCountsOf(List<?> reply) {
+		List<GroupCount> groups = new ArrayList<>((reply.size() - 1) / 5);
+		for (int i = 1; i + 4 < reply.size(); i += 5) {
+			String weight = nullableText(reply.get(i + 4));
+			groups.add(new GroupCount(text(reply.get(i)), number(reply.get(i + 1)), number(reply.get(i + 2)),
+					number(reply.get(i + 3)) == 1L, (weight != null) ? Integer.parseInt(weight) : null));
+		}
+		return new GroupCounts(groups, number(reply.get(0)) == 1L);
+	}
+
 	private static GroupState groupStateOf(List<?> reply) {
 		String cap = nullableText(reply.get(1));
 		String defaultCap = nullableText(reply.get(2));
-		String rate = (reply.size() > 5) ? nullableText(reply.get(5)) : null;
-		String defaultRate = (reply.size() > 6) ? nullableText(reply.get(6)) : null;
+		String weight = (reply.size() > 5) ? nullableText(reply.get(5)) : null;
+		String rate = (reply.size() > 6) ? nullableText(reply.get(6)) : null;
+		String defaultRate = (reply.size() > 7) ? nullableText(reply.get(7)) : null;
 		return new GroupState(number(reply.get(0)) == 1L, (cap != null) ? Long.valueOf(cap) : null,
 				(defaultCap != null) ? Long.valueOf(defaultCap) : null, number(reply.get(3)), number(reply.get(4)),
-				(rate != null) ? Double.valueOf(rate) : null, (defaultRate != null) ? Double.valueOf(defaultRate) : null);
+				(weight != null) ? Integer.valueOf(weight) : null, (rate != null) ? Double.valueOf(rate) : null,
+				(defaultRate != null) ? Double.valueOf(defaultRate) : null);
 	}
 
 	private static ControlState stateOf(List<?> reply) {
@@ -216,12 +284,26 @@ public final class ControlOperations {
 	 * @param defaultCap the topic's default cap for its groups, or {@code null}
 	 * @param leased how many of its messages are leased now
 	 * @param waiting how many of its messages wait (scheduled or waiting for a retry)
+	 * @param weight its weight among the groups served in turn, or {@code null} for the default (1)
 	 * @param ratePerSecond the group's own rate limit, or {@code null}
 	 * @param defaultRatePerSecond the topic's default rate limit for its groups, or {@code null}
 	 * @since 0.3.0
 	 */
 	public record GroupState(boolean paused, @Nullable Long cap, @Nullable Long defaultCap, long leased,
-			long waiting, @Nullable Double ratePerSecond, @Nullable Double defaultRatePerSecond) {
+			long waiting, @Nullable Integer weight, @Nullable Double ratePerSecond,
+			@Nullable Double defaultRatePerSecond) {
+
+		/**
+		 * The controls and counts of a group of the default weight without rate limits.
+		 * @param paused whether claims lease none of its messages
+		 * @param cap the group's own cap, or {@code null}
+		 * @param defaultCap the topic's default cap for its groups, or {@code null}
+		 * @param leased how many of its messages are leased now
+		 * @param waiting how many of its messages wait
+		 */
+		public GroupState(boolean paused, @Nullable Long cap, @Nullable Long defaultCap, long leased, long waiting) {
+			this(paused, cap, defaultCap, leased, waiting, null, null, null);
+		}
 
 		/**
 		 * The controls and counts of a group without rate limits.
@@ -230,9 +312,26 @@ public final class ControlOperations {
 		 * @param defaultCap the topic's default cap for its groups, or {@code null}
 		 * @param leased how many of its messages are leased now
 		 * @param waiting how many of its messages wait
+		 * @param weight its weight, or {@code null} for the default (1)
 		 */
-		public GroupState(boolean paused, @Nullable Long cap, @Nullable Long defaultCap, long leased, long waiting) {
-			this(paused, cap, defaultCap, leased, waiting, null, null);
+		public GroupState(boolean paused, @Nullable Long cap, @Nullable Long defaultCap, long leased, long waiting,
+				@Nullable Integer weight) {
+			this(paused, cap, defaultCap, leased, waiting, weight, null, null);
+		}
+
+		/**
+		 * The controls and counts of a group of the default weight.
+		 * @param paused whether claims lease none of its messages
+		 * @param cap the group's own cap, or {@code null}
+		 * @param defaultCap the topic's default cap for its groups, or {@code null}
+		 * @param leased how many of its messages are leased now
+		 * @param waiting how many of its messages wait
+		 * @param ratePerSecond the group's own rate limit, or {@code null}
+		 * @param defaultRatePerSecond the topic's default rate limit for its groups, or {@code null}
+		 */
+		public GroupState(boolean paused, @Nullable Long cap, @Nullable Long defaultCap, long leased, long waiting,
+				@Nullable Double ratePerSecond, @Nullable Double defaultRatePerSecond) {
+			this(paused, cap, defaultCap, leased, waiting, null, ratePerSecond, defaultRatePerSecond);
 		}
 
 		/**
@@ -243,6 +342,27 @@ public final class ControlOperations {
 			return (this.cap != null) ? this.cap : this.defaultCap;
 		}
 
+	}
+
+	/**
+	 * Counts of some groups of one topic or partition.
+	 * @param groups the groups
+	 * @param complete whether every group with messages waiting was looked at (always, for named groups)
+	 * @since 0.3.0
+	 */
+	public record GroupCounts(List<GroupCount> groups, boolean complete) {
+	}
+
+	/**
+	 * The counts of one group of one topic or partition.
+	 * @param group the group key
+	 * @param waiting how many of its messages wait
+	 * @param leased how many are leased now
+	 * @param paused whether it is paused
+	 * @param weight its weight among the groups, or {@code null} for the default
+	 * @since 0.3.0
+	 */
+	public record GroupCount(String group, long waiting, long leased, boolean paused, @Nullable Integer weight) {
 	}
 
 }

@@ -194,14 +194,25 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 	 * wrong with them
 	 */
 	static Envelope decode(byte[] bytes) {
+		return decode(bytes, Envelope::new);
+	}
+
+	/**
+	 * Reads a stored envelope straight into what the caller builds of it (a claim reads one per message: no envelope
+	 * on the way).
+	 * @param bytes the stored form
+	 * @param into what to build of the creation time, headers, payload, group and priority
+	 * @throws MalformedEnvelopeException if the stored form cannot be read
+	 */
+	static <T> T decode(byte[] bytes, Parts<T> into) {
 		if (bytes.length == 0) {
 			throw new MalformedEnvelopeException("Stored message is too short (0 bytes)");
 		}
 		int version = bytes[0] & 0xFF;
 		try {
 			return switch (version) {
-				case VERSION, VERSION_3, VERSION_4 -> decode(bytes, VERSION_2_MIN_LENGTH, version);
-				case VERSION_1 -> decode(bytes, VERSION_1_MIN_LENGTH, version);
+				case VERSION, VERSION_3, VERSION_4 -> decode(bytes, VERSION_2_MIN_LENGTH, version, into);
+				case VERSION_1 -> decode(bytes, VERSION_1_MIN_LENGTH, version, into);
 				default -> throw new MalformedEnvelopeException("Stored message has unknown format version " + version);
 			};
 		}
@@ -213,7 +224,7 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 		}
 	}
 
-	private static Envelope decode(byte[] bytes, int minLength, int version) {
+	private static <T> T decode(byte[] bytes, int minLength, int version, Parts<T> into) {
 		if (bytes.length < minLength) {
 			throw new MalformedEnvelopeException("Stored message is too short for format " + version + " ("
 					+ bytes(bytes.length) + ", at least " + minLength + ")");
@@ -226,7 +237,18 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 		Instant createdAt = Instant.ofEpochMilli(created);
 		Map<String, String> headers = in.readHeaders();
 		byte[] payload = Arrays.copyOfRange(bytes, in.position, bytes.length);
-		return new Envelope(createdAt, headers, payload, group, priority);
+		return into.of(createdAt, headers, payload, group, priority);
+	}
+
+	/**
+	 * What a caller builds of a decoded envelope's parts.
+	 * @param <T> what it builds
+	 */
+	@FunctionalInterface
+	interface Parts<T> {
+
+		T of(Instant createdAt, Map<String, String> headers, byte[] payload, @Nullable String group, int priority);
+
 	}
 
 	/**

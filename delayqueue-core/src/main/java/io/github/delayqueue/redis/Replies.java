@@ -20,8 +20,26 @@ final class Replies {
 		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
+	/** A number in decimal ASCII, as Redis reads an argument: one array, no {@code String} on the way. */
 	static byte[] bytes(long value) {
-		return bytes(Long.toString(value));
+		if (value == Long.MIN_VALUE) {
+			return bytes(Long.toString(value));
+		}
+		long rest = Math.abs(value);
+		int length = (value < 0) ? 2 : 1;
+		for (long left = rest / 10; left != 0; left /= 10) {
+			length++;
+		}
+		byte[] digits = new byte[length];
+		int first = (value < 0) ? 1 : 0;
+		for (int i = length - 1; i >= first; i--) {
+			digits[i] = (byte) ('0' + rest % 10);
+			rest /= 10;
+		}
+		if (value < 0) {
+			digits[0] = '-';
+		}
+		return digits;
 	}
 
 	static byte[] flag(boolean value) {

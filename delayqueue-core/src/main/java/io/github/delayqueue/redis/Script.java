@@ -38,10 +38,13 @@ final class Script {
 
 	private final String sha1;
 
+	private final byte[] sha1Bytes;
+
 	private Script(String name, String text) {
 		this.name = name;
 		this.text = text.getBytes(StandardCharsets.UTF_8);
 		this.sha1 = DigestUtils.sha1DigestAsHex(text);
+		this.sha1Bytes = this.sha1.getBytes(StandardCharsets.US_ASCII);
 	}
 
 	static Script load(String name) {
@@ -104,6 +107,11 @@ final class Script {
 	/** The script's SHA-1 digest, as {@code EVALSHA} takes it. */
 	String sha1Hex() {
 		return this.sha1;
+	}
+
+	/** The script's SHA-1 digest in hex, as the bytes {@code EVALSHA} sends. */
+	byte[] sha1Bytes() {
+		return this.sha1Bytes;
 	}
 
 	/** The script's whole text (prelude sections included), as {@code EVAL} takes it. */

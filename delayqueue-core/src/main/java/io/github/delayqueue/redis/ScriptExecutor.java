@@ -10,6 +10,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
 
 /**
  * Runs the store's scripts and commands on one connection factory, and, for the changes a user relies on, waits for
@@ -17,7 +18,12 @@ import org.springframework.util.Assert;
  */
 final class ScriptExecutor {
 
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			ScriptExecutor.class.getClassLoader());
+
 	private final RedisTemplate<byte[], byte[]> template;
+
+	private final @Nullable SharedConnectionScripts shared;
 
 	private volatile int replicas;
 
@@ -29,6 +35,8 @@ final class ScriptExecutor {
 		this.template.setConnectionFactory(connectionFactory);
 		this.template.setEnableDefaultSerializer(false);
 		this.template.afterPropertiesSet();
+		this.shared = (LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce)
+				? new SharedConnectionScripts(this.template, lettuce) : null;
 	}
 
 	void setReplicaAcknowledgement(int replicas, Duration timeout) {
@@ -76,7 +84,9 @@ final class ScriptExecutor {
 	}
 
 	<T> T run(Script script, ReturnType type, byte[]... keysAndArgs) {
-		T reply = execute((connection) -> script.run(connection, type, keysAndArgs));
+		SharedConnectionScripts shared = this.shared;
+		T reply = (shared != null && shared.applies()) ? shared.run(script, type, keysAndArgs)
+				: execute((connection) -> script.run(connection, type, keysAndArgs));
 		Assert.state(reply != null, () -> "Redis returned no reply to the delayqueue script " + script.name());
 		return reply;
 	}

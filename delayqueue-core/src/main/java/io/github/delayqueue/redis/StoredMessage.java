@@ -60,9 +60,8 @@ public record StoredMessage(@Nullable Instant createdAt, Map<String, String> hea
 			return new StoredMessage(null, Map.of(), EMPTY, "Nothing is stored for this message");
 		}
 		try {
-			Envelope envelope = Envelope.decode(stored);
-			return new StoredMessage(envelope.createdAt(), envelope.headers(), envelope.payload(), null,
-					envelope.group(), envelope.priority());
+			return Envelope.decode(stored, (createdAt, headers, payload, group, priority) -> new StoredMessage(createdAt,
+					headers, payload, null, group, priority));
 		}
 		catch (MalformedEnvelopeException ex) {
 			return new StoredMessage(null, Map.of(), stored, ex.getMessage());

@@ -100,6 +100,34 @@ public interface DelayQueueMonitor {
 		handled(topic, outcome, durationNanos, exception);
 	}
 
+	/**
+	 * A message's handler is about to start; the container calls this one. By default it calls
+	 * {@link #dispatched(String, long)}.
+	 * @param topic the topic
+	 * @param group the message's group key, or {@code null} for a message without a group
+	 * @param latenessMillis how late the handler starts, in milliseconds
+	 * @since 0.3.0
+	 */
+	default void dispatched(String topic, @Nullable String group, long latenessMillis) {
+		dispatched(topic, latenessMillis);
+	}
+
+	/**
+	 * A handler finished; the container calls this one. By default it calls
+	 * {@link #handled(String, Outcome, long, Throwable, boolean)}.
+	 * @param topic the topic
+	 * @param group the message's group key, or {@code null} for a message without a group
+	 * @param outcome what became of the message
+	 * @param durationNanos how long the handler ran
+	 * @param exception the exception it threw, or {@code null}
+	 * @param observed whether the handler call ran in an observation
+	 * @since 0.3.0
+	 */
+	default void handled(String topic, @Nullable String group, Outcome outcome, long durationNanos,
+			@Nullable Throwable exception, boolean observed) {
+		handled(topic, outcome, durationNanos, exception, observed);
+	}
+
 	/** What became of a handled message. */
 	enum Outcome {
 

@@ -16,12 +16,14 @@ if op == 'priority-mode' then
   end
   return redis.call('HGET', CONTROL, 'pmode') or 'weighted'
 end
--- groups (see the prelude's groups section): a group's pause and cap, and the topic's default cap for its groups.
--- ARGV[1] 'group-read' | 'group-pause' | 'group-resume' | 'group-cap' | 'group-rate', ARGV[2] the group ('' with
--- 'group-cap' or 'group-rate': the topic's default), ARGV[3] for 'group-cap': the cap, for 'group-rate': the rate
--- ('' for none).
+-- groups (see the prelude's groups section): a group's pause, cap, weight and rate, and the topic's defaults for its
+-- groups' cap and rate.
+-- ARGV[1] 'group-read' | 'group-pause' | 'group-resume' | 'group-cap' | 'group-weight' | 'group-rate', ARGV[2] the
+-- group ('' with 'group-cap' or 'group-rate': the topic's default), ARGV[3] for 'group-cap': the cap ('' for none); for
+-- 'group-weight': the weight ('' for the default, 1); for 'group-rate': the rate ('' for none).
 -- Returns {paused (0 or 1), the group's own cap (false: none), the topic's default cap (false: none), leased count,
--- waiting count, the group's own rate (false: none), the topic's default rate (false: none)}.
+-- waiting count, weight (false: the default), the group's own rate (false: none), the topic's default rate (false:
+-- none)}.
 if string.sub(op, 1, 6) == 'group-' then
   local group = ARGV[2]
   local GCONTROL = BASE .. 'gcontrol'
@@ -81,13 +83,21 @@ if string.sub(op, 1, 6) == 'group-' then
       end
     end
   end
+  if op == 'group-weight' then
+    -- a share among the groups in turn: the next claim follows it, nothing to wake
+    if ARGV[3] == '' then
+      redis.call('HDEL', GCONTROL, 'w:' .. group)
+    else
+      redis.call('HSET', GCONTROL, 'w:' .. group, ARGV[3])
+    end
+  end
   if woken then
     redis.call('PUBLISH', WAKE, '0')
   end
-  local g = redis.call('HMGET', GCONTROL, 'p:' .. group, 'c:' .. group, 'r:' .. group)
+  local g = redis.call('HMGET', GCONTROL, 'p:' .. group, 'c:' .. group, 'w:' .. group, 'r:' .. group)
   local t = redis.call('HMGET', CONTROL, 'gcap', 'grate')
   return {g[1] and 1 or 0, g[2], t[1], tonumber(redis.call('HGET', BASE .. 'gflight', group)) or 0,
-    redis.call('ZCARD', groupKey(group)), g[3], t[2]}
+    redis.call('ZCARD', groupKey(group)), g[3], g[4], t[2]}
 end
 if op == 'pause' then
   redis.call('HSET', CONTROL, 'paused', '1')

@@ -241,22 +241,42 @@ local function grouped()
   return metaRead.groups ~= nil and metaRead.groups ~= false
 end
 
--- The cap of each of 'groups' (nil: none), from its own setting or the topic's default: one command, none for a topic
--- that sets no cap (the control hash read says so when the caller read it).
+-- The cap of each of 'groups' (nil: none), from its own setting or the topic's default, its weight (1 unless set) and
+-- its credit (nil: none; see groupsServed): one command, read once per script (groupWeight reads it before groupPick).
+local groupControlsRead = nil
 local function groupCaps(groups, defaultCap)
-  local caps = {}
+  if groupControlsRead then
+    return unpack(groupControlsRead)
+  end
+  local caps, weights, credits = {}, {}, {}
   if #groups == 0 then
-    return caps
+    return caps, weights, credits
   end
   local fields = {}
   for i, group in ipairs(groups) do
-    fields[i] = 'c:' .. group
+    fields[3 * i - 2] = 'c:' .. group
+    fields[3 * i - 1] = 'w:' .. group
+    fields[3 * i] = 'd:' .. group
   end
   local own = redis.call('HMGET', BASE .. 'gcontrol', unpack(fields))
   for i, group in ipairs(groups) do
-    caps[group] = tonumber(own[i]) or tonumber(defaultCap)
+    caps[group] = tonumber(own[3 * i - 2]) or tonumber(defaultCap)
+    weights[group] = tonumber(own[3 * i - 1]) or 1
+    credits[group] = tonumber(own[3 * i])
   end
-  return caps
+  groupControlsRead = { caps, weights, credits }
+  return caps, weights, credits
+end
+
+-- The sum of the weights of the groups whose turn has come ('turns'), so that the messages without a group, which
+-- count as one more group of weight 1, get their weighted share of a claim.
+local function groupWeight(turns)
+  local _, weights = groupCaps(turns, controls and controls[8])
+  local total = 0
+  for _, group in ipairs(turns) do
+    total = total + weights[group]
+  end
+  return total
 end
 
 -- A message of 'group' waits from 'due' (scheduled, retried, handed back): the group takes its turn no later than
@@ -402,14 +422,36 @@ local function groupTurns(limit, upTo)
   return redis.call('ZRANGEBYSCORE', GROUPS, '-inf', upTo, 'LIMIT', 0, limit)
 end
 
--- A claim's pick among the groups whose turn has come ('turns', earliest turn first): 'room' shared equally among
--- them (the first in turn get one more while it does not divide; with more groups than room, the first ones one each),
--- then what some leave unused shared among those that have more due, and so on; never more than a group's cap leaves
--- free; only messages due by 'upTo'. Appends id, due score and group to chosen, dueOf and groupOf. Returns per group
--- picked {group, taken, due score of its next message (nil: none left; true: at its cap)}, the caps and the counts in
--- flight. One command per group per round (mostly one round), and one or two for them all.
+-- The shares of 'room' among 'open' picks by what each may take (pick[k]: its weight, or in a claim's first round what
+-- it is owed, see groupsServed): each a multiple of it, then what does not divide given out in turn, up to it each;
+-- with less room than they add up to, the first in turn take theirs and the rest nothing.
+local function groupShares(open, room, k)
+  local total = 0
+  for _, pick in ipairs(open) do
+    total = total + pick[k]
+  end
+  local base = math.floor(room / total)
+  local extra = room - base * total
+  local shares = {}
+  for i, pick in ipairs(open) do
+    local add = math.min(extra, pick[k])
+    shares[i] = base * pick[k] + add
+    extra = extra - add
+  end
+  return shares
+end
+
+-- A claim's pick among the groups whose turn has come ('turns', earliest turn first): 'room' shared among them by
+-- weight (1 unless set: equal shares; see groupShares; with less room than the weights add up to, the first in turn
+-- take their weights, or what they are still owed of it, and the others keep their turns for the next claim), then
+-- what some leave unused shared by weight among those that have more due, and so on; never more than a group's cap
+-- leaves free nor than its tokens allow under a group rate limit (what a rate holds back goes to the others in the
+-- next round); only messages due by 'upTo'. Appends id, due score and group to chosen, dueOf and groupOf. Returns per
+-- group picked {group, taken, due score of its next message (nil: none left; true: at its cap), weight, owed, first
+-- share}, the caps, the counts in flight and the credits read. One command per group per round (mostly one round), and
+-- one or two for them all.
 local function groupPick(turns, room, upTo, chosen, dueOf, groupOf)
-  local caps = groupCaps(turns, controls and controls[8])
+  local caps, weights, credits = groupCaps(turns, controls and controls[8])
   -- group rate limits: the buckets of the rated groups (none read for a topic without group rates)
   groupRatesPicked = groupRates(turns)
   -- every group's count in flight, read at once (and written at once by groupsServed)
@@ -419,29 +461,47 @@ local function groupPick(turns, room, upTo, chosen, dueOf, groupOf)
     flight[group] = tonumber(counts[i]) or 0
   end
   local limit = tonumber(upTo)
-  local picks, open = {}, {}
-  for i = 1, math.min(#turns, room) do
-    picks[i] = { turns[i], 0, nil }
-    open[i] = picks[i]
+  local picks, open, idle = {}, {}, {}
+  for _, group in ipairs(turns) do
+    local owed = credits[group] and math.min(credits[group], weights[group]) or weights[group]
+    -- group rate limits: a group takes no more than its tokens allow, so its first share is no more than that; one
+    -- without a whole token takes none and waits for its next token (its turn came, so it has a message due by
+    -- 'upTo': see groupsServed), leaving its share to the others
+    local allowed = groupRateRoom(group, 0)
+    if allowed == 0 then
+      idle[#idle + 1] = { group, 0, limit, weights[group], owed, 0 }
+    else
+      open[#open + 1] = { group, 0, nil, weights[group], (allowed and allowed < owed) and allowed or owed, 0 }
+    end
+  end
+  local shares = (#open > 0) and groupShares(open, room, 5) or {}
+  for i, pick in ipairs(open) do
+    if shares[i] == 0 then
+      break
+    end
+    pick[6] = shares[i]
+    picks[i] = pick
+  end
+  open = picks
+  picks = {}
+  for i, pick in ipairs(open) do
+    picks[i] = pick
+  end
+  for _, pick in ipairs(idle) do
+    picks[#picks + 1] = pick
   end
   while room > 0 and #open > 0 do
-    local base = math.floor(room / #open)
-    local extra = room - base * #open
     local more = {}
     for i, pick in ipairs(open) do
       local group = pick[1]
-      local take = base + ((i <= extra) and 1 or 0)
+      local take = shares[i]
       if caps[group] then
         take = math.min(take, math.max(0, caps[group] - flight[group] - pick[2]))
       end
-      -- group rate limits: no more than its tokens allow; a group without a whole token takes none and waits for its
-      -- next token (its turn came, so it has a message due by 'upTo': see groupsServed)
+      -- group rate limits: no more than its tokens allow (what it may not take goes to the others in the next round)
       local allowed = groupRateRoom(group, pick[2])
       if allowed and allowed < take then
         take = allowed
-        if take == 0 and pick[2] == 0 then
-          pick[3] = limit
-        end
       end
       if take > 0 then
         -- one more than it may take: the next message's due time is the group's next turn
@@ -461,7 +521,7 @@ local function groupPick(turns, room, upTo, chosen, dueOf, groupOf)
         end
         pick[2] = pick[2] + taken
         room = room - taken
-        if taken == take and pick[3] and pick[3] <= limit then
+        if taken == take and pick[3] and pick[3] <= limit and not (allowed and allowed <= taken) then
           more[#more + 1] = pick
         end
       elseif caps[group] and flight[group] + pick[2] >= caps[group] then
@@ -472,26 +532,33 @@ local function groupPick(turns, room, upTo, chosen, dueOf, groupOf)
       end
     end
     open = more
+    if room > 0 and #open > 0 then
+      shares = groupShares(open, room, 4)
+    end
   end
-  return picks, caps, flight
+  return picks, caps, flight, credits
 end
 
 -- After a claim leased 'leased' (group -> ids) of the groups it picked: counts them in flight and takes them out of
 -- their groups' sets, and gives each group picked its next turn, behind every group not picked, those that took
--- fewest first (so a group that got one less this time is ahead next time): the later of that and its next message's
--- due time; none if it has no message left; held if it reached its cap. (A pick that read no next message took all
--- its group had: what was read and not leased was buried or dropped, and left its set then.)
-local function groupsServed(picks, caps, flight, leased, nowScore)
+-- fewest for their weight first (so a group that got one less this time is ahead next time): the later of that and
+-- its next message's due time; none if it has no message left; held if it reached its cap; its place kept if the
+-- claim's room cut it short of what it was owed ('credits': what each was owed before). (A pick that read no next
+-- message took all its group had: what was read and not leased was buried or dropped, and left its set then.)
+local function groupsServed(picks, caps, flight, leased, nowScore, credits)
   local turns, out, held, counts = {}, {}, {}, {}
-  -- group rate limits: the buckets spent, written at once
-  local spent = {}
+  -- weights: what groups cut short are owed ('d:<group>') and, under group rate limits, the buckets spent
+  -- ('t:<group>'): written to gcontrol at once
+  local owe, paid = {}, {}
   local order = {}
   for i, pick in ipairs(picks) do
     order[i] = i
   end
   table.sort(order, function(a, b)
-    if picks[a][2] ~= picks[b][2] then
-      return picks[a][2] < picks[b][2]
+    -- fewest per weight first (taken * other weight: no fraction)
+    local x, y = picks[a][2] * picks[b][4], picks[b][2] * picks[a][4]
+    if x ~= y then
+      return x < y
     end
     return a < b
   end)
@@ -508,7 +575,7 @@ local function groupsServed(picks, caps, flight, leased, nowScore)
     end
     local cap = caps[group]
     local nextDue = pick[3]
-    local nextToken = groupRateSpent(group, n, spent)
+    local nextToken = groupRateSpent(group, n, owe)
     if cap and (flight[group] or 0) >= cap then
       out[#out + 1] = group
       if nextDue ~= nil then
@@ -516,18 +583,28 @@ local function groupsServed(picks, caps, flight, leased, nowScore)
       end
     elseif nextDue == nil then
       out[#out + 1] = group
+    elseif pick[6] < pick[5] and pick[2] >= pick[6] and nextDue <= nowScore and nextToken == 0 then
+      -- weights: a group that the claim's room cut short of what it was owed (its weight, or what was left of it) keeps
+      -- its turn and is owed the rest (only a group of weight above 1 can be cut short); not one out of tokens, whose
+      -- rate holds it back anyway: it waits for its next token below, its debt paid
+      owe[#owe + 1] = 'd:' .. group
+      owe[#owe + 1] = pick[5] - pick[2]
     else
+      if credits[group] then
+        paid[#paid + 1] = 'd:' .. group
+      end
       -- a microsecond apart (a double of Redis-time milliseconds tells them apart well past this century)
       -- (and, under a rate limit, no earlier than its next token)
       turns[#turns + 1] = math.max(tonumber(nextDue) or 0, nowScore + rank / 1000, nextToken)
       turns[#turns + 1] = group
     end
   end
-  each('HSET', BASE .. 'gcontrol', spent)
   each('HSET', BASE .. 'gflight', counts)
   each('ZREM', GROUPS, out)
   each('SADD', BASE .. 'gheld', held)
   each('ZADD', GROUPS, turns)
+  each('HSET', BASE .. 'gcontrol', owe)
+  each('HDEL', BASE .. 'gcontrol', paid)
 end
 
 -- The earliest turn among the groups, or nil (none, or a topic that never stored a grouped message).
@@ -1219,7 +1296,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   local turns = groupTurns(limit, upTo)
   local common = limit
   if turns and #turns > 0 then
-    common = math.max(1, math.floor(limit / (#turns + 1)))
+    common = math.max(1, math.floor(limit / (groupWeight(turns) + 1)))
   end
   -- (read up to the limit all the same: what the groups leave unused goes to them, with no command more)
   local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
@@ -1310,11 +1387,11 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
     end
   end
   -- groups: then the groups' shares of what is left, unless a suspect is leased (it runs alone)
-  local groupOf, picks, caps, flight = {}, nil, nil, nil
+  local groupOf, picks, caps, flight, credits = {}, nil, nil, nil, nil
   if turns and #turns > 0 and not suspectLeased and #chosen < limit then
     -- (group rate limits count on the claim's Redis time)
     groupRateNow = now
-    picks, caps, flight = groupPick(turns, limit - #chosen, upTo, chosen, dueOf, groupOf)
+    picks, caps, flight, credits = groupPick(turns, limit - #chosen, upTo, chosen, dueOf, groupOf)
   end
   if not suspectLeased then
     for _, k in ipairs(spare) do
@@ -1449,7 +1526,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   end
   if picks then
     -- groups: the buried and the dropped left their sets above
-    groupsServed(picks, caps, flight, leasedGrouped, tonumber(nowScore))
+    groupsServed(picks, caps, flight, leasedGrouped, tonumber(nowScore), credits)
   end
   if suspectLeased then
     -- it stays a suspect until its handler's outcome (ack, retry, dead letter) is known: handed back, or its

@@ -77,6 +77,33 @@ class AsyncHandlerTests {
 	}
 
 	@Test
+	void aBacklogLargerThanTheInFlightLimitDrainsWithoutWaitingForAPoll() {
+		// a fallback poll of an hour: only the listener's own claims can take what is due after the first batch
+		Listeners listeners = this.fixture
+			.consumer(this.fixture.connectionFactory(), (containers) -> {
+			}, Duration.ofHours(1))
+			.listeners();
+		AtomicInteger completed = new AtomicInteger();
+		for (int i = 0; i < 2000; i++) {
+			this.queue.schedule("async-backlog", "m" + i, "x", Duration.ZERO);
+		}
+		listeners.register(ListenerRegistration.of("async-backlog", String.class,
+				(AsyncDelayedMessageHandler<String>) (payload, message) -> completeLater(Duration.ofMillis(300), () -> {
+					completed.incrementAndGet();
+					return null;
+				}), ListenerOptions.builder().concurrency(2).asyncConcurrency(1000).build()));
+
+		// with 1,000 in flight the listener holds no more leased than it runs: once what it leased is in flight
+		// (well before the work's 300 ms are up), nothing waits to start, so the claims after them must be asked
+		// for as the work completes and leases end
+		await().atMost(WAIT).until(() -> {
+			TopicCounts counts = counts("async-backlog");
+			return counts.waiting() + counts.ready() + counts.leased() == 0;
+		});
+		assertThat(completed).as(() -> "counts " + counts("async-backlog")).hasValue(2000);
+	}
+
+	@Test
 	void aFailedFutureIsRetriedAndThenDeadLettered() {
 		Map<Integer, Boolean> attempts = new ConcurrentHashMap<>();
 		register("async-fails", (payload, message) -> {

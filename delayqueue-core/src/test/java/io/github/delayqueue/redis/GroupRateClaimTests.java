@@ -92,6 +92,36 @@ class GroupRateClaimTests {
 	}
 
 	@Test
+	void aWeightedGroupTakesNoMoreThanItsTokensAndTheOthersTakeWhatItsRateHoldsBack() {
+		this.store.controls().weighGroup(TOPIC, "heavy", 3);
+		this.store.controls().rateGroup(TOPIC, "heavy", 2.0);
+		scheduleMany("heavy", 20);
+		scheduleMany("light", 20);
+
+		Claim claim = this.store.leases().claim(TOPIC, 8, LEASE, 10);
+
+		// weight 3 would give heavy six of the eight; its bucket holds two, and light takes the rest
+		assertThat(claim.messages()).hasSize(8);
+		assertThat(groupsOf(claim)).containsEntry("heavy", 2).containsEntry("light", 6);
+		// out of tokens: its turn waits for its next token, and it is owed nothing for the share it could not take
+		double turn = Double.parseDouble(redis.get().call("ZSCORE", key("groups"), "heavy"));
+		assertThat(turn).isGreaterThan(this.fixture.redisTime().toEpochMilli());
+		assertThat(redis.get().call("HEXISTS", key("gcontrol"), "d:heavy")).isEqualTo("0");
+	}
+
+	@Test
+	void aSmallClaimGivesTheShareARateHoldsBackToTheNextGroupInTurn() {
+		this.store.controls().weighGroup(TOPIC, "heavy", 3);
+		this.store.controls().rateGroup(TOPIC, "heavy", 1.0);
+		scheduleMany("heavy", 5);
+		scheduleMany("light", 5);
+
+		// room for two: heavy's weight would take both, its one token takes one, and light gets the other
+		assertThat(groupsOf(this.store.leases().claim(TOPIC, 2, LEASE, 10))).containsEntry("heavy", 1)
+			.containsEntry("light", 1);
+	}
+
+	@Test
 	void clearingARateLetsTheGroupRunAtOnce() {
 		this.store.controls().rateGroup(TOPIC, "slow", 1.0);
 		scheduleMany("slow", 10);

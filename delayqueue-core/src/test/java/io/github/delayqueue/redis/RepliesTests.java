@@ -19,6 +19,20 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class RepliesTests {
 
 	@Test
+	void aNumberIsWrittenInDecimalAsciiAsLongToStringWritesIt() {
+		long[] samples = { 0, 1, -1, 9, 10, -10, 99, 100, 1_764_160_000_123L, -1_764_160_000_123L, Long.MAX_VALUE,
+				Long.MIN_VALUE, Integer.MAX_VALUE + 1L };
+		for (long sample : samples) {
+			assertThat(new String(Replies.bytes(sample), StandardCharsets.US_ASCII)).isEqualTo(Long.toString(sample));
+		}
+		SplittableRandom random = new SplittableRandom(7);
+		for (int i = 0; i < 10_000; i++) {
+			long sample = random.nextLong() >> random.nextInt(64);
+			assertThat(new String(Replies.bytes(sample), StandardCharsets.US_ASCII)).isEqualTo(Long.toString(sample));
+		}
+	}
+
+	@Test
 	void aPlainDueTimeIsReadToTheMicrosecondRoundedHalfUp() {
 		assertThat(micros("1764160000123")).isEqualTo(1_764_160_000_123_000L);
 		assertThat(micros("1764160000123.4561")).isEqualTo(1_764_160_000_123_456L);

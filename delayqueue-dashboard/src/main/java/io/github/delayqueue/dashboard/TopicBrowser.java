@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessagePage;
+import io.github.delayqueue.TopGroups;
 import io.github.delayqueue.WaitingQuery;
 import org.jspecify.annotations.Nullable;
 
@@ -12,7 +13,7 @@ import org.springframework.util.Assert;
 
 /**
  * The dashboard's reads of a topic on demand, each bounded: one message by id, one page of waiting messages (by due
- * time, with a cursor), one page of dead letters.
+ * time, with a cursor), one page of dead letters, the groups with the most messages waiting.
  *
  * @since 0.3.0
  */
@@ -79,6 +80,17 @@ public class TopicBrowser {
 			.map((letter) -> MessageView.of(letter, LISTED_PAYLOAD))
 			.toList();
 		return new DeadLetterPage(topic, this.admin.stats(topic).dead(), offset, letters);
+	}
+
+	/**
+	 * Lists the groups of a topic with the most messages waiting, read with bounded work (see
+	 * {@link DelayedQueueAdmin#topGroups(String, int)}).
+	 * @param topic the topic
+	 * @param count how many groups, 1 to {@value #MAX_PAGE}
+	 * @return the groups, the most waiting first
+	 */
+	public TopGroups groups(String topic, int count) {
+		return this.admin.topGroups(topic, count);
 	}
 
 	private static void checkLimit(int limit) {

@@ -16,7 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code <!-- snippet: path/File.java#tag -->} and is, line for line, the region of that compiled source between
  * {@code // tag::tag[]} and {@code // end::tag[]} (several regions of one tag are joined; tabs count as four spaces;
  * the common indentation is dropped). A block that cannot be compiled here (another library's API, shown for
- * comparison) says why, in a marker {@code <!-- not compiled: reason -->}.
+ * comparison) says why, in a marker {@code <!-- not compiled: reason -->}. A {@code kotlin} block after a marker is
+ * the region of a compiled {@code .kt} source in the same way (one without a marker, such as a Gradle build script, is
+ * not checked).
  */
 class MarkdownSnippetsTests {
 
@@ -46,9 +48,12 @@ class MarkdownSnippetsTests {
 				Matcher snippet = SNIPPET.matcher(marker);
 				boolean isSnippet = snippet.matches();
 				boolean isJava = line.strip().equals("```java");
+				boolean isKotlin = line.strip().equals("```kotlin");
 				if (isSnippet) {
-					if (!isJava) {
-						problems.add(where + ": a snippet marker before a block that is not ```java");
+					String path = snippet.group(1);
+					if (!(isJava && path.endsWith(".java")) && !(isKotlin && path.endsWith(".kt"))) {
+						problems.add(where + ": a snippet marker before a block that is not ```java (of a .java file) "
+								+ "or ```kotlin (of a .kt file)");
 						continue;
 					}
 					List<String> block = block(lines, i);

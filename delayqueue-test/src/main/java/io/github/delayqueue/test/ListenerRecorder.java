@@ -295,13 +295,23 @@ public final class ListenerRecorder {
 
 		@Override
 		public void dispatched(String topic, long latenessMillis) {
-			// a new delivery on this thread: a call left unreported before it never will be
+			newDelivery();
+			this.delegate.dispatched(topic, latenessMillis);
+		}
+
+		@Override
+		public void dispatched(String topic, @Nullable String group, long latenessMillis) {
+			newDelivery();
+			this.delegate.dispatched(topic, group, latenessMillis);
+		}
+
+		/** A new delivery on this thread: a call left unreported before it never will be. */
+		private void newDelivery() {
 			Call stale = ListenerRecorder.this.unreported.get();
 			if (stale != null) {
 				ListenerRecorder.this.unreported.remove();
 				stale.abandon();
 			}
-			this.delegate.dispatched(topic, latenessMillis);
 		}
 
 		@Override
@@ -329,6 +339,13 @@ public final class ListenerRecorder {
 				boolean observed) {
 			reported(topic, outcome, exception);
 			this.delegate.handled(topic, outcome, durationNanos, exception, observed);
+		}
+
+		@Override
+		public void handled(String topic, @Nullable String group, Outcome outcome, long durationNanos,
+				@Nullable Throwable exception, boolean observed) {
+			reported(topic, outcome, exception);
+			this.delegate.handled(topic, group, outcome, durationNanos, exception, observed);
 		}
 
 		@Override

@@ -27,8 +27,15 @@ final class SingleValueSubscriber extends CompletableFuture<@Nullable Object> im
 	 * @return a future of its value
 	 */
 	static SingleValueSubscriber subscribe(ReactiveAdapter adapter, Object result) {
-		@SuppressWarnings("unchecked")
-		Publisher<Object> publisher = (Publisher<Object>) adapter.toPublisher(result);
+		return subscribe(adapter.toPublisher(result));
+	}
+
+	/**
+	 * Subscribes to a single-value publisher, such as the {@code Mono} of a Kotlin {@code suspend} function.
+	 * @param publisher the publisher
+	 * @return a future of its value
+	 */
+	static SingleValueSubscriber subscribe(Publisher<?> publisher) {
 		SingleValueSubscriber subscriber = new SingleValueSubscriber();
 		publisher.subscribe(subscriber);
 		return subscriber;

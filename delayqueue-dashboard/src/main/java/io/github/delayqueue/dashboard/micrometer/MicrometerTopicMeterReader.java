@@ -21,6 +21,9 @@ import org.springframework.util.Assert;
  * {@code delayqueue.lateness} timer from a {@link MeterRegistry}. The lateness percentiles are the timer's
  * client-side p50 and p99 (see {@link LatenessPercentiles}: a window of the last minutes) where it has them, else
  * they come from its percentile histogram as the registry keeps it (each the upper bound of the bucket it falls in).
+ * A topic whose meters carry a {@code group} tag has a counter and a timer per tag: the counters are added up, and the
+ * timers' histograms too; where the timers have client-side percentiles only, each percentile shown is the largest of
+ * the groups' (an upper bound).
  *
  * @since 0.3.0
  */
@@ -54,8 +57,61 @@ public class MicrometerTopicMeterReader implements TopicMeterReader {
 	}
 
 	private @Nullable Lateness lateness(String topic) {
-		Timer timer = this.registry.find("delayqueue.lateness").tag(TOPIC, topic).timer();
-		return (timer != null) ? lateness(timer.takeSnapshot()) : null;
+		Collection<Timer> timers = this.registry.find("delayqueue.lateness").tag(TOPIC, topic).timers();
+		if (timers.size() <= 1) {
+			return timers.isEmpty() ? null : lateness(timers.iterator().next().takeSnapshot());
+		}
+		// one timer per group tag (delayqueue.topics.<topic>.metrics.groups): their histograms add up
+		return lateness(merged(timers.stream().map(Timer::takeSnapshot).toList()));
+	}
+
+	/**
+	 * The snapshots of a topic's timers (one per group tag) as one: their histograms added up bucket by bucket where
+	 * they have the same buckets (the same timer's settings); else, percentiles cannot be added up, so each percentile
+	 * is the largest of the timers' (an upper bound of the topic's: a percentile of the whole is never above every
+	 * part's).
+	 * @param snapshots the snapshots, at least one
+	 * @return the merged snapshot
+	 */
+	static HistogramSnapshot merged(java.util.List<HistogramSnapshot> snapshots) {
+		HistogramSnapshot first = snapshots.get(0);
+		CountAtBucket[] buckets = first.histogramCounts();
+		double[] counts = new double[buckets.length];
+		long count = 0;
+		double total = 0;
+		double max = 0;
+		boolean sameBuckets = buckets.length > 0;
+		for (HistogramSnapshot snapshot : snapshots) {
+			CountAtBucket[] other = snapshot.histogramCounts();
+			sameBuckets &= other.length == buckets.length;
+			for (int i = 0; sameBuckets && i < other.length; i++) {
+				sameBuckets = other[i].bucket() == buckets[i].bucket();
+				counts[i] += other[i].count();
+			}
+			count += snapshot.count();
+			total += snapshot.total();
+			max = Math.max(max, snapshot.max());
+		}
+		if (sameBuckets) {
+			CountAtBucket[] sum = new CountAtBucket[buckets.length];
+			for (int i = 0; i < sum.length; i++) {
+				sum[i] = new CountAtBucket(buckets[i].bucket(), counts[i]);
+			}
+			return new HistogramSnapshot(count, total, max, new ValueAtPercentile[0], sum, null);
+		}
+		java.util.Map<Double, Double> highest = new java.util.TreeMap<>();
+		for (HistogramSnapshot snapshot : snapshots) {
+			if (snapshot.count() > 0) {
+				for (ValueAtPercentile value : snapshot.percentileValues()) {
+					highest.merge(value.percentile(), value.value(), Math::max);
+				}
+			}
+		}
+		ValueAtPercentile[] percentiles = highest.entrySet()
+			.stream()
+			.map((entry) -> new ValueAtPercentile(entry.getKey(), entry.getValue()))
+			.toArray(ValueAtPercentile[]::new);
+		return new HistogramSnapshot(count, total, max, percentiles, new CountAtBucket[0], null);
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.delayqueue.dashboard.web;
 import java.time.Duration;
 import java.time.Instant;
 
+import io.github.delayqueue.TopGroups;
 import io.github.delayqueue.TopicControlState;
 import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.Topics;
@@ -40,6 +41,7 @@ import org.springframework.web.bind.annotation.RestController;
  * <li>{@code GET topics/{topic}/message?id=…}: one message in whatever state (404: none);</li>
  * <li>{@code GET topics/{topic}/waiting?limit=20&cursor=…}: waiting messages by due time, a page at a time;</li>
  * <li>{@code GET topics/{topic}/dead?offset=0&limit=20}: dead letters, oldest first;</li>
+ * <li>{@code GET topics/{topic}/groups?top=20}: the groups with the most messages waiting (bounded);</li>
  * <li>{@code POST topics/{topic}/pause}, {@code …/resume}, {@code …/limits} (JSON {@code ratePerSecond},
  * {@code maxInFlight}; absent or 0: none), {@code POST topics/{topic}/dead/replay[?id=…]} and
  * {@code DELETE topics/{topic}/dead[?id=…]}: writes, refused (403) unless open.</li>
@@ -134,6 +136,17 @@ public class DashboardApiController {
 	public DeadLetterPage deadLetters(@PathVariable String topic, @RequestParam(defaultValue = "0") int offset,
 			@RequestParam(defaultValue = "" + DEFAULT_PAGE) int limit) {
 		return this.browser.deadLetters(topic, offset, limit);
+	}
+
+	/**
+	 * The groups with the most messages waiting, with their messages in flight, pause and weight.
+	 * @param topic the topic
+	 * @param top how many groups (1 to 100)
+	 * @return the groups, the most waiting first
+	 */
+	@GetMapping(TOPIC + "/groups")
+	public TopGroups groups(@PathVariable String topic, @RequestParam(defaultValue = "" + DEFAULT_PAGE) int top) {
+		return this.browser.groups(topic, top);
 	}
 
 	/**

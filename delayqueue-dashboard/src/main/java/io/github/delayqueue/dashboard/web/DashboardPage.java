@@ -128,6 +128,10 @@ final class DashboardPage {
 			.append("<option value=\"604800\">week</option></select></label> ")
 			.append("<span id=\"timeline-note\" class=\"note\"></span></div>\n")
 			.append("<div id=\"timeline\" class=\"timeline\"></div>\n");
+		html.append("<h3>Groups with the most waiting <span id=\"groups-note\" class=\"note\"></span></h3>\n")
+			.append("<table id=\"groups-table\"><thead><tr><th>Group</th><th class=\"num\">Waiting</th>")
+			.append("<th class=\"num\">In flight</th><th class=\"num\">Weight</th><th>State</th></tr></thead>")
+			.append("<tbody id=\"groups-rows\"></tbody></table>\n");
 		html.append("<h3>Look up a message</h3>\n<form id=\"lookup-form\" class=\"controls\">")
 			.append("<input id=\"lookup-id\" placeholder=\"message id\" size=\"40\" required>")
 			.append("<button type=\"submit\" id=\"lookup\">Look up</button></form>\n")

@@ -2,6 +2,7 @@ package io.github.delayqueue.dashboard.web;
 
 import java.util.concurrent.Callable;
 
+import io.github.delayqueue.TopGroups;
 import io.github.delayqueue.TopicControlState;
 import io.github.delayqueue.dashboard.DueTimeline;
 import io.github.delayqueue.dashboard.DueTimeline.Timeline;
@@ -118,6 +119,17 @@ public class ReactiveDashboardApiController {
 	public Mono<DeadLetterPage> deadLetters(@PathVariable String topic, @RequestParam(defaultValue = "0") int offset,
 			@RequestParam(defaultValue = DEFAULT_PAGE) int limit) {
 		return offTheEventLoop(() -> this.api.deadLetters(topic, offset, limit));
+	}
+
+	/**
+	 * The groups with the most messages waiting, with their messages in flight, pause and weight.
+	 * @param topic the topic
+	 * @param top how many groups (1 to 100)
+	 * @return the groups, the most waiting first
+	 */
+	@GetMapping(TOPIC + "/groups")
+	public Mono<TopGroups> groups(@PathVariable String topic, @RequestParam(defaultValue = DEFAULT_PAGE) int top) {
+		return offTheEventLoop(() -> this.api.groups(topic, top));
 	}
 
 	/**

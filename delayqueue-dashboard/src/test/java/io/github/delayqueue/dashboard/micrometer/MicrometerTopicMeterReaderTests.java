@@ -55,6 +55,49 @@ class MicrometerTopicMeterReaderTests {
 	}
 
 	@Test
+	void aTopicWhoseMetersCarryGroupTagsReadsAsTheSumOfItsGroups() {
+		for (String group : new String[] { "acme", "other" }) {
+			Counter.builder("delayqueue.messages.delivered").tag("topic", "tenants").tag("group", group)
+				.register(this.registry).increment(5);
+			Timer lateness = Timer.builder("delayqueue.lateness")
+				.tag("topic", "tenants")
+				.tag("group", group)
+				.publishPercentileHistogram()
+				.minimumExpectedValue(Duration.ofMillis(1))
+				.maximumExpectedValue(Duration.ofMinutes(10))
+				.register(this.registry);
+			for (int i = 0; i < 50; i++) {
+				lateness.record(Duration.ofMillis(group.equals("acme") ? 2 : 700));
+			}
+		}
+
+		MeterReading reading = this.reader.read("tenants");
+
+		assertThat(reading.deliveredTotal()).isEqualTo(10.0);
+		Lateness measured = reading.lateness();
+		assertThat(measured).isNotNull();
+		assertThat(measured.count()).as("both groups' timers").isEqualTo(100);
+		assertThat(measured.p99Millis()).isBetween(600.0, 1100.0);
+		assertThat(measured.maxMillis()).isEqualTo(700.0);
+	}
+
+	@Test
+	void theHistogramsOfATopicsGroupTimersAreAddedUp() {
+		CountAtBucket[] fast = { new CountAtBucket(1_000_000.0, 50), new CountAtBucket(1_000_000_000.0, 50) };
+		CountAtBucket[] slow = { new CountAtBucket(1_000_000.0, 0), new CountAtBucket(1_000_000_000.0, 50) };
+		HistogramSnapshot merged = MicrometerTopicMeterReader.merged(java.util.List.of(
+				new HistogramSnapshot(50, 5e7, 1e6, new ValueAtPercentile[0], fast, null),
+				new HistogramSnapshot(50, 3.5e10, 7e8, new ValueAtPercentile[0], slow, null)));
+
+		assertThat(merged.count()).isEqualTo(100);
+		assertThat(merged.histogramCounts()).extracting(CountAtBucket::count).containsExactly(50.0, 100.0);
+		Lateness lateness = MicrometerTopicMeterReader.lateness(merged);
+		assertThat(lateness).isNotNull();
+		assertThat(lateness.p50Millis()).isEqualTo(1.0);
+		assertThat(lateness.p99Millis()).isEqualTo(1000.0);
+	}
+
+	@Test
 	void aTopicWithoutMetersReadsAsNone() {
 		assertThat(this.reader.read("quiet")).isEqualTo(MeterReading.NONE);
 	}

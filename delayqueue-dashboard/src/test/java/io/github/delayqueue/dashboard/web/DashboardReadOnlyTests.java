@@ -163,6 +163,30 @@ class DashboardReadOnlyTests {
 	}
 
 	@Test
+	void listsTheGroupsWithTheMostWaiting() {
+		Http http = new Http(this.port);
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 9; i++) {
+			requests.add(ScheduleRequest.builder("ro-groups", i)
+				.group((i < 6) ? "acme" : "globex")
+				.delay(Duration.ofMinutes(10))
+				.build());
+		}
+		this.queue.scheduleAll(requests);
+
+		JsonNode top = http.get("/delayqueue/api/topics/ro-groups/groups?top=5").json();
+
+		assertThat(top.get("complete").asBoolean()).isTrue();
+		assertThat(top.get("groups").size()).isEqualTo(2);
+		assertThat(top.get("groups").get(0).get("group").asString()).isEqualTo("acme");
+		assertThat(top.get("groups").get(0).get("waiting").asLong()).isEqualTo(6);
+		assertThat(top.get("groups").get(0).get("inFlight").asLong()).isZero();
+		assertThat(top.get("groups").get(1).get("waiting").asLong()).isEqualTo(3);
+		assertThat(http.get("/delayqueue/api/topics/ro-groups/groups?top=101").status()).isEqualTo(400);
+		assertThat(http.get("/delayqueue").body()).contains("id=\"groups-rows\"");
+	}
+
+	@Test
 	void listsDeadLettersWithTheirLastError() {
 		Http http = new Http(this.port);
 		deadLetter("ro-letters", "x-1");

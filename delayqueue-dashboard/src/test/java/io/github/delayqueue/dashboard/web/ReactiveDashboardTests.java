@@ -162,6 +162,12 @@ class ReactiveDashboardTests {
 		assertThat(get("/delayqueue/api/topics/rx-api/timeline?seconds=3600").get("buckets").size()).isPositive();
 		this.client.get().uri("/delayqueue/api/topics/rx-api/timeline?seconds=1").exchange().expectStatus().isBadRequest();
 		assertThat(get("/delayqueue/api/overview").get("writable").asBoolean()).isFalse();
+
+		this.queue.schedule(ScheduleRequest.builder("rx-api", 2).group("acme").delay(Duration.ofMinutes(20)).build());
+		JsonNode groups = get("/delayqueue/api/topics/rx-api/groups?top=5");
+		assertThat(groups.get("groups").get(0).get("group").asString()).isEqualTo("acme");
+		assertThat(groups.get("groups").get(0).get("waiting").asLong()).isEqualTo(1);
+		this.client.get().uri("/delayqueue/api/topics/rx-api/groups?top=0").exchange().expectStatus().isBadRequest();
 	}
 
 	@Test

@@ -7,6 +7,7 @@ import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.MessagePriorities.PriorityMode;
 import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.TopGroups;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.docs.model.Reminder;
 
@@ -48,6 +49,16 @@ class FairDeliverySnippets {
 
 		admin.setPriorityMode("reminders", PriorityMode.STRICT);   // or WEIGHTED, the default
 		// end::priorities[]
+	}
+
+	void top() {
+		// tag::top[]
+		TopGroups top = admin.topGroups("reminders", 20);   // the 20 groups with the most messages waiting
+		for (TopGroups.GroupCount group : top.groups()) {
+			System.out.printf("%s: %d waiting, %d in flight, paused: %b%n", group.group(), group.waiting(),
+					group.inFlight(), group.paused());
+		}
+		// end::top[]
 	}
 
 	static class Listener {
