@@ -29,7 +29,8 @@ import org.springframework.util.Assert;
  * and what became of the message. Make a factory record with {@link #recording(DelayedListenerContainerFactory)}
  * (the test auto-configuration does it for every container factory bean); its containers then run their listeners
  * through the recorder and report to it beside their own monitor, which keeps working. Nothing changes in what the
- * listeners do or in how the queue treats their messages.
+ * listeners do or in how the queue treats their messages: a listener whose work completes later stays asynchronous (no
+ * thread waits for its work, its in-flight bound applies), and its call is recorded once the work has completed.
  * <p>
  * A message that cannot be read as the listener's payload type never reaches the listener, so it is not recorded:
  * it is among the topic's dead letters.
@@ -137,6 +138,7 @@ public final class ListenerRecorder {
 			.anyMatch((advisor) -> advisor.getAdvice() instanceof RecordingAdvice advice && advice.recorder() == this);
 	}
 
+	/** A listener was called: its call is recorded, running. */
 	RecordedCall started(DeliveredMessage message, @Nullable Object payload, boolean async) {
 		RecordedCall call = new RecordedCall(message, payload, async);
 		synchronized (this.calls) {
@@ -158,22 +160,21 @@ public final class ListenerRecorder {
 	 * exception; or of an asynchronous call whose work completed, matched by what it failed with (a success by none).
 	 */
 	private void reported(String topic, DelayQueueMonitor.Outcome outcome, @Nullable Throwable exception) {
-		boolean timedOut = exception instanceof HandlerTimeoutException;
-		if (exception != null && !timedOut && settleAsync(topic, outcome, exception)) {
+		if (exception != null && !(exception instanceof HandlerTimeoutException)
+				&& settleAsync(topic, outcome, exception)) {
 			return;
 		}
 		RecordedCall call = this.unreported.get();
-		// settled already: an asynchronous call that failed before its work existed, matched above
-		if (call != null && !call.isSettled()) {
+		if (call != null) {
 			this.unreported.remove();
-			if (call.topic().equals(topic) && (exception != null) == call.hasFailed()) {
-				call.report(outcome, exception);
-				return;
+			// settled already: an asynchronous call that failed before its work existed, matched above
+			if (!call.isSettled()) {
+				if (call.topic().equals(topic) && (exception != null) == call.hasFailed()) {
+					call.report(outcome, exception);
+					return;
+				}
+				call.abandon();
 			}
-			call.abandon();
-		}
-		else if (call != null) {
-			this.unreported.remove();
 		}
 		if (exception instanceof HandlerTimeoutException timeout) {
 			// reported by the container's timer while the listener still runs (it is being interrupted), or as an
