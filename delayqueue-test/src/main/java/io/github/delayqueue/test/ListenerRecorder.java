@@ -8,13 +8,9 @@ import java.util.List;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.config.DelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpoint;
-import io.github.delayqueue.listener.AsyncDelayedMessageHandler;
 import io.github.delayqueue.listener.ContainerProperties;
 import io.github.delayqueue.listener.DelayedListenerContainer;
-import io.github.delayqueue.listener.DelayedMessageHandler;
 import io.github.delayqueue.listener.HandlerTimeoutException;
-import io.github.delayqueue.listener.ListenerOptions;
-import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -217,58 +213,13 @@ public final class ListenerRecorder {
 					|| !(arguments[0] instanceof DelayedListenerEndpoint endpoint)) {
 				return invocation.proceed();
 			}
-			arguments[0] = this.recorder.new RecordingEndpoint(endpoint);
+			arguments[0] = new RecordingEndpoint(this.recorder, endpoint);
 			Object container = invocation.proceed();
 			if (container instanceof DelayedListenerContainer made) {
 				ContainerProperties properties = made.getContainerProperties();
 				properties.setMonitor(this.recorder.new RecordingMonitor(properties.getMonitor()));
 			}
 			return container;
-		}
-
-	}
-
-	/** An endpoint whose registration runs its handler through the recorder. */
-	private final class RecordingEndpoint implements DelayedListenerEndpoint {
-
-		private final DelayedListenerEndpoint delegate;
-
-		RecordingEndpoint(DelayedListenerEndpoint delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public String getId() {
-			return this.delegate.getId();
-		}
-
-		@Override
-		public String getTopic() {
-			return this.delegate.getTopic();
-		}
-
-		@Override
-		public @Nullable Boolean getAutoStartup() {
-			return this.delegate.getAutoStartup();
-		}
-
-		@Override
-		public ListenerRegistration<?> createRegistration(ListenerOptions defaults) {
-			return recording(this.delegate.createRegistration(defaults));
-		}
-
-		private <T> ListenerRegistration<T> recording(ListenerRegistration<T> registration) {
-			DelayedMessageHandler<T> handler = registration.handler();
-			DelayedMessageHandler<T> recording = (handler instanceof AsyncDelayedMessageHandler<T> async)
-					? new RecordingAsyncHandler<>(ListenerRecorder.this, async)
-					: new RecordingHandler<>(ListenerRecorder.this, handler);
-			return new ListenerRegistration<>(registration.topic(), registration.payloadType(), recording,
-					registration.options());
-		}
-
-		@Override
-		public String toString() {
-			return this.delegate.toString();
 		}
 
 	}
