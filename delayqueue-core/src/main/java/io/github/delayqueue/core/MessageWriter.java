@@ -101,6 +101,11 @@ final class MessageWriter implements TransactionalWrites.Target {
 		return !this.observationRegistry.isNoop();
 	}
 
+	/** The observation current on this thread in the writer's registry, if any. */
+	@Nullable Observation currentObservation() {
+		return this.observationRegistry.getCurrentObservation();
+	}
+
 	void setObservationConvention(@Nullable DelayQueueScheduleObservationConvention observationConvention) {
 		this.observationConvention = observationConvention;
 	}

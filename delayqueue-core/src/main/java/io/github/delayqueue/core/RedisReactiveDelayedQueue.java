@@ -16,8 +16,10 @@ import io.github.delayqueue.ReplaceResult;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.Topics;
+import io.micrometer.observation.Observation;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
 
 import org.springframework.util.Assert;
 
@@ -25,12 +27,19 @@ import org.springframework.util.Assert;
  * The {@link ReactiveDelayedQueue} on Redis: a {@link RedisDelayedQueue}'s non-blocking operations (its
  * {@link RedisDelayedQueue#async() asynchronous view}, so the same writer, payload limit, partitioning, metrics and
  * observation), as Reactor publishers that act when subscribed to, and follow the reactive transaction of the
- * subscriber's context. Outside a reactive transaction, a subscription made inside a transaction of the subscribing
+ * subscriber's context. A schedule continues the trace of the observation in the subscriber's context (where WebFlux
+ * keeps the request's), so the trace travels across the delay to the listener as it does from a blocking call. Outside a reactive transaction, a subscription made inside a transaction of the subscribing
  * thread follows that one, as the asynchronous view does.
  *
  * @since 0.3.0
  */
 public class RedisReactiveDelayedQueue implements ReactiveDelayedQueue {
+
+	/**
+	 * The key of the current observation in a Reactor context: {@code ObservationThreadLocalAccessor.KEY}, spelt
+	 * here so that the context-propagation library need not be on the class path.
+	 */
+	private static final String OBSERVATION_KEY = "micrometer.observation";
 
 	private final RedisDelayedQueue queue;
 
@@ -73,10 +82,10 @@ public class RedisReactiveDelayedQueue implements ReactiveDelayedQueue {
 
 	@Override
 	public Mono<Boolean> schedule(String topic, String id, Object payload, Duration delay) {
-		return Mono.defer(() -> {
+		return Mono.deferContextual((context) -> {
 			ScheduleRequest request = ScheduleRequest.builder(topic, payload).id(id).delay(delay).build();
 			return refusedInTransaction("schedule(topic, id, payload, delay)", "schedule(ScheduleRequest)",
-					() -> this.async.schedule(request).thenApply(ScheduleResult::scheduled));
+					() -> inScope(context, () -> this.async.schedule(request)).thenApply(ScheduleResult::scheduled));
 		});
 	}
 
@@ -97,16 +106,16 @@ public class RedisReactiveDelayedQueue implements ReactiveDelayedQueue {
 	}
 
 	private Mono<List<ScheduleResult>> scheduled(List<ScheduleRequest> requests) {
-		return this.transactions.current().flatMap((transaction) -> {
+		return Mono.deferContextual((context) -> this.transactions.current().flatMap((transaction) -> {
 			if (transaction.isEmpty()) {
-				return fromFuture(() -> this.async.scheduleAll(requests));
+				return fromFuture(() -> inScope(context, () -> this.async.scheduleAll(requests)));
 			}
 			// validated and prepared now, before the commit; written after it
-			MessageWriter.Prepared prepared = this.queue.writer().prepareAll(requests);
+			MessageWriter.Prepared prepared = inScope(context, () -> this.queue.writer().prepareAll(requests));
 			List<String> topics = requests.stream().map(ScheduleRequest::topic).distinct().toList();
 			return fromFuture(() -> prepared.endWith(this.queue.router().checkAsync(topics)))
 				.then(Mono.fromSupplier(() -> transaction.get().schedule(requests, prepared.messages())));
-		});
+		}));
 	}
 
 	@Override
@@ -153,22 +162,24 @@ public class RedisReactiveDelayedQueue implements ReactiveDelayedQueue {
 
 	@Override
 	public Mono<ReplaceResult> scheduleOrReplace(ScheduleRequest request) {
-		return Mono.defer(() -> {
+		return Mono.deferContextual((context) -> {
 			checkReplace(request);
 			return refusedInTransaction("scheduleOrReplace(request)", "scheduleOrReplaceAfterCommit(request)",
-					() -> this.async.scheduleOrReplace(request));
+					() -> inScope(context, () -> this.async.scheduleOrReplace(request)));
 		});
 	}
 
 	@Override
 	public Mono<CompletionStage<ReplaceResult>> scheduleOrReplaceAfterCommit(ScheduleRequest request) {
-		return Mono.defer(() -> {
+		return Mono.deferContextual((context) -> {
 			checkReplace(request);
 			return this.transactions.current().flatMap((transaction) -> {
 				if (transaction.isEmpty()) {
-					return outsideReactiveTransaction(() -> this.async.scheduleOrReplaceAfterCommit(request));
+					return outsideReactiveTransaction(
+							() -> inScope(context, () -> this.async.scheduleOrReplaceAfterCommit(request)));
 				}
-				MessageWriter.Prepared prepared = this.queue.writer().prepareAll(List.of(request));
+				MessageWriter.Prepared prepared = inScope(context,
+						() -> this.queue.writer().prepareAll(List.of(request)));
 				return fromFuture(() -> prepared.endWith(this.queue.router().checkAsync(request.topic())))
 					.then(Mono.fromSupplier(
 							() -> transaction.get().replace(request.topic(), prepared.messages().get(0))));
@@ -184,6 +195,23 @@ public class RedisReactiveDelayedQueue implements ReactiveDelayedQueue {
 	@Override
 	public Mono<MessageInfo> lookup(String topic, String id) {
 		return fromFuture(() -> this.async.lookup(topic, id)).flatMap(Mono::justOrEmpty);
+	}
+
+	/**
+	 * Makes a call that starts schedule observations inside the scope of the subscriber's observation, which a
+	 * reactive application carries in the Reactor context rather than in a thread local (as WebFlux's server
+	 * observation and WebClient do): the schedule continues the subscriber's trace, as a blocking call continues the
+	 * calling thread's.
+	 */
+	private <T> T inScope(ContextView context, Supplier<T> call) {
+		Object parent = context.getOrDefault(OBSERVATION_KEY, null);
+		if (!(parent instanceof Observation observation) || observation.isNoop() || !this.queue.writer().isObserved()
+				|| this.queue.writer().currentObservation() == observation) {
+			return call.get();
+		}
+		try (Observation.Scope scope = observation.openScope()) {
+			return call.get();
+		}
 	}
 
 	private <T> Mono<T> refusedInTransaction(String method, String instead, Supplier<CompletableFuture<T>> call) {

@@ -85,7 +85,7 @@ final class ListenerInvoker {
 			payload = this.converter.read(stored.payload(), this.registration.payloadType());
 		}
 		catch (Throwable ex) {
-			return new Result(delivered, unwrap(ex), false, null);
+			return new Result(delivered, unwrap(ex), false, null, Observation.NOOP);
 		}
 		Observation observation = observation(delivered);
 		if (this.registration.handler() instanceof AsyncDelayedMessageHandler<Object> async) {
@@ -93,10 +93,10 @@ final class ListenerInvoker {
 		}
 		try {
 			call(observation, payload, delivered);
-			return new Result(delivered, null, !observation.isNoop(), null);
+			return new Result(delivered, null, !observation.isNoop(), null, observation);
 		}
 		catch (Throwable ex) {
-			return new Result(delivered, unwrap(ex), !observation.isNoop(), null);
+			return new Result(delivered, unwrap(ex), !observation.isNoop(), null, observation);
 		}
 	}
 
@@ -124,18 +124,19 @@ final class ListenerInvoker {
 				observation.error(failure);
 				observation.stop();
 			}
-			return new Result(delivered, failure, observed, null);
+			return new Result(delivered, failure, observed, null, observation);
 		}
 		CompletableFuture<?> pending = work.toCompletableFuture();
 		if (observed) {
 			pending.whenComplete((value, failure) -> {
-				if (failure != null) {
+				// a handler timeout cancels the work and has said so already
+				if (failure != null && observation.getContext().getError() == null) {
 					observation.error(completionCause(failure));
 				}
 				observation.stop();
 			});
 		}
-		return new Result(delivered, null, observed, pending);
+		return new Result(delivered, null, observed, pending, observation);
 	}
 
 	/** What a completed stage failed with, without the wrapper a dependent stage adds. */
@@ -205,9 +206,11 @@ final class ListenerInvoker {
 	 * @param observed whether the call ran in an observation (which may time it)
 	 * @param pending the work of a handler that completes later, started without a failure; {@code null} for a
 	 * blocking handler, whose outcome is known
+	 * @param observation the call's observation ({@link Observation#NOOP} if none); a handler's work that completes
+	 * later ends it as it completes
 	 */
 	record Result(DeliveredMessage delivered, @Nullable Throwable failure, boolean observed,
-			@Nullable CompletableFuture<?> pending) {
+			@Nullable CompletableFuture<?> pending, Observation observation) {
 	}
 
 }

@@ -264,11 +264,13 @@ final class MessageRunner {
 			failure = outcomeOf(pending);
 		}
 		if (failure instanceof TimeoutException && !pending.isDone()) {
-			// the handler timeout: the work is cancelled, and fails as a timed-out blocking handler does
-			pending.cancel(true);
+			// the handler timeout: the work is cancelled, and fails as a timed-out blocking handler does (its
+			// observation ends with the timeout, not with the cancellation it causes)
 			Duration timeout = this.options.handlerTimeout();
 			failure = new HandlerTimeoutException(this.topic, delivery.message().id(),
 					(timeout != null) ? timeout : Duration.ZERO);
+			result.observation().error(failure);
+			pending.cancel(true);
 			logger.warn("{}; its work is cancelled and it is attempted again (or dead-lettered)", failure.getMessage());
 			monitorTimedOut();
 		}

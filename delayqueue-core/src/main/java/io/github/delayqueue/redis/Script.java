@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -21,7 +22,7 @@ import org.springframework.util.StreamUtils;
 /**
  * One of the store's Lua scripts: the sections of the shared prelude it uses, followed by its own text, all fixed
  * resources read once. A script names the sections it uses on its first line ({@code -- uses: buckets, leases});
- * the {@code base} section is always in. Leaving the others out keeps each call from defining helpers it never
+ * the {@code base} section is always in, unless the line says {@code -- uses: none} (a script whole by itself). Leaving the others out keeps each call from defining helpers it never
  * calls (every call of a script runs its whole text). Runs with {@code EVALSHA}, and with {@code EVAL} when the
  * server does not know the script yet (after a restart or {@code SCRIPT FLUSH}), which also loads it for the next
  * call.
@@ -29,6 +30,9 @@ import org.springframework.util.StreamUtils;
 final class Script {
 
 	private static final String SECTION = "-- @section ";
+
+	/** What a script that uses no part of the prelude, not even {@code base}, names on its {@code -- uses:} line. */
+	private static final String NONE = "none";
 
 	private static final Map<String, String> SECTIONS = sections(read("prelude"));
 
@@ -53,8 +57,12 @@ final class Script {
 		Assert.state(uses.startsWith("-- uses:"), () -> "Script " + name + " must start with a '-- uses:' line");
 		Set<String> used = Arrays.stream(uses.substring("-- uses:".length()).split(","))
 			.map(String::trim)
-			.filter(SECTIONS::containsKey)
-			.collect(Collectors.toSet());
+			.collect(Collectors.toCollection(HashSet::new));
+		if (used.equals(Set.of(NONE))) {
+			// a script that is whole by itself (one whose every call must be as short as it can be)
+			return new Script(name, body);
+		}
+		used.retainAll(SECTIONS.keySet());
 		StringBuilder text = new StringBuilder();
 		SECTIONS.forEach((section, code) -> {
 			if (section.equals("base") || used.contains(section)) {

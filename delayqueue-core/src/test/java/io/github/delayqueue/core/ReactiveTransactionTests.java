@@ -16,6 +16,10 @@ import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.support.DelayQueueMonitor;
+import io.github.delayqueue.support.micrometer.DelayedMessageSenderContext;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import io.r2dbc.h2.H2ConnectionConfiguration;
 import io.r2dbc.h2.H2ConnectionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -109,6 +113,50 @@ class ReactiveTransactionTests {
 		assertThat(result.get().outcome().toCompletableFuture()).as("the transaction completed once written")
 			.isCompletedWithValue(true);
 		assertThat(this.queue.lookup("order-timeout", "o-1")).isPresent();
+	}
+
+	@Test
+	void aMessageScheduledInAReactiveTransactionContinuesTheSubscribersTraceAndIsCounted() {
+		ObservationRegistry observations = ObservationRegistry.create();
+		List<Observation.Context> started = new CopyOnWriteArrayList<>();
+		observations.observationConfig().observationHandler(new ObservationHandler<>() {
+
+			@Override
+			public void onStart(Observation.Context context) {
+				started.add(context);
+			}
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return true;
+			}
+
+		});
+		this.queue.setObservationRegistry(observations);
+		Map<String, Integer> scheduled = new ConcurrentHashMap<>();
+		this.queue.setMonitor(new DelayQueueMonitor() {
+
+			@Override
+			public void scheduled(String topic, int count) {
+				scheduled.merge(topic, count, Integer::sum);
+			}
+
+		});
+		Observation request = Observation.start("request", observations);
+
+		insert("o-t")
+			.then(this.reactive.schedule(ScheduleRequest.builder("order-timeout", "o-t").id("o-t")
+				.delay(Duration.ofMinutes(30)).build()))
+			.as(this.transaction::transactional)
+			.contextWrite((context) -> context.put("micrometer.observation", request))
+			.block(TIMEOUT);
+		request.stop();
+
+		assertThat(started).filteredOn((context) -> context instanceof DelayedMessageSenderContext)
+			.singleElement()
+			.satisfies((context) -> assertThat(context.getParentObservation()).isSameAs(request));
+		assertThat(this.queue.lookup("order-timeout", "o-t")).as("written after the commit").isPresent();
+		assertThat(scheduled).containsEntry("order-timeout", 1);
 	}
 
 	@Test

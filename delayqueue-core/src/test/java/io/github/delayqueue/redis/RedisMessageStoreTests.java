@@ -616,6 +616,48 @@ class RedisMessageStoreTests {
 	}
 
 	@Test
+	void loneSchedulesGrowTheBucketsAsBatchesDoAndEveryScriptFindsTheirEnvelopes() {
+		// one message per call takes the short script (schedule-one.lua), which places ids and splits buckets itself:
+		// the prelude's bodyOf (batches, claims, cancels) must find every envelope where it put them
+		for (int i = 0; i < 1000; i++) {
+			schedule("s-" + i, "p" + i);
+		}
+		int buckets = Integer.parseInt(redis.get().call("HGET", key("meta"), "buckets"));
+		assertThat(buckets).isBetween(20, 30);
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < buckets; i++) {
+			String bucket = key("body:" + i);
+			assertThat(Integer.parseInt(redis.get().call("HLEN", bucket))).isBetween(1, 128);
+			assertThat(redis.get().call("OBJECT", "ENCODING", bucket)).isEqualTo("listpack");
+			ids.addAll(List.of(redis.get().call("HKEYS", bucket).split("\n")));
+		}
+		assertThat(ids).hasSize(1000).doesNotHaveDuplicates();
+		// a batch (schedule.lua) sees each id as existing, and so does a lone call
+		List<NewMessage> again = new ArrayList<>();
+		for (int i = 0; i < 1000; i += 50) {
+			again.add(message("s-" + i, DueTime.in(0), "again"));
+		}
+		assertThat(this.store.messages().schedule(TOPIC, again)).hasSize(20).containsOnly(false);
+		assertThat(this.store.messages().schedule(TOPIC, List.of(message("s-999", DueTime.in(0), "again"))))
+			.containsExactly(false);
+		assertThat(this.store.messages().cancel(TOPIC, "s-500")).isTrue();
+		List<Lease> leases = new ArrayList<>();
+		Claim claim;
+		do {
+			claim = this.store.leases().claim(TOPIC, 100, LEASE, 10);
+			claim.messages().forEach((message) -> {
+				assertThat(message.message().payload()).isEqualTo(bytes("p" + message.id().substring(2)));
+				leases.add(message.lease());
+			});
+		}
+		while (!claim.messages().isEmpty());
+		assertThat(leases).hasSize(999);
+		assertThat(this.store.leases().ack(TOPIC, leases)).isEqualTo(999);
+		assertThat(claim.buried()).isZero();
+		assertThat(this.store.deadLetters().list(TOPIC, 0, 10)).isEmpty();
+	}
+
+	@Test
 	void aBatchStoresEachNewIdOnceAndKeepsTheFirstOfADuplicate() {
 		schedule("exists", "old");
 		List<NewMessage> batch = new ArrayList<>();

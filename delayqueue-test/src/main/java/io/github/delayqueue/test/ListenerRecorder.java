@@ -10,10 +10,7 @@ import io.github.delayqueue.config.DelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpoint;
 import io.github.delayqueue.listener.ContainerProperties;
 import io.github.delayqueue.listener.DelayedListenerContainer;
-import io.github.delayqueue.listener.DelayedMessageHandler;
 import io.github.delayqueue.listener.HandlerTimeoutException;
-import io.github.delayqueue.listener.ListenerOptions;
-import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -28,7 +25,8 @@ import org.springframework.util.Assert;
  * and what became of the message. Make a factory record with {@link #recording(DelayedListenerContainerFactory)}
  * (the test auto-configuration does it for every container factory bean); its containers then run their listeners
  * through the recorder and report to it beside their own monitor, which keeps working. Nothing changes in what the
- * listeners do or in how the queue treats their messages.
+ * listeners do or in how the queue treats their messages: a listener whose work completes later stays asynchronous (no
+ * thread waits for its work, its in-flight bound applies), and its call is recorded once the work has completed.
  * <p>
  * A message that cannot be read as the listener's payload type never reaches the listener, so it is not recorded:
  * it is among the topic's dead letters.
@@ -38,9 +36,9 @@ import org.springframework.util.Assert;
 public final class ListenerRecorder {
 
 	/** The call this thread's container has not reported yet: it reports on the thread that ran the listener. */
-	private final ThreadLocal<Call> unreported = new ThreadLocal<>();
+	private final ThreadLocal<RecordedCall> unreported = new ThreadLocal<>();
 
-	private final List<Call> calls = new ArrayList<>();
+	private final List<RecordedCall> calls = new ArrayList<>();
 
 	/**
 	 * Creates a recorder that has recorded nothing.
@@ -54,7 +52,7 @@ public final class ListenerRecorder {
 	 */
 	public List<ReceivedMessage> received() {
 		synchronized (this.calls) {
-			return this.calls.stream().filter(Call::hasReturned).map(Call::received).toList();
+			return this.calls.stream().filter(RecordedCall::hasFinished).map(RecordedCall::received).toList();
 		}
 	}
 
@@ -67,8 +65,8 @@ public final class ListenerRecorder {
 		Assert.notNull(topic, "Topic must not be null");
 		synchronized (this.calls) {
 			return this.calls.stream()
-				.filter((call) -> call.topic.equals(topic) && call.hasReturned())
-				.map(Call::received)
+				.filter((call) -> call.topic().equals(topic) && call.hasFinished())
+				.map(RecordedCall::received)
 				.toList();
 		}
 	}
@@ -104,8 +102,8 @@ public final class ListenerRecorder {
 	List<String> unsettled(String topic) {
 		synchronized (this.calls) {
 			return this.calls.stream()
-				.filter((call) -> call.topic.equals(topic) && !call.isSettled())
-				.map(Call::toString)
+				.filter((call) -> call.topic().equals(topic) && !call.isSettled())
+				.map(RecordedCall::toString)
 				.toList();
 		}
 	}
@@ -136,34 +134,73 @@ public final class ListenerRecorder {
 			.anyMatch((advisor) -> advisor.getAdvice() instanceof RecordingAdvice advice && advice.recorder() == this);
 	}
 
-	private Call started(DeliveredMessage message, @Nullable Object payload) {
-		Call call = new Call(message, payload);
+	/** A listener was called: its call is recorded, running. */
+	RecordedCall started(DeliveredMessage message, @Nullable Object payload, boolean async) {
+		RecordedCall call = new RecordedCall(message, payload, async);
 		synchronized (this.calls) {
 			this.calls.add(call);
 		}
 		return call;
 	}
 
+	/** A call finished on this thread (a listener returned or threw): its container reports it here next. */
+	void finishedOnThisThread(RecordedCall call, @Nullable Throwable failure) {
+		if (call.finished(failure)) {
+			this.unreported.set(call);
+		}
+	}
+
+	/**
+	 * A container reported an outcome: of the call that finished on this thread (a blocking listener's, or an
+	 * asynchronous one that failed before its work existed); of a call whose handler timed out, named in the
+	 * exception; or of an asynchronous call whose work completed, matched by what it failed with (a success by none).
+	 */
 	private void reported(String topic, DelayQueueMonitor.Outcome outcome, @Nullable Throwable exception) {
-		Call call = this.unreported.get();
+		if (exception != null && !(exception instanceof HandlerTimeoutException)
+				&& settleAsync(topic, outcome, exception)) {
+			return;
+		}
+		RecordedCall call = this.unreported.get();
 		if (call != null) {
 			this.unreported.remove();
-			if (call.topic.equals(topic) && (exception != null) == call.hasFailed()) {
-				call.report(outcome, exception);
-				return;
+			// settled already: an asynchronous call that failed before its work existed, matched above
+			if (!call.isSettled()) {
+				if (call.topic().equals(topic) && (exception != null) == call.hasFailed()) {
+					call.report(outcome, exception);
+					return;
+				}
+				call.abandon();
 			}
-			call.abandon();
 		}
 		if (exception instanceof HandlerTimeoutException timeout) {
-			// reported by the container's timer while the listener still runs (it is being interrupted)
+			// reported by the container's timer while the listener still runs (it is being interrupted), or as an
+			// asynchronous listener's work is cancelled
 			synchronized (this.calls) {
 				this.calls.stream()
-					.filter((running) -> running.topic.equals(topic) && running.isRunning()
-							&& String.valueOf(timeout.getMessage()).contains("'" + running.message.id() + "'"))
+					.filter((running) -> running.topic().equals(topic)
+							&& (running.isRunning() || (running.isAsync() && !running.isSettled()))
+							&& String.valueOf(timeout.getMessage()).contains("'" + running.id() + "'"))
 					.findFirst()
 					.ifPresent((running) -> running.report(outcome, timeout));
 			}
+			return;
 		}
+		if (exception == null) {
+			settleAsync(topic, outcome, null);
+		}
+	}
+
+	/** Reports the outcome of the first asynchronous call of the topic that completed as reported and awaits it. */
+	private boolean settleAsync(String topic, DelayQueueMonitor.Outcome outcome, @Nullable Throwable exception) {
+		synchronized (this.calls) {
+			for (RecordedCall call : this.calls) {
+				if (call.topic().equals(topic) && call.awaitsReport(exception)) {
+					call.report(outcome, exception);
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	/** Makes a factory's containers record: their endpoints' handlers and their monitors go through the recorder. */
@@ -176,88 +213,13 @@ public final class ListenerRecorder {
 					|| !(arguments[0] instanceof DelayedListenerEndpoint endpoint)) {
 				return invocation.proceed();
 			}
-			arguments[0] = this.recorder.new RecordingEndpoint(endpoint);
+			arguments[0] = new RecordingEndpoint(this.recorder, endpoint);
 			Object container = invocation.proceed();
 			if (container instanceof DelayedListenerContainer made) {
 				ContainerProperties properties = made.getContainerProperties();
 				properties.setMonitor(this.recorder.new RecordingMonitor(properties.getMonitor()));
 			}
 			return container;
-		}
-
-	}
-
-	/** An endpoint whose registration runs its handler through the recorder. */
-	private final class RecordingEndpoint implements DelayedListenerEndpoint {
-
-		private final DelayedListenerEndpoint delegate;
-
-		RecordingEndpoint(DelayedListenerEndpoint delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public String getId() {
-			return this.delegate.getId();
-		}
-
-		@Override
-		public String getTopic() {
-			return this.delegate.getTopic();
-		}
-
-		@Override
-		public @Nullable Boolean getAutoStartup() {
-			return this.delegate.getAutoStartup();
-		}
-
-		@Override
-		public ListenerRegistration<?> createRegistration(ListenerOptions defaults) {
-			return recording(this.delegate.createRegistration(defaults));
-		}
-
-		private <T> ListenerRegistration<T> recording(ListenerRegistration<T> registration) {
-			return new ListenerRegistration<>(registration.topic(), registration.payloadType(),
-					new RecordingHandler<>(registration.handler()), registration.options());
-		}
-
-		@Override
-		public String toString() {
-			return this.delegate.toString();
-		}
-
-	}
-
-	/** Runs a listener and records the call. */
-	private final class RecordingHandler<T> implements DelayedMessageHandler<T> {
-
-		private final DelayedMessageHandler<T> delegate;
-
-		RecordingHandler(DelayedMessageHandler<T> delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public void handle(T payload, DeliveredMessage message) throws Exception {
-			Call call = started(message, payload);
-			Throwable failure = null;
-			try {
-				this.delegate.handle(payload, message);
-			}
-			catch (Exception | Error ex) {
-				failure = ex;
-				throw ex;
-			}
-			finally {
-				if (call.returned(failure)) {
-					ListenerRecorder.this.unreported.set(call);
-				}
-			}
-		}
-
-		@Override
-		public String toString() {
-			return this.delegate.toString();
 		}
 
 	}
@@ -307,7 +269,7 @@ public final class ListenerRecorder {
 
 		/** A new delivery on this thread: a call left unreported before it never will be. */
 		private void newDelivery() {
-			Call stale = ListenerRecorder.this.unreported.get();
+			RecordedCall stale = ListenerRecorder.this.unreported.get();
 			if (stale != null) {
 				ListenerRecorder.this.unreported.remove();
 				stale.abandon();
@@ -351,78 +313,6 @@ public final class ListenerRecorder {
 		@Override
 		public String toString() {
 			return "RecordingMonitor[" + this.delegate + "]";
-		}
-
-	}
-
-	/** One listener call: running, returned (its outcome not reported yet), reported, or abandoned unreported. */
-	private static final class Call {
-
-		private final String topic;
-
-		private final DeliveredMessage message;
-
-		private final @Nullable Object payload;
-
-		private @Nullable Throwable failure;
-
-		private DelayQueueMonitor.@Nullable Outcome outcome;
-
-		private boolean returned;
-
-		private boolean settled;
-
-		Call(DeliveredMessage message, @Nullable Object payload) {
-			this.topic = message.topic();
-			this.message = message;
-			this.payload = payload;
-		}
-
-		/** The listener returned or threw; whether the outcome is still to be reported. */
-		synchronized boolean returned(@Nullable Throwable failure) {
-			this.returned = true;
-			if (this.failure == null) {
-				this.failure = failure;
-			}
-			return !this.settled;
-		}
-
-		synchronized void report(DelayQueueMonitor.Outcome outcome, @Nullable Throwable exception) {
-			this.outcome = outcome;
-			if (exception != null) {
-				this.failure = exception;
-			}
-			this.settled = true;
-		}
-
-		synchronized void abandon() {
-			this.settled = true;
-		}
-
-		synchronized boolean hasFailed() {
-			return this.failure != null;
-		}
-
-		synchronized boolean isRunning() {
-			return !this.returned;
-		}
-
-		synchronized boolean hasReturned() {
-			return this.returned;
-		}
-
-		synchronized boolean isSettled() {
-			return this.returned && this.settled;
-		}
-
-		synchronized ReceivedMessage received() {
-			return new ReceivedMessage(this.message, this.payload, this.failure, this.outcome);
-		}
-
-		@Override
-		public synchronized String toString() {
-			return "message '" + this.message.id() + "' (attempt " + this.message.attempt() + "): "
-					+ (this.returned ? "its listener returned, its outcome not reported yet" : "its listener runs");
 		}
 
 	}
