@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -12,6 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import io.github.delayqueue.MessagePage;
@@ -52,6 +54,12 @@ final class ProductionSize {
 	private static final int MAX_REDISSON_BACKLOG = 100_000;
 
 	private static final int PAGE = 100;
+
+	/** The messages due at once among those waiting whose claims are measured. */
+	private static final int CLAIMED = 10_000;
+
+	/** The requests timed per figure of the dashboard over HTTP. */
+	private static final int DASHBOARD_SAMPLES = 50;
 
 	private static final int DEEP_PAGE = 10_000;
 
@@ -154,6 +162,19 @@ final class ProductionSize {
 			figures.timelineWeek = latency(samples, (i) -> queueAdmin.countDue(DelayQueueSystem.TOPIC, Instant.now(),
 					Instant.now().plus(Duration.ofDays(7)), 28));
 			figures.stats = latency(samples, (i) -> queueAdmin.stats(DelayQueueSystem.TOPIC));
+
+			// the dashboard as users run it: its page and the reads of its API, over HTTP
+			try (DashboardTimings dashboard = new DashboardTimings(this.host, this.port)) {
+				figures.dashboard = dashboard.time(DelayQueueSystem.TOPIC, waiting.get(size / 2).id(),
+						DASHBOARD_SAMPLES);
+			}
+			log("delayqueue", size, "dashboard over HTTP: " + figures.dashboard);
+
+			// claims with the topic full: messages due now among the waiting, drained by one consumer of 8 handlers
+			claims(figures, system, (handler) -> system.consume(DelayQueueSystem.TOPIC, Workloads.CONSUMER_THREADS,
+					handler));
+			log("delayqueue", size, "claimed " + CLAIMED + " due among the waiting at " + Math.round(figures.claimRate)
+					+ " msgs/s");
 
 			// paging by cursor to page 10,000 (or the last page of a smaller topic): every page costs the same
 			Watch paging = watch();
@@ -311,6 +332,11 @@ final class ProductionSize {
 			figures.cancel = bounded(slow, (i) -> system.cancel(scheduled.get(i)));
 			figures.lookup = bounded(slow, (i) -> system.contains(scheduled.get(i)));
 
+			// claims with the queue full, as ours
+			claims(figures, system, (handler) -> system.consume(Workloads.CONSUMER_THREADS, handler));
+			log("Redisson", size, "claimed " + CLAIMED + " due among the waiting at " + Math.round(figures.claimRate)
+					+ " msgs/s");
+
 			// its clear(): every waiting message deleted at once
 			Watch clear = watch();
 			start = System.nanoTime();
@@ -343,6 +369,28 @@ final class ProductionSize {
 	}
 
 	// ---------------------------------------------------------------- measuring
+
+	/**
+	 * Stores {@link #CLAIMED} messages due now into the topic that holds the waiting ones, and drains them with a
+	 * consumer: Redis CPU per delivered message, the claim's cost with the topic at its size.
+	 */
+	private void claims(Figures figures, QueueUnderTest system,
+			Function<QueueUnderTest.Handler, QueueUnderTest.Consumer> consumers) {
+		long now = Workloads.nowMicros();
+		List<Message> due = new ArrayList<>(CLAIMED);
+		for (int i = 0; i < CLAIMED; i++) {
+			due.add(Message.dueAtMicros(Workloads.id("c-", i), now));
+		}
+		system.scheduleMany(due);
+		AtomicLong delivered = new AtomicLong();
+		Watch claim = watch();
+		long start = System.nanoTime();
+		try (QueueUnderTest.Consumer consumer = consumers.apply((payload, storedDue) -> delivered.incrementAndGet())) {
+			awaitCount(delivered::get, CLAIMED, Duration.ofMinutes(10));
+			figures.claimRate = CLAIMED / Workloads.seconds(start);
+			claim.stop(figures, "claim", CLAIMED);
+		}
+	}
 
 	/** Messages due over the day that starts in an hour, evenly spread: the dashboard's day has them all. */
 	private static List<Message> spreadOverADay(int size) {
@@ -508,6 +556,11 @@ final class ProductionSize {
 
 		Samples.Summary stats;
 
+		/** The dashboard's requests over HTTP, by name (ours only). */
+		Map<String, Samples.Summary> dashboard = Map.of();
+
+		double claimRate = Double.NaN;
+
 		long deepPage = -1;
 
 		int backlog;
@@ -528,13 +581,21 @@ final class ProductionSize {
 			return this.resumeRate;
 		}
 
+		public double getClaimRate() {
+			return this.claimRate;
+		}
+
+		public Map<String, Samples.Summary> getDashboard() {
+			return this.dashboard;
+		}
+
 		/** A system not run: every figure absent. */
 		static Figures absent(int size) {
 			Figures figures = new Figures();
 			figures.size = size;
 			figures.fillRate = Double.NaN;
 			figures.resumeRate = Double.NaN;
-			for (String name : List.of("fill", "purge", "resume")) {
+			for (String name : List.of("fill", "purge", "resume", "claim")) {
 				figures.operations.add(new Operation(name, Double.NaN, Double.NaN, -1, "", 0, 0, 0));
 			}
 			return figures;
@@ -574,6 +635,19 @@ final class ProductionSize {
 					p50(this.timelineWeek), null, "28 exact counts; p99 " + p99(this.timelineWeek));
 			report.row(section, "per-state counts (stats: the dashboard's sample, the actuator), p50", "µs",
 					Better.LOWER, p50(this.stats), null, "p99 " + p99(this.stats));
+			this.dashboard.forEach((name, latency) -> report.row(section, "dashboard over HTTP: " + name + ", p50", "µs",
+					Better.LOWER, p50(latency), null, "the whole request (an application of the starter, Spring MVC "
+							+ "and the dashboard); p99 " + p99(latency)));
+			Operation claim = operation("claim");
+			Operation theirClaim = theirs.operation("claim");
+			report.row(section, "claim " + String.format(Locale.ROOT, "%,d", CLAIMED)
+					+ " due among the waiting: Redis CPU per delivered message", "µs", Better.LOWER,
+					claim.redisCpuMicrosPerMessage(), theirClaim.redisCpuMicrosPerMessage(),
+					"one consumer, 8 handlers; the claims' cost with the topic at this size");
+			report.row(section, "claim " + String.format(Locale.ROOT, "%,d", CLAIMED)
+					+ " due among the waiting: drain rate", "msgs/s", Better.HIGHER, this.claimRate, theirs.claimRate,
+					null);
+			longest(report, section, "claims among the waiting", claim, CLAIMED, theirClaim, CLAIMED);
 			report.row(section, "replay every dead letter", "s", Better.LOWER, this.replaySeconds, null,
 					"up to 1 M dead letters, into a paused topic; RDelayedQueue has no dead letters");
 			longest(report, section, "replay", operation("replay"), this.backlog, null, 0);
