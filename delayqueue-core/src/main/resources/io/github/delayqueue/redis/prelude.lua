@@ -515,6 +515,40 @@ local function groupRateSpent(group, n, written)
   return groupRateNow + math.ceil((1 - tokens) * 1000 / r[1])
 end
 
+-- After leased messages of groups went back unstarted ('counts': group -> how many; handed back, or a claim whose reply
+-- never came undone): under group rate limits, their tokens go back to their groups' buckets, as the topic's rate
+-- gives its tokens back (see giveBack): a rate counts handler starts, and none of them started. A bucket never holds
+-- more than its burst, so no token is made that the rate did not give; a full bucket (never counted) stays as it is.
+-- No command for a topic whose controls name no group rate (read already: readControls); else one HMGET for the
+-- groups' rates and buckets, and one HSET for those given tokens back.
+local function groupGiveBack(counts, now)
+  if not (controls and (controls[10] or controls[11])) or next(counts) == nil then
+    return
+  end
+  local groups, fields = {}, {}
+  for group in pairs(counts) do
+    groups[#groups + 1] = group
+    fields[#fields + 1] = 'r:' .. group
+    fields[#fields + 1] = 't:' .. group
+  end
+  local raw = hmget(BASE .. 'gcontrol', fields)
+  local written = {}
+  for i, group in ipairs(groups) do
+    local rate = tonumber(raw[2 * i - 1]) or tonumber(controls[10])
+    local t, a = nil, nil
+    if raw[2 * i] then
+      t, a = string.match(raw[2 * i], '^([^:]+):(%d+)$')
+    end
+    if rate and rate > 0 and tonumber(t) and tonumber(a) then
+      local burst = math.max(1, rate)
+      local tokens = math.min(burst, tonumber(t) + math.max(0, now - tonumber(a)) * rate / 1000)
+      written[#written + 1] = 't:' .. group
+      written[#written + 1] = tostring(math.min(burst, tokens + counts[group])) .. ':' .. int(now)
+    end
+  end
+  each('HSET', BASE .. 'gcontrol', written)
+end
+
 -- The groups whose turn has come by 'upTo' (a score), earliest turn first, at most 'limit'; nil for a topic that never
 -- stored a grouped message (no command).
 local function groupTurns(limit, upTo)
@@ -912,7 +946,8 @@ groupLevelTake = function(group, pick, take, limit, raw, chosen, dueOf, groupOf,
       lanes[#lanes + 1] = lane
     end
   end
-  local takes = shareAmongLevels(lanes, take, controls ~= nil and controls[9] == 'strict', tonumber(metaRead.token) or 0)
+  local strict = controls ~= nil and controls[9] == 'strict'
+  local takes = shareAmongLevels(lanes, take, strict, tonumber(metaRead.token) or 0)
   local taken = 0
   local took = {}
   for i, lane in ipairs(lanes) do
@@ -1285,10 +1320,11 @@ end
 -- (a lone anchor left behind is the caller's: see leasesEnded). 'groups' (optional: id -> group) names the grouped
 -- ones, which go back to their groups' sets instead (see the groups section); 'levels' (optional: id -> level) those
 -- of a priority other than the default, which go back to their levels' sets (see the priorities section), or, for a
--- grouped one, to its group's set of its level.
+-- grouped one, to its group's set of its level. Returns how many of each group went back (group -> count).
 local function unlease(ids, scores, groups, levels)
+  local ended = {}
   if groups and next(groups) ~= nil then
-    local common, byGroup, ended = {}, {}, {}
+    local common, byGroup = {}, {}
     for i = 1, #scores, 2 do
       local id = scores[i + 1]
       local group = groups[id]
@@ -1340,6 +1376,7 @@ local function unlease(ids, scores, groups, levels)
   each('ZADD', PENDING, scores)
   each('ZREM', LEASED, ids)
   each('HDEL', LEASE, ids)
+  return ended
 end
 
 -- After leased messages went back to pending (handed back, or a claim whose reply never came undone), the earliest
@@ -1786,7 +1823,8 @@ local CLAIMS = BASE .. 'claims'
 -- its lease record, is dropped; it stays a suspect), rather than waiting out the lease and then running one at a time
 -- as suspects. Returns how many went back, whether this claim is stale (a later claim of the consumer ran already:
 -- this one is a copy the client sent again late, so it must lease nothing and leave the later one's record alone),
--- and the earliest due score of those that went back (nil if none).
+-- the earliest due score of those that went back (nil if none), and how many of each group went back (group -> count:
+-- see groupGiveBack).
 local function handBackUnseen(consumer, number, received)
   local record = redis.call('HGET', CLAIMS, consumer)
   if not record then
@@ -1828,8 +1866,8 @@ local function handBackUnseen(consumer, number, received)
       end
     end
   end
-  unlease(ids, scores, groups, levels)
-  return #ids, false, earliestDue
+  local ended = unlease(ids, scores, groups, levels)
+  return #ids, false, earliestDue, ended
 end
 
 -- meta's 'claims' when no record is held: after any time a record can end.
