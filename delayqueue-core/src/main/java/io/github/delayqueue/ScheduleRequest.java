@@ -68,10 +68,6 @@ public final class ScheduleRequest {
 		this.onExpiry = builder.onExpiry;
 		this.group = builder.group;
 		this.priority = builder.priority;
-		Assert.isTrue(this.group == null || this.priority == MessagePriorities.DEFAULT,
-				() -> "A message with a group cannot have a priority other than the default ("
-						+ MessagePriorities.DEFAULT + ") in this release, but group '" + this.group + "' has priority "
-						+ this.priority + ": see the \"Fair delivery\" reference page");
 		Assert.isTrue(this.expiresAt == null || this.dueAt == null || this.expiresAt.isAfter(this.dueAt),
 				() -> "Expiry deadline " + this.expiresAt + " must be after the due time " + this.dueAt);
 	}
@@ -350,7 +346,8 @@ public final class ScheduleRequest {
 		 * default every level with due messages gets a share weighted by {@code level + 1} (a lower level is never
 		 * starved); a topic may opt in to strict order (see {@link MessagePriorities.PriorityMode}). A delayed message
 		 * gets its priority when it falls due. The listener sees it in {@link DeliveredMessage#priority()}. A message
-		 * with a group keeps the default priority in this release.
+		 * with a group has its priority within its group's share: the group's due messages are shared among their
+		 * levels in the same way.
 		 * @param priority {@value MessagePriorities#MIN} (lowest) to {@value MessagePriorities#MAX} (highest);
 		 * {@value MessagePriorities#DEFAULT} unless set
 		 * @return this builder
@@ -366,8 +363,7 @@ public final class ScheduleRequest {
 		/**
 		 * Builds the request.
 		 * @return the request
-		 * @throws IllegalArgumentException if the expiry deadline is not after an absolute due time, or a message
-		 * with a group has a priority other than the default
+		 * @throws IllegalArgumentException if the expiry deadline is not after an absolute due time
 		 */
 		public ScheduleRequest build() {
 			return new ScheduleRequest(this);

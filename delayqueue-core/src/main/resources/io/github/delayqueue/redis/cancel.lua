@@ -7,21 +7,14 @@ if redis.call('ZREM', PENDING, id) == 1 then
   forget(id)
   return 1
 end
--- groups: a grouped message waits in its group's set (its envelope names the group); a group left empty loses its
--- turn
+-- groups: a grouped message waits in its group's set of its level (its envelope names both); a group left empty loses
+-- its turn
 -- priorities: a message of a priority other than the default waits in its level's set (its envelope names it)
-if metaRead.prio then
-  local key = levelKey(envelopeLevel(redis.call('HGET', bodyOf(id), id)))
+if metaRead.prio or grouped() then
+  local key, group = waitKeyOf(redis.call('HGET', bodyOf(id), id))
   if key ~= PENDING and redis.call('ZREM', key, id) == 1 then
-    forget(id)
-    return 1
-  end
-end
-if grouped() then
-  local group = envelopeGroup(redis.call('HGET', bodyOf(id), id))
-  if group and redis.call('ZREM', groupKey(group), id) == 1 then
-    if redis.call('EXISTS', groupKey(group)) == 0 then
-      redis.call('ZREM', GROUPS, group)
+    if group then
+      groupLeft(group)
     end
     forget(id)
     return 1

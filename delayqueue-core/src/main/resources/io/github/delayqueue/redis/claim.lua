@@ -28,11 +28,13 @@ local now, nowUs = clock()
 local consumer = (ARGV[9] ~= '') and ARGV[9] or nil
 local stale = false
 if consumer then
-  local handedBack, earliestBack
-  handedBack, stale, earliestBack = handBackUnseen(consumer, tonumber(ARGV[10]), tonumber(ARGV[11]))
+  local handedBack, earliestBack, groupsBack
+  handedBack, stale, earliestBack, groupsBack = handBackUnseen(consumer, tonumber(ARGV[10]), tonumber(ARGV[11]))
   if handedBack > 0 then
-    -- none of them started: under a rate limit their tokens go back (before this claim counts its own)
+    -- none of them started: under a rate limit their tokens go back (before this claim counts its own), and under
+    -- group rate limits their groups' tokens
     giveBack(handedBack, now)
+    groupGiveBack(groupsBack, now)
     -- pending again: other consumers may take what this claim has no room for, once due; under a cap, their slots are
     -- free again
     wakeForHandedBack(earliestBack, nowUs, slotsFreed())

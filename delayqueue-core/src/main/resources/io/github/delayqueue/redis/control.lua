@@ -54,10 +54,11 @@ if string.sub(op, 1, 6) == 'group-' then
         redis.call('HDEL', GCONTROL, 't:' .. group)
         redis.call('HSET', CONTROL, 'grated', '1')
       end
-      -- a group waiting for a token of its old rate takes its turn at its earliest message's due time again
-      local head = redis.call('ZRANGE', groupKey(group), 0, 0, 'WITHSCORES')
-      if head[2] then
-        redis.call('ZADD', GROUPS, 'XX', head[2], group)
+      -- a group waiting for a token of its old rate takes its turn at its earliest message's due time again (of any
+      -- of its levels' sets)
+      local head = groupHead(group)
+      if head then
+        redis.call('ZADD', GROUPS, 'XX', head, group)
       end
     end
     woken = true
@@ -94,10 +95,11 @@ if string.sub(op, 1, 6) == 'group-' then
   if woken then
     redis.call('PUBLISH', WAKE, '0')
   end
-  local g = redis.call('HMGET', GCONTROL, 'p:' .. group, 'c:' .. group, 'w:' .. group, 'r:' .. group)
+  local g = redis.call('HMGET', GCONTROL, 'p:' .. group, 'c:' .. group, 'w:' .. group, 'r:' .. group, 'l:' .. group)
   local t = redis.call('HMGET', CONTROL, 'gcap', 'grate')
+  -- (waiting: in all of its levels' sets)
   return {g[1] and 1 or 0, g[2], t[1], tonumber(redis.call('HGET', BASE .. 'gflight', group)) or 0,
-    redis.call('ZCARD', groupKey(group)), g[3], g[4], t[2]}
+    groupWaiting(group, g[5]), g[3], g[4], t[2]}
 end
 if op == 'pause' then
   redis.call('HSET', CONTROL, 'paused', '1')

@@ -30,9 +30,11 @@ if #ids > 0 then
     -- groups: a grouped message goes back to its group's set
     local envelope = (anyGrouped or anyLevels) and redis.call('HGET', bodyOf(id), id) or nil
     local group = anyGrouped and envelopeGroup(envelope) or nil
-    local level = (anyLevels and not group) and envelopeLevel(envelope) or DEFAULT_LEVEL
+    local level = (anyLevels or group) and envelopeLevel(envelope) or DEFAULT_LEVEL
     if group then
-      redis.call('ZADD', groupKey(group), due, id)
+      -- (priorities within a group: to its group's set of its level, the level listed first)
+      groupLevelStored(group, level)
+      redis.call('ZADD', groupLevelKey(group, level), due, id)
       groupWaits(group, due)
     elseif level ~= DEFAULT_LEVEL then
       redis.call('ZADD', levelKey(level), due, id)

@@ -36,8 +36,10 @@ if ARGV[3] == 'retry' then
   endLease(id)
   redis.call('HSET', ERROR, id, ARGV[5])
   if group then
-    -- groups: back to its group's set, and the group's count
-    redis.call('ZADD', groupKey(group), due, id)
+    -- groups: back to its group's set of its level (priorities within a group: the level listed first), and the
+    -- group's count
+    groupLevelStored(group, level)
+    redis.call('ZADD', groupLevelKey(group, level), due, id)
     groupWaits(group, due)
     groupLeasesEnded({ [group] = 1 })
     if tonumber(redis.call('ZRANGE', GROUPS, 0, 0, 'WITHSCORES')[2]) == tonumber(due) then

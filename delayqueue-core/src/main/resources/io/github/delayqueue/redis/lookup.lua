@@ -9,15 +9,11 @@ if redis.call('EXISTS', V1_MSGS) == 1 then
   adoptOne(id)
 end
 local state, at = 'pending', redis.call('ZSCORE', PENDING, id)
-if not at and metaRead.prio then
-  -- priorities: a message of a priority other than the default waits in its level's set
-  local key = levelKey(envelopeLevel(redis.call('HGET', bodyOf(id), id)))
+if not at and (metaRead.prio or grouped()) then
+  -- priorities: a message of a priority other than the default waits in its level's set; groups: a grouped message in
+  -- its group's set of its level
+  local key = waitKeyOf(redis.call('HGET', bodyOf(id), id))
   at = (key ~= PENDING) and redis.call('ZSCORE', key, id)
-end
-if not at and grouped() then
-  -- groups: a grouped message waits in its group's set
-  local group = envelopeGroup(redis.call('HGET', bodyOf(id), id))
-  at = group and redis.call('ZSCORE', groupKey(group), id)
 end
 if not at then
   local _, due = leaseOf(id)

@@ -203,7 +203,9 @@ metaAlso = { 'token', 'upkeep', 'expiry', 'claims' }
 --   gflight   HASH  group -> its messages leased now (a field only while above zero)
 --   gheld     SET   groups kept out of 'groups' although messages wait: paused, or at their cap
 --   gcontrol  HASH  'c:<group>' -> the group's cap, 'p:<group>' -> '1' while paused (the topic's default cap is the
---                   control hash's 'gcap')
+--                   control hash's 'gcap'), 'l:<group>' -> the levels other than the default its messages wait in
+--   g<level>:<group>  ZSET  id -> due time: the waiting messages of one group of one priority level other than the
+--                   default (4), see groupLevelKey
 -- meta's 'groups' is '1' once the topic stored a grouped message: a topic without it never reads any of these keys.
 -- A grouped message's lease record ends with ':<group>', so that every outcome finds the group's counter. Suspects
 -- are never grouped: a lease that runs out sends its message to pending, where crash isolation handles it as before.
@@ -217,6 +219,102 @@ end
 
 local function groupKey(group)
   return BASE .. 'g:' .. group
+end
+
+-- Priorities within a group (docs/reference/fair-delivery.md, "Priorities and groups"): a grouped message of a level
+-- other than the default waits in a set of its group and level, g<level>:<group>, which no other key of the topic can
+-- be: a group's own set has ':' where this one has a digit, and no other key starts with 'g' and a digit. gcontrol's
+-- 'l:<group>' lists the levels that have a set (their digits, as meta's 'prio' does for the topic; absent: none, so a
+-- group of the default level alone reads no other set). A level's digit is written before its set gets a message and
+-- taken off only by a claim that found the set empty: a digit without a set costs one read, never a lost message.
+local GROUP_DEFAULT_LEVEL = 4
+local function groupLevelKey(group, level)
+  if level == nil or level == GROUP_DEFAULT_LEVEL then
+    return groupKey(group)
+  end
+  return BASE .. 'g' .. level .. ':' .. group
+end
+
+-- The sets a group's messages wait in, as {level, key}, highest level first: its own (the default level) and one per
+-- level in 'raw' (its 'l:' field as read; false or nil: none).
+local function groupSets(group, raw)
+  local sets = { { GROUP_DEFAULT_LEVEL, groupKey(group) } }
+  if raw then
+    for digit in string.gmatch(raw, '%d') do
+      local level = tonumber(digit)
+      if level ~= GROUP_DEFAULT_LEVEL then
+        sets[#sets + 1] = { level, groupLevelKey(group, level) }
+      end
+    end
+    table.sort(sets, function(a, b)
+      return a[1] > b[1]
+    end)
+  end
+  return sets
+end
+
+-- The levels a group has sets of ('l:<group>' in gcontrol), as read: text or false. One command.
+local function groupLevelsRead(group)
+  return redis.call('HGET', BASE .. 'gcontrol', 'l:' .. group)
+end
+
+-- Before a message of 'group' and 'level' goes to its set: lists the level in the group's 'l:' field (nothing for the
+-- default level; one command, two the first time). 'raw': the field as read already, if it was.
+local function groupLevelStored(group, level, raw)
+  if level == nil or level == GROUP_DEFAULT_LEVEL then
+    return
+  end
+  if raw == nil then
+    raw = groupLevelsRead(group)
+  end
+  raw = raw or ''
+  if not string.find(raw, tostring(level), 1, true) then
+    redis.call('HSET', BASE .. 'gcontrol', 'l:' .. group, raw .. level)
+  end
+end
+
+-- The earliest due time among a group's sets (a number; nil: none waits), 'raw' its 'l:' field as read (nil: read
+-- here). One command per set.
+local function groupHead(group, raw)
+  if raw == nil then
+    raw = groupLevelsRead(group)
+  end
+  local first = nil
+  for _, set in ipairs(groupSets(group, raw)) do
+    local head = tonumber(redis.call('ZRANGE', set[2], 0, 0, 'WITHSCORES')[2])
+    if head and (first == nil or head < first) then
+      first = head
+    end
+  end
+  return first
+end
+
+-- How many messages wait in a group's sets, 'raw' its 'l:' field as read (nil: read here). One command per set.
+local function groupWaiting(group, raw)
+  if raw == nil then
+    raw = groupLevelsRead(group)
+  end
+  local n = 0
+  for _, set in ipairs(groupSets(group, raw)) do
+    n = n + redis.call('ZCARD', set[2])
+  end
+  return n
+end
+
+-- After a message left a group's set outside a claim (cancelled, replaced): a group with no message left in any of its
+-- sets loses its turn and its list of levels. Two commands.
+local function groupLeft(group)
+  local raw = groupLevelsRead(group)
+  local keys = {}
+  for _, set in ipairs(groupSets(group, raw)) do
+    keys[#keys + 1] = set[2]
+  end
+  if redis.call('EXISTS', unpack(keys)) == 0 then
+    redis.call('ZREM', GROUPS, group)
+    if raw then
+      redis.call('HDEL', BASE .. 'gcontrol', 'l:' .. group)
+    end
+  end
 end
 
 -- The group written in an envelope (format 3: version byte 3, the group's length in one byte, the group; format 4:
@@ -241,31 +339,34 @@ local function grouped()
   return metaRead.groups ~= nil and metaRead.groups ~= false
 end
 
--- The cap of each of 'groups' (nil: none), from its own setting or the topic's default, its weight (1 unless set) and
--- its credit (nil: none; see groupsServed): one command, read once per script (groupWeight reads it before groupPick).
+-- The cap of each of 'groups' (nil: none), from its own setting or the topic's default, its weight (1 unless set), its
+-- credit (nil: none; see groupsServed) and the levels it has sets of (its 'l:' field: false for none): one command,
+-- read once per script (groupWeight reads it before groupPick).
 local groupControlsRead = nil
 local function groupCaps(groups, defaultCap)
   if groupControlsRead then
     return unpack(groupControlsRead)
   end
-  local caps, weights, credits = {}, {}, {}
+  local caps, weights, credits, levels = {}, {}, {}, {}
   if #groups == 0 then
-    return caps, weights, credits
+    return caps, weights, credits, levels
   end
   local fields = {}
   for i, group in ipairs(groups) do
-    fields[3 * i - 2] = 'c:' .. group
-    fields[3 * i - 1] = 'w:' .. group
-    fields[3 * i] = 'd:' .. group
+    fields[4 * i - 3] = 'c:' .. group
+    fields[4 * i - 2] = 'w:' .. group
+    fields[4 * i - 1] = 'd:' .. group
+    fields[4 * i] = 'l:' .. group
   end
-  local own = redis.call('HMGET', BASE .. 'gcontrol', unpack(fields))
+  local own = hmget(BASE .. 'gcontrol', fields)
   for i, group in ipairs(groups) do
-    caps[group] = tonumber(own[3 * i - 2]) or tonumber(defaultCap)
-    weights[group] = tonumber(own[3 * i - 1]) or 1
-    credits[group] = tonumber(own[3 * i])
+    caps[group] = tonumber(own[4 * i - 3]) or tonumber(defaultCap)
+    weights[group] = tonumber(own[4 * i - 2]) or 1
+    credits[group] = tonumber(own[4 * i - 1])
+    levels[group] = own[4 * i]
   end
-  groupControlsRead = { caps, weights, credits }
-  return caps, weights, credits
+  groupControlsRead = { caps, weights, credits, levels }
+  return caps, weights, credits, levels
 end
 
 -- The sum of the weights of the groups whose turn has come ('turns'), so that the messages without a group, which
@@ -290,7 +391,7 @@ end
 -- Lets a held group take its turn again if it is not paused and under its cap (its turn: its earliest message's due
 -- time). Returns whether it did.
 local function groupReadmit(group)
-  local c = redis.call('HMGET', BASE .. 'gcontrol', 'p:' .. group, 'c:' .. group)
+  local c = redis.call('HMGET', BASE .. 'gcontrol', 'p:' .. group, 'c:' .. group, 'l:' .. group)
   if c[1] then
     return false
   end
@@ -299,9 +400,10 @@ local function groupReadmit(group)
     return false
   end
   redis.call('SREM', BASE .. 'gheld', group)
-  local head = redis.call('ZRANGE', groupKey(group), 0, 0, 'WITHSCORES')
-  if head[2] then
-    redis.call('ZADD', GROUPS, head[2], group)
+  -- (the earliest message of any of its levels' sets)
+  local head = groupHead(group, c[3])
+  if head then
+    redis.call('ZADD', GROUPS, head, group)
   end
   return true
 end
@@ -413,6 +515,40 @@ local function groupRateSpent(group, n, written)
   return groupRateNow + math.ceil((1 - tokens) * 1000 / r[1])
 end
 
+-- After leased messages of groups went back unstarted ('counts': group -> how many; handed back, or a claim whose reply
+-- never came undone): under group rate limits, their tokens go back to their groups' buckets, as the topic's rate
+-- gives its tokens back (see giveBack): a rate counts handler starts, and none of them started. A bucket never holds
+-- more than its burst, so no token is made that the rate did not give; a full bucket (never counted) stays as it is.
+-- No command for a topic whose controls name no group rate (read already: readControls); else one HMGET for the
+-- groups' rates and buckets, and one HSET for those given tokens back.
+local function groupGiveBack(counts, now)
+  if not (controls and (controls[10] or controls[11])) or next(counts) == nil then
+    return
+  end
+  local groups, fields = {}, {}
+  for group in pairs(counts) do
+    groups[#groups + 1] = group
+    fields[#fields + 1] = 'r:' .. group
+    fields[#fields + 1] = 't:' .. group
+  end
+  local raw = hmget(BASE .. 'gcontrol', fields)
+  local written = {}
+  for i, group in ipairs(groups) do
+    local rate = tonumber(raw[2 * i - 1]) or tonumber(controls[10])
+    local t, a = nil, nil
+    if raw[2 * i] then
+      t, a = string.match(raw[2 * i], '^([^:]+):(%d+)$')
+    end
+    if rate and rate > 0 and tonumber(t) and tonumber(a) then
+      local burst = math.max(1, rate)
+      local tokens = math.min(burst, tonumber(t) + math.max(0, now - tonumber(a)) * rate / 1000)
+      written[#written + 1] = 't:' .. group
+      written[#written + 1] = tostring(math.min(burst, tokens + counts[group])) .. ':' .. int(now)
+    end
+  end
+  each('HSET', BASE .. 'gcontrol', written)
+end
+
 -- The groups whose turn has come by 'upTo' (a score), earliest turn first, at most 'limit'; nil for a topic that never
 -- stored a grouped message (no command).
 local function groupTurns(limit, upTo)
@@ -446,12 +582,15 @@ end
 -- take their weights, or what they are still owed of it, and the others keep their turns for the next claim), then
 -- what some leave unused shared by weight among those that have more due, and so on; never more than a group's cap
 -- leaves free nor than its tokens allow under a group rate limit (what a rate holds back goes to the others in the
--- next round); only messages due by 'upTo'. Appends id, due score and group to chosen, dueOf and groupOf. Returns per
--- group picked {group, taken, due score of its next message (nil: none left; true: at its cap), weight, owed, first
--- share}, the caps, the counts in flight and the credits read. One command per group per round (mostly one round), and
--- one or two for them all.
-local function groupPick(turns, room, upTo, chosen, dueOf, groupOf)
-  local caps, weights, credits = groupCaps(turns, controls and controls[8])
+-- next round); only messages due by 'upTo'. Appends id, due score and group to chosen, dueOf and groupOf, and the
+-- level of a message of a group's level set to groupLevelOf. Returns per group picked {group, taken, due score of its
+-- next message (nil: none left; true: at its cap), weight, owed, first share, and for a group with levels: what it
+-- took of each set, and its levels' digits as the claim leaves them}, the caps, the counts in flight and the credits
+-- read. One command per group per round (mostly one round), one more per level set of a group that has them, and one
+-- or two for them all.
+local groupLevelTake = nil
+local function groupPick(turns, room, upTo, chosen, dueOf, groupOf, groupLevelOf)
+  local caps, weights, credits, levels = groupCaps(turns, controls and controls[8])
   -- group rate limits: the buckets of the rated groups (none read for a topic without group rates)
   groupRatesPicked = groupRates(turns)
   -- every group's count in flight, read at once (and written at once by groupsServed)
@@ -503,7 +642,15 @@ local function groupPick(turns, room, upTo, chosen, dueOf, groupOf)
       if allowed and allowed < take then
         take = allowed
       end
-      if take > 0 then
+      if take > 0 and levels[group] then
+        -- priorities within the group: its take shared among its levels' sets (see groupLevelTake)
+        local taken = groupLevelTake(group, pick, take, limit, levels[group], chosen, dueOf, groupOf, groupLevelOf)
+        pick[2] = pick[2] + taken
+        room = room - taken
+        if taken == take and pick[3] and pick[3] <= limit and not (allowed and allowed <= taken) then
+          more[#more + 1] = pick
+        end
+      elseif take > 0 then
         -- one more than it may take: the next message's due time is the group's next turn
         local head = redis.call('ZRANGE', groupKey(group), pick[2], pick[2] + take, 'WITHSCORES')
         local taken = 0
@@ -545,7 +692,9 @@ end
 -- its next message's due time; none if it has no message left; held if it reached its cap; its place kept if the
 -- claim's room cut it short of what it was owed ('credits': what each was owed before). (A pick that read no next
 -- message took all its group had: what was read and not leased was buried or dropped, and left its set then.)
-local function groupsServed(picks, caps, flight, leased, nowScore, credits)
+-- 'leasedLevels' (group -> level -> ids) names the messages of a group's level sets, which leave those sets; a group
+-- whose level set the claim found empty has that level taken off its 'l:' field.
+local function groupsServed(picks, caps, flight, leased, nowScore, credits, leasedLevels)
   local turns, out, held, counts = {}, {}, {}, {}
   -- weights: what groups cut short are owed ('d:<group>') and, under group rate limits, the buckets spent
   -- ('t:<group>'): written to gcontrol at once
@@ -568,7 +717,14 @@ local function groupsServed(picks, caps, flight, leased, nowScore, credits)
     local ids = leased[group]
     local n = ids and #ids or 0
     if n > 0 then
-      each('ZREM', groupKey(group), ids)
+      local byLevel = leasedLevels and leasedLevels[group]
+      if byLevel then
+        for level, list in pairs(byLevel) do
+          each('ZREM', groupLevelKey(group, level), list)
+        end
+      else
+        each('ZREM', groupKey(group), ids)
+      end
       flight[group] = flight[group] + n
       counts[#counts + 1] = group
       counts[#counts + 1] = flight[group]
@@ -576,6 +732,15 @@ local function groupsServed(picks, caps, flight, leased, nowScore, credits)
     local cap = caps[group]
     local nextDue = pick[3]
     local nextToken = groupRateSpent(group, n, owe)
+    if pick[8] ~= nil then
+      -- priorities within the group: a level whose set the claim emptied (or found empty) is listed no more
+      if pick[8] == '' then
+        paid[#paid + 1] = 'l:' .. group
+      else
+        owe[#owe + 1] = 'l:' .. group
+        owe[#owe + 1] = pick[8]
+      end
+    end
     if cap and (flight[group] or 0) >= cap then
       out[#out + 1] = group
       if nextDue ~= nil then
@@ -632,8 +797,8 @@ end
 -- meta's 'prio' lists the levels other than the default the topic ever stored (their digits): a topic without it never
 -- reads a level's set. Such a message's envelope is of format 4 (version byte 4, its priority, then format 3's group
 -- length and group), and its lease record says its level ('/<level>' after the attempt), so that every outcome that
--- puts it back finds its set. A grouped message waits in its group's set whatever its priority; a suspect waits in
--- pending.
+-- puts it back finds its set. A grouped message waits in its group's sets instead (see the groups section: its own for
+-- the default level, g<level>:<group> for another); a suspect waits in pending.
 local DEFAULT_LEVEL = 4
 
 if metaAlso then
@@ -658,13 +823,15 @@ local function envelopeLevel(envelope)
   return DEFAULT_LEVEL
 end
 
--- The set a stored message waits in, from its envelope: its group's, its level's, or pending; and its group.
+-- The set a stored message waits in, from its envelope: its group's of its level, its level's, or pending; its group
+-- (nil: none) and its level.
 local function waitKeyOf(envelope)
   local group = envelopeGroup(envelope)
+  local level = envelopeLevel(envelope)
   if group then
-    return groupKey(group), group
+    return groupLevelKey(group, level), group, level
   end
-  return levelKey(envelopeLevel(envelope)), nil
+  return levelKey(level), nil, level
 end
 
 -- The levels other than the default that the topic ever stored, highest first, from meta's 'prio' ('raw'; by
@@ -750,6 +917,71 @@ local function shareAmongLevels(lanes, room, strict, seed)
     takes[pick] = takes[pick] + 1
   end
   return takes
+end
+
+-- Priorities within a group (see the groups section): a group's take of a claim's round shared among its sets (its
+-- own, which holds the default level, and one per level its 'l:' field lists: 'raw' as read) by the topic's priority
+-- mode, as the messages without a group are shared among the levels (shareAmongLevels), higher levels first. Reads
+-- one more than 'take' of each set, past what the claim took of it already (pick[7]: key -> taken), so that it knows
+-- each set's next message: the earliest of them is the group's next due time (pick[3]; nil: none left). A level whose
+-- set has nothing left is dropped from the group's digits, which pick[8] holds when they changed (nil: unchanged; see
+-- groupsServed). Appends to chosen, dueOf, groupOf and groupLevelOf; returns how many it took. One command per set.
+groupLevelTake = function(group, pick, take, limit, raw, chosen, dueOf, groupOf, groupLevelOf)
+  local offsets = pick[7] or {}
+  pick[7] = offsets
+  local all, lanes = {}, {}
+  for _, set in ipairs(groupSets(group, pick[8] or raw)) do
+    local from = offsets[set[2]] or 0
+    local part = redis.call('ZRANGE', set[2], from, from + take, 'WITHSCORES')
+    -- {level, candidates (indices into part), key, part}
+    local lane = { set[1], {}, set[2], part }
+    for k = 1, #part, 2 do
+      if #lane[2] >= take or tonumber(part[k + 1]) > limit then
+        break
+      end
+      lane[2][#lane[2] + 1] = k
+    end
+    all[#all + 1] = lane
+    if #lane[2] > 0 then
+      lanes[#lanes + 1] = lane
+    end
+  end
+  local strict = controls ~= nil and controls[9] == 'strict'
+  local takes = shareAmongLevels(lanes, take, strict, tonumber(metaRead.token) or 0)
+  local taken = 0
+  local took = {}
+  for i, lane in ipairs(lanes) do
+    for j = 1, takes[i] do
+      local k = lane[2][j]
+      chosen[#chosen + 1] = lane[4][k]
+      dueOf[#chosen] = lane[4][k + 1]
+      groupOf[#chosen] = group
+      groupLevelOf[#chosen] = lane[1]
+    end
+    took[lane[3]] = takes[i]
+    taken = taken + takes[i]
+  end
+  local nextDue = nil
+  local kept, before = '', ''
+  for _, lane in ipairs(all) do
+    local n = took[lane[3]] or 0
+    offsets[lane[3]] = (offsets[lane[3]] or 0) + n
+    local nextScore = tonumber(lane[4][2 * n + 2])
+    if nextScore and (nextDue == nil or nextScore < nextDue) then
+      nextDue = nextScore
+    end
+    if lane[1] ~= GROUP_DEFAULT_LEVEL and nextScore then
+      kept = kept .. lane[1]
+    end
+  end
+  for _, set in ipairs(groupSets(group, raw)) do
+    if set[1] ~= GROUP_DEFAULT_LEVEL then
+      before = before .. set[1]
+    end
+  end
+  pick[3] = nextDue
+  pick[8] = (kept ~= before) and kept or nil
+  return taken
 end
 
 -- A claim's messages without a group, shared among the priority levels: pending's candidates are ids/due as leaseDue
@@ -1087,32 +1319,52 @@ end
 -- Puts leased messages back in pending, each at its score ('scores': score, id, ...), and ends their leases, uncounted
 -- (a lone anchor left behind is the caller's: see leasesEnded). 'groups' (optional: id -> group) names the grouped
 -- ones, which go back to their groups' sets instead (see the groups section); 'levels' (optional: id -> level) those
--- of a priority other than the default, which go back to their levels' sets (see the priorities section).
+-- of a priority other than the default, which go back to their levels' sets (see the priorities section), or, for a
+-- grouped one, to its group's set of its level. Returns how many of each group went back (group -> count).
 local function unlease(ids, scores, groups, levels)
+  local ended = {}
   if groups and next(groups) ~= nil then
-    local common, byGroup, ended = {}, {}, {}
+    local common, byGroup = {}, {}
     for i = 1, #scores, 2 do
-      local group = groups[scores[i + 1]]
+      local id = scores[i + 1]
+      local group = groups[id]
       if group then
-        local list = byGroup[group]
+        local sets = byGroup[group]
+        if not sets then
+          sets = {}
+          byGroup[group] = sets
+        end
+        local level = (levels and levels[id]) or GROUP_DEFAULT_LEVEL
+        local list = sets[level]
         if not list then
           list = {}
-          byGroup[group] = list
+          sets[level] = list
         end
         list[#list + 1] = scores[i]
-        list[#list + 1] = scores[i + 1]
+        list[#list + 1] = id
         noteGroup(ended, group)
       else
         common[#common + 1] = scores[i]
-        common[#common + 1] = scores[i + 1]
+        common[#common + 1] = id
       end
     end
-    for group, list in pairs(byGroup) do
-      each('ZADD', groupKey(group), list)
+    for group, sets in pairs(byGroup) do
       local earliestDue = nil
-      for i = 1, #list, 2 do
-        if earliestDue == nil or tonumber(list[i]) < earliestDue then
-          earliestDue = tonumber(list[i])
+      local raw = nil
+      for level, list in pairs(sets) do
+        if level ~= GROUP_DEFAULT_LEVEL then
+          -- priorities within a group: its level listed before its set gets the message (one read per group)
+          raw = raw or groupLevelsRead(group) or ''
+          groupLevelStored(group, level, raw)
+          if not string.find(raw, tostring(level), 1, true) then
+            raw = raw .. level
+          end
+        end
+        each('ZADD', groupLevelKey(group, level), list)
+        for i = 1, #list, 2 do
+          if earliestDue == nil or tonumber(list[i]) < earliestDue then
+            earliestDue = tonumber(list[i])
+          end
         end
       end
       groupWaits(group, earliestDue)
@@ -1124,6 +1376,7 @@ local function unlease(ids, scores, groups, levels)
   each('ZADD', PENDING, scores)
   each('ZREM', LEASED, ids)
   each('HDEL', LEASE, ids)
+  return ended
 end
 
 -- After leased messages went back to pending (handed back, or a claim whose reply never came undone), the earliest
@@ -1389,10 +1642,12 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   end
   -- groups: then the groups' shares of what is left, unless a suspect is leased (it runs alone)
   local groupOf, picks, caps, flight, credits = {}, nil, nil, nil, nil
+  -- (priorities within a group: the level of a message of a group that has levels)
+  local groupLevelOf = {}
   if turns and #turns > 0 and not suspectLeased and #chosen < limit then
     -- (group rate limits count on the claim's Redis time)
     groupRateNow = now
-    picks, caps, flight, credits = groupPick(turns, limit - #chosen, upTo, chosen, dueOf, groupOf)
+    picks, caps, flight, credits = groupPick(turns, limit - #chosen, upTo, chosen, dueOf, groupOf, groupLevelOf)
   end
   if not suspectLeased then
     for _, k in ipairs(spare) do
@@ -1422,6 +1677,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   local prefix = token .. ':'
   local leased, scores, records = {}, {}, {}
   local leasedGrouped = {}
+  local leasedGroupLevels = nil
   local leasedLevels = nil
   local n, o = 0, #out
   local buried = 0
@@ -1439,7 +1695,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       expired = true
       out[6] = out[6] + 1
       if onExpiry == 'x' then
-        redis.call('ZREM', group and groupKey(group) or levelKey(levelOf[k]), id)
+        redis.call('ZREM', group and groupLevelKey(group, groupLevelOf[k]) or levelKey(levelOf[k]), id)
         forget(id)
         envelope = nil
         reason = nil
@@ -1466,7 +1722,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       -- shown in the dead letters with the reason, never dropped silently
       bury(id, now, reason, envelope ~= false and not expired)
       if group then
-        redis.call('ZREM', groupKey(group), id)
+        redis.call('ZREM', groupLevelKey(group, groupLevelOf[k]), id)
       elseif levelOf[k] then
         redis.call('ZREM', levelKey(levelOf[k]), id)
       end
@@ -1493,6 +1749,11 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
         list[#list + 1] = id
       elseif group then
         -- groups: a grouped message leaves its group's set (see groupsServed), and its record names the group
+        local level = groupLevelOf[k]
+        if level and level ~= DEFAULT_LEVEL then
+          -- priorities within a group: and its level, before the group, as for a message without a group
+          records[2 * n] = records[2 * n] .. '/' .. level
+        end
         records[2 * n] = records[2 * n] .. ':' .. group
         local list = leasedGrouped[group]
         if not list then
@@ -1500,6 +1761,14 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
           leasedGrouped[group] = list
         end
         list[#list + 1] = id
+        if level then
+          -- (a group that has levels: each leaves its own set)
+          leasedGroupLevels = leasedGroupLevels or {}
+          local byLevel = leasedGroupLevels[group] or {}
+          leasedGroupLevels[group] = byLevel
+          byLevel[level] = byLevel[level] or {}
+          byLevel[level][#byLevel[level] + 1] = id
+        end
       else
         leased[#leased + 1] = id
       end
@@ -1527,7 +1796,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   end
   if picks then
     -- groups: the buried and the dropped left their sets above
-    groupsServed(picks, caps, flight, leasedGrouped, tonumber(nowScore), credits)
+    groupsServed(picks, caps, flight, leasedGrouped, tonumber(nowScore), credits, leasedGroupLevels)
   end
   if suspectLeased then
     -- it stays a suspect until its handler's outcome (ack, retry, dead letter) is known: handed back, or its
@@ -1554,7 +1823,8 @@ local CLAIMS = BASE .. 'claims'
 -- its lease record, is dropped; it stays a suspect), rather than waiting out the lease and then running one at a time
 -- as suspects. Returns how many went back, whether this claim is stale (a later claim of the consumer ran already:
 -- this one is a copy the client sent again late, so it must lease nothing and leave the later one's record alone),
--- and the earliest due score of those that went back (nil if none).
+-- the earliest due score of those that went back (nil if none), and how many of each group went back (group -> count:
+-- see groupGiveBack).
 local function handBackUnseen(consumer, number, received)
   local record = redis.call('HGET', CLAIMS, consumer)
   if not record then
@@ -1596,8 +1866,8 @@ local function handBackUnseen(consumer, number, received)
       end
     end
   end
-  unlease(ids, scores, groups, levels)
-  return #ids, false, earliestDue
+  local ended = unlease(ids, scores, groups, levels)
+  return #ids, false, earliestDue, ended
 end
 
 -- meta's 'claims' when no record is held: after any time a record can end.

@@ -3,7 +3,8 @@
 -- pending at their due time again, and no attempt is counted (a suspect's count, carried by its lease record, is
 -- dropped; it stays a suspect). Wakes the consumers: at once if one of them is due now or the cap had cut a claim
 -- short, else at the earliest one's due time (a message leased ahead of its due time goes back before it). Under a
--- rate limit, their tokens go back to the bucket (see giveBack): none of them started.
+-- rate limit, their tokens go back to the bucket (see giveBack): none of them started; under group rate limits, the
+-- grouped ones' tokens go back to their groups' buckets (see groupGiveBack).
 -- ARGV: id, token, id, token, ...
 -- Returns how many were handed back.
 local ids, scores, groups, levels = {}, {}, {}, {}
@@ -22,11 +23,12 @@ for _, lease in ipairs(currentLeases(1, #ARGV)) do
   end
 end
 if #ids > 0 then
-  unlease(ids, scores, groups, levels)
+  local ended = unlease(ids, scores, groups, levels)
   leasesEnded()
   local now, nowUs = clock()
   readControls()
   giveBack(#ids, now)
+  groupGiveBack(ended, now)
   wakeForHandedBack(earliestDue, nowUs, slotsFreed())
 end
 return #ids

@@ -24,20 +24,15 @@ local replaced = redis.call('ZSCORE', PENDING, id) ~= false
 -- groups: the message may have waited in a group's set, and may name another group (or none) now; a suspect waits in
 -- pending whatever its group
 local newGroup = envelopeGroup(ARGV[4])
--- priorities: the message may have waited in a level's set, and may have another priority now
-local newLevel = newGroup and DEFAULT_LEVEL or envelopeLevel(ARGV[4])
-if not replaced and metaRead.prio then
-  local key = levelKey(envelopeLevel(redis.call('HGET', body, id)))
+-- priorities: the message may have waited in a level's set (its group's, for a grouped one), and may have another
+-- priority now
+local newLevel = envelopeLevel(ARGV[4])
+if not replaced and (metaRead.prio or grouped()) then
+  local key, oldGroup = waitKeyOf(redis.call('HGET', body, id))
   if key ~= PENDING and redis.call('ZREM', key, id) == 1 then
     replaced = true
-  end
-end
-if not replaced and grouped() then
-  local oldGroup = envelopeGroup(redis.call('HGET', body, id))
-  if oldGroup and redis.call('ZREM', groupKey(oldGroup), id) == 1 then
-    replaced = true
-    if redis.call('EXISTS', groupKey(oldGroup)) == 0 then
-      redis.call('ZREM', GROUPS, oldGroup)
+    if oldGroup then
+      groupLeft(oldGroup)
     end
   end
 end
@@ -49,7 +44,8 @@ redis.call('HSET', body, id, ARGV[4])
 if newGroup then
   redis.call('ZREM', PENDING, id)
   redis.call('HSET', META, 'groups', '1')
-  redis.call('ZADD', groupKey(newGroup), due, id)
+  groupLevelStored(newGroup, newLevel)
+  redis.call('ZADD', groupLevelKey(newGroup, newLevel), due, id)
   groupWaits(newGroup, due)
   redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
 elseif newLevel ~= DEFAULT_LEVEL then

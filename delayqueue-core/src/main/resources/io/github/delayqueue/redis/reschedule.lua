@@ -4,27 +4,23 @@
 -- Returns 1 if it was waiting and has moved, else 0.
 local id = ARGV[1]
 if not redis.call('ZSCORE', PENDING, id) and not (redis.call('ZSCORE', V1_DUE, id) and adoptOne(id)) then
-  -- groups: a grouped message waits in its group's set; the group's turn comes no later than its new due time (a
-  -- turn left earlier than its earliest message is put right by the next claim that reads it)
+  -- groups: a grouped message waits in its group's set of its level; the group's turn comes no later than its new due
+  -- time (a turn left earlier than its earliest message is put right by the next claim that reads it)
   -- priorities: a message of a priority other than the default waits in its level's set
-  if metaRead.prio then
-    local key = levelKey(envelopeLevel(redis.call('HGET', bodyOf(id), id)))
+  if metaRead.prio or grouped() then
+    local key, group = waitKeyOf(redis.call('HGET', bodyOf(id), id))
     if key ~= PENDING and redis.call('ZSCORE', key, id) then
       local _, nowUs = clock()
       local due = dueScore(ARGV[2], ARGV[3], nowUs)
       redis.call('ZADD', key, 'XX', due, id)
-      wakeIfHead(id, due, nowUs, key)
+      if group then
+        groupWaits(group, due)
+        redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
+      else
+        wakeIfHead(id, due, nowUs, key)
+      end
       return 1
     end
-  end
-  local group = grouped() and envelopeGroup(redis.call('HGET', bodyOf(id), id)) or nil
-  if group and redis.call('ZSCORE', groupKey(group), id) then
-    local _, nowUs = clock()
-    local due = dueScore(ARGV[2], ARGV[3], nowUs)
-    redis.call('ZADD', groupKey(group), 'XX', due, id)
-    groupWaits(group, due)
-    redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
-    return 1
   end
   return 0
 end

@@ -19,18 +19,23 @@ local check = false
 local EXPIRY = BASE .. 'expiry'
 local expiries = {}
 
--- groups (see the prelude's groups section): group -> {due, id, ...} of the grouped messages stored, and each group's
--- earliest; an envelope of format 3 names its group (a message without one is never of format 3)
+-- groups (see the prelude's groups section): group -> level -> {due, id, ...} of the grouped messages stored, and each
+-- group's earliest; an envelope of format 3 names its group (a message without one is never of format 3), one of
+-- format 4 its priority and its group, if any
 local grouped, groupEarliest = nil, nil
 
-local function storedInGroup(i, due, envelope)
-  local group = string.sub(envelope, 3, 2 + string.byte(envelope, 2))
+local function storedInGroup(i, due, group, level)
   grouped = grouped or {}
   groupEarliest = groupEarliest or {}
-  local list = grouped[group]
+  local sets = grouped[group]
+  if not sets then
+    sets = {}
+    grouped[group] = sets
+  end
+  local list = sets[level]
   if not list then
     list = {}
-    grouped[group] = list
+    sets[level] = list
   end
   list[#list + 1] = due
   list[#list + 1] = ARGV[i]
@@ -64,13 +69,13 @@ local function stored(i, due)
   local envelope = ARGV[i + 3]
   local version = string.byte(envelope, 1)
   if version == 3 and string.byte(envelope, 2) > 0 then
-    storedInGroup(i, due, envelope)
+    storedInGroup(i, due, string.sub(envelope, 3, 2 + string.byte(envelope, 2)), 4)
     return
   end
   if version == 4 then
     if string.byte(envelope, 3) > 0 then
-      -- a grouped message waits in its group's set whatever its priority
-      storedInGroup(i, due, string.char(3) .. string.sub(envelope, 3))
+      -- a grouped message waits in its group's set of its level (priorities within a group)
+      storedInGroup(i, due, string.sub(envelope, 4, 3 + string.byte(envelope, 3)), string.byte(envelope, 2))
     else
       storedInLevel(i, due, string.byte(envelope, 2))
     end
@@ -167,9 +172,27 @@ if grouped then
   redis.call('HSET', META, 'groups', '1')
   local GROUPS = BASE .. 'groups'
   local wake = nil
-  for group, list in pairs(grouped) do
-    for i = 1, #list, 1000 do
-      redis.call('ZADD', BASE .. 'g:' .. group, unpack(list, i, math.min(#list, i + 999)))
+  for group, sets in pairs(grouped) do
+    -- priorities within a group: a level other than the default is listed in the group's 'l:' field before its set,
+    -- g<level>:<group>, gets the messages (the prelude's groupLevelKey and groupLevelStored)
+    local known, levels = nil, nil
+    for level, list in pairs(sets) do
+      local key = BASE .. 'g:' .. group
+      if level ~= 4 then
+        key = BASE .. 'g' .. level .. ':' .. group
+        known = known or redis.call('HGET', BASE .. 'gcontrol', 'l:' .. group) or ''
+        levels = levels or known
+        if not string.find(levels, tostring(level), 1, true) then
+          levels = levels .. level
+        end
+      end
+      if levels and levels ~= known then
+        redis.call('HSET', BASE .. 'gcontrol', 'l:' .. group, levels)
+        known = levels
+      end
+      for i = 1, #list, 1000 do
+        redis.call('ZADD', key, unpack(list, i, math.min(#list, i + 999)))
+      end
     end
     if redis.call('SMISMEMBER', BASE .. 'gheld', group)[1] == 0 then
       redis.call('ZADD', GROUPS, 'LT', groupEarliest[group], group)

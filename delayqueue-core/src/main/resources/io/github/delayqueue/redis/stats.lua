@@ -22,17 +22,25 @@ if redis.call('EXISTS', GROUPS, BASE .. 'gheld') > 0 then
   for i = 1, math.min(#held, 1000) do
     names[#names + 1] = held[i]
   end
+  -- (priorities within a group: and each of its levels' sets, listed in gcontrol, read in one command)
+  local fields = {}
+  for i, group in ipairs(names) do
+    fields[i] = 'l:' .. group
+  end
+  local levels = hmget(BASE .. 'gcontrol', fields)
   local seen = {}
-  for _, group in ipairs(names) do
+  for i, group in ipairs(names) do
     if not seen[group] then
       seen[group] = true
-      local key = groupKey(group)
-      local groupReady = redis.call('ZCOUNT', key, '-inf', nowText)
-      ready = ready + groupReady
-      total = total + redis.call('ZCARD', key)
-      local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-      if head[2] and (not next or tonumber(head[2]) < tonumber(next)) then
-        next = head[2]
+      for _, set in ipairs(groupSets(group, levels[i])) do
+        local key = set[2]
+        local groupReady = redis.call('ZCOUNT', key, '-inf', nowText)
+        ready = ready + groupReady
+        total = total + redis.call('ZCARD', key)
+        local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+        if head[2] and (not next or tonumber(head[2]) < tonumber(next)) then
+          next = head[2]
+        end
       end
     end
   end

@@ -72,11 +72,19 @@ if grouped() or metaRead.prio then
   for k, id in ipairs(ids) do
     entries[#entries + 1] = { id, scores[k] }
   end
+  -- (priorities within a group: and each of its levels' sets, listed in gcontrol, read in one command)
+  local fields = {}
+  for i, group in ipairs(names) do
+    fields[i] = 'l:' .. group
+  end
+  local levels = hmget(BASE .. 'gcontrol', fields)
   local seen = {}
-  for _, group in ipairs(names) do
+  for i, group in ipairs(names) do
     if not seen[group] then
       seen[group] = true
-      keys[#keys + 1] = groupKey(group)
+      for _, set in ipairs(groupSets(group, levels[i])) do
+        keys[#keys + 1] = set[2]
+      end
     end
   end
   for _, key in ipairs(keys) do

@@ -35,6 +35,9 @@ class ClaimCostTests {
 
 	private static final int ROUNDS = 10;
 
+	/** The commands of a claim of ten messages of one group carrying ten acknowledgements (as on main before 0.4). */
+	private static final long GROUPED_CLAIM_OF_TEN = 51;
+
 	private RedisFixture fixture;
 
 	private RedisMessageStore store;
@@ -129,6 +132,28 @@ class ClaimCostTests {
 	}
 
 	@Test
+	void aClaimInAGroupedTopicCostsOneCommandMoreForAGroupThatHoldsALevelAndNothingMoreOtherwise() {
+		// each group holds one message due later, of the default priority in one topic, of priority 9 in the other: the
+		// claims that serve the group read that level's set too
+		String grouped = TOPIC + "-grouped";
+		scheduleLater(grouped, 4);
+		Map<String, Long> plain = groupedClaimsOfTen(grouped);
+		String leveled = TOPIC + "-grouped-prio";
+		scheduleLater(leveled, 9);
+		Map<String, Long> withLevel = groupedClaimsOfTen(leveled);
+
+		report("grouped claim of 10 carrying 10 acks", plain, ROUNDS);
+		report("grouped claim of 10 carrying 10 acks, the group holding one priority level", withLevel, ROUNDS);
+		// the level's set read beside the group's (ZRANGE), once per claim that serves the group; nothing else
+		Map<String, Long> extra = new TreeMap<>(withLevel);
+		plain.forEach((name, calls) -> extra.merge(name, -calls, Long::sum));
+		extra.values().removeIf((calls) -> calls == 0);
+		assertThat(extra).containsExactlyInAnyOrderEntriesOf(Map.of("zrange", (long) ROUNDS));
+		// and a grouped topic whose groups hold no level runs what it ran before priorities within groups existed
+		assertThat(CommandCounts.total(plain)).isEqualTo(GROUPED_CLAIM_OF_TEN * ROUNDS);
+	}
+
+	@Test
 	void aClaimStillFindsTheExpiryOfMessagesThatCarryOne() {
 		Claimant claimant = Claimant.create();
 		Instant deadline = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
@@ -173,6 +198,38 @@ class ClaimCostTests {
 			List<NewMessage> messages = new ArrayList<>();
 			for (int i = 0; i < 10; i++) {
 				messages.add(message(topic + round + "-" + i, Duration.ZERO, null));
+			}
+			assertThat(this.store.messages().schedule(topic, messages)).containsOnly(true);
+			counts.sinceLast();
+			Claim claim = this.store.leases().claim(topic, claimant, List.copyOf(acks), 10, LEASE, 10, false, 0);
+			Map<String, Long> ran = counts.sinceLast();
+			assertThat(claim.messages()).hasSize(10);
+			if (round > 0) {
+				ran.forEach((name, calls) -> claims.merge(name, calls, Long::sum));
+			}
+			acks.clear();
+			claim.messages().forEach((message) -> acks.add(message.lease()));
+		}
+		return claims;
+	}
+
+	private void scheduleLater(String topic, int priority) {
+		assertThat(this.store.messages().schedule(topic, List.of(new NewMessage("later", DueTime.in(3_600_000_000L),
+				Instant.now(), Map.of(), "p".getBytes(StandardCharsets.UTF_8), null, "g", priority))))
+			.containsExactly(true);
+	}
+
+	/** The commands of {@link #ROUNDS} claims of ten messages of one group carrying ten acknowledgements. */
+	private Map<String, Long> groupedClaimsOfTen(String topic) {
+		Claimant claimant = Claimant.create();
+		List<Lease> acks = new ArrayList<>();
+		CommandCounts counts = new CommandCounts(redis.get());
+		Map<String, Long> claims = new TreeMap<>();
+		for (int round = 0; round <= ROUNDS; round++) {
+			List<NewMessage> messages = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				messages.add(new NewMessage(topic + round + "-" + i, DueTime.in(0), Instant.now(), Map.of(),
+						"p".getBytes(StandardCharsets.UTF_8), null, "g", 4));
 			}
 			assertThat(this.store.messages().schedule(topic, messages)).containsOnly(true);
 			counts.sinceLast();

@@ -33,6 +33,9 @@ class GroupRateClaimTests {
 
 	private static final long LEASE = 60_000;
 
+	/** The commands of a hand-back of four leases of two groups without group rates (as before tokens went back). */
+	private static final long HAND_BACK_OF_TWO_GROUPS = 18;
+
 	private RedisFixture fixture;
 
 	private RedisMessageStore store;
@@ -153,6 +156,89 @@ class GroupRateClaimTests {
 		// the buckets of the groups picked (one HMGET) and what they spent (one HSET)
 		assertThat(extra).containsExactlyInAnyOrderEntriesOf(Map.of("hmget", 1L, "hset", 1L));
 		assertThat(redis.get().call("EXISTS", RedisFixture.PREFIX + ":{plain}:gcontrol")).isEqualTo("0");
+	}
+
+	@Test
+	void messagesHandedBackUnstartedGiveTheirTokensBackToTheirGroupsBucketUpToItsBurst() {
+		scheduleMany("slow", 6);
+		// three leased before the group had a rate: their leases spent no token of it
+		Claim before = this.store.leases().claim(TOPIC, 3, LEASE, 10);
+		assertThat(groupsOf(before)).containsExactlyEntriesOf(Map.of("slow", 3));
+		// a token every ten seconds, one saved up: the test runs on that one
+		this.store.controls().rateGroup(TOPIC, "slow", 0.1);
+		Claim first = this.store.leases().claim(TOPIC, 10, LEASE, 10);
+		assertThat(groupsOf(first)).containsExactlyEntriesOf(Map.of("slow", 1));
+
+		assertThat(this.store.leases().release(TOPIC, leases(first))).isEqualTo(1);
+
+		Claim again = this.store.leases().claim(TOPIC, 10, LEASE, 10);
+		assertThat(ids(again)).as("leased anew on the token it gave back").isEqualTo(ids(first));
+		assertThat(this.store.leases().release(TOPIC, leases(again))).isEqualTo(1);
+		// four handed back with one token in the bucket: it holds one second's tokens at most, one
+		assertThat(this.store.leases().release(TOPIC, leases(before))).isEqualTo(3);
+		assertThat(groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10))).as("no token beyond the burst")
+			.containsExactlyEntriesOf(Map.of("slow", 1));
+		assertThat(this.store.leases().claim(TOPIC, 10, LEASE, 10).messages()).isEmpty();
+	}
+
+	@Test
+	void aLostClaimUndoneGivesItsTokensBackToItsGroupsBucket() {
+		this.store.controls().rateGroup(TOPIC, "slow", 0.1);
+		scheduleMany("slow", 3);
+		Claimant claimant = Claimant.create();
+		Claimant standIn = Claimant.create();
+		Claim lost = this.store.leases().claim(TOPIC, standIn, List.of(), 10, LEASE, 10, false, 0);
+		assertThat(groupsOf(lost)).containsExactlyEntriesOf(Map.of("slow", 1));
+		ClaimRecords.move(redis.get(), TOPIC, standIn, claimant, 1);
+		// the claimant sent it, and its reply never came
+		claimant.next();
+
+		// undoes the lost claim, then leases its message anew on the token it gave back
+		Claim next = this.store.leases().claim(TOPIC, claimant, List.of(), 10, LEASE, 10, false, 0);
+
+		assertThat(ids(next)).isEqualTo(ids(lost));
+		assertThat(this.store.leases().claim(TOPIC, 10, LEASE, 10).messages()).as("no token beyond it").isEmpty();
+	}
+
+	@Test
+	void aHandBackCostsATopicWithGroupRatesOneReadAndOneWriteAndATopicWithoutThemNothing() {
+		Map<String, Long> plain = handBackOfTwoGroups("plain");
+		this.store.controls().rateGroup(TOPIC, "a", 1000.0);
+		Map<String, Long> rated = handBackOfTwoGroups(TOPIC);
+		System.out.printf("hand-back cost: without group rates %s, with them %s%n", plain, rated);
+
+		Map<String, Long> extra = new java.util.TreeMap<>(rated);
+		plain.forEach((name, calls) -> extra.merge(name, -calls, Long::sum));
+		extra.values().removeIf((calls) -> calls == 0);
+		// the buckets of the groups handed back (one HMGET) and the tokens given back (one HSET)
+		assertThat(extra).containsExactlyInAnyOrderEntriesOf(Map.of("hmget", 1L, "hset", 1L));
+		// and a topic without group rates runs what it ran before tokens were given back
+		assertThat(CommandCounts.total(plain)).isEqualTo(HAND_BACK_OF_TWO_GROUPS);
+	}
+
+	/** The commands of a hand-back of four leases of two groups (two each). */
+	private Map<String, Long> handBackOfTwoGroups(String topic) {
+		for (String group : List.of("a", "b")) {
+			List<NewMessage> messages = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				messages.add(new NewMessage(group + "-" + i, DueTime.in(0), Instant.now(), Map.of(),
+						"p".getBytes(StandardCharsets.UTF_8), null, group));
+			}
+			this.store.messages().schedule(topic, messages);
+		}
+		Claim claim = this.store.leases().claim(topic, 4, LEASE, 10);
+		assertThat(groupsOf(claim)).containsExactlyInAnyOrderEntriesOf(Map.of("a", 2, "b", 2));
+		CommandCounts counts = new CommandCounts(redis.get());
+		assertThat(this.store.leases().release(topic, leases(claim))).isEqualTo(4);
+		return counts.sinceLast();
+	}
+
+	private static List<Lease> leases(Claim claim) {
+		return claim.messages().stream().map(ClaimedMessage::lease).toList();
+	}
+
+	private static List<String> ids(Claim claim) {
+		return claim.messages().stream().map(ClaimedMessage::id).toList();
 	}
 
 	/** The commands of a claim of ten in a topic with two groups of ten due messages each (after a first claim). */

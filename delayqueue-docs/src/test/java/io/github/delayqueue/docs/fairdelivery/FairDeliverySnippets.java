@@ -51,6 +51,15 @@ class FairDeliverySnippets {
 		// end::priorities[]
 	}
 
+	void groupPriorities(Object reminder) {
+		// tag::groupPriorities[]
+		queue.schedule(ScheduleRequest.builder("reminders", reminder)
+			.group("tenant-42")                             // served in tenant-42's turn, beside the other groups
+			.priority(9)                                    // and first within tenant-42's share
+			.build());
+		// end::groupPriorities[]
+	}
+
 	void top() {
 		// tag::top[]
 		TopGroups top = admin.topGroups("reminders", 20);   // the 20 groups with the most messages waiting
