@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * Fair delivery beside the same topic without groups, in the same run (delayqueue only: Redisson has no groups):
  * <ul>
  * <li>fairness: a backlog of one group due at once, and one message of another group due 10 ms later: how late
- * that one starts (without groups it waits behind the backlog);</li>
+ * that one starts (without groups it waits behind the backlog); the same with a message of a higher priority
+ * instead, in a backlog without a group and in the same group's backlog;</li>
  * <li>drain: the same number of due messages spread over 1,000 groups, and without groups;</li>
  * <li>memory: Redis bytes per waiting message with a group (an 11-character key), and without.</li>
  * </ul>
@@ -53,6 +54,7 @@ final class FairDeliveryBenchmark {
 		double plainLate = lonelyLateness(Lone.PLAIN);
 		double groupedLate = lonelyLateness(Lone.GROUPED);
 		double priorityLate = lonelyLateness(Lone.PRIORITY);
+		double groupPriorityLate = lonelyLateness(Lone.GROUP_PRIORITY);
 		this.report.row(SECTION, String.format(Locale.ROOT,
 				"lateness of a lone message of group B due 10 ms after %,d of group A", this.backlog), "ms",
 				Report.Better.LOWER, groupedLate, null, String.format(Locale.ROOT,
@@ -63,6 +65,11 @@ final class FairDeliveryBenchmark {
 				Report.Better.LOWER, priorityLate, null, String.format(Locale.ROOT,
 						"priority 9 in a backlog of priority 4, weighted mode; without a priority the same message is "
 								+ "%.1f ms late (behind the backlog)", plainLate));
+		this.report.row(SECTION, String.format(Locale.ROOT,
+				"lateness of a high-priority message of group A due 10 ms after %,d of group A", this.backlog), "ms",
+				Report.Better.LOWER, groupPriorityLate, null, String.format(Locale.ROOT,
+						"priority 9 in its own group's backlog of priority 4, weighted mode; without a priority the "
+								+ "same message is %.1f ms late (behind the backlog)", plainLate));
 		double plainDrain = drain("drain-plain", 0);
 		double groupedDrain = drain("drain-grouped", GROUPS);
 		this.report.row(SECTION, String.format(Locale.ROOT, "drain of %,d due messages over %,d groups, %d handlers",
@@ -76,24 +83,27 @@ final class FairDeliveryBenchmark {
 						"without a group %.1f B: %+.1f B (target ≤ +16 B); %,d messages over %,d groups", plainBytes,
 						groupedBytes - plainBytes, this.backlog, GROUPS));
 		this.report.detail("fair-delivery", Map.of("latenessGroupedMs", groupedLate, "latenessPlainMs", plainLate,
-				"latenessPriorityMs", priorityLate, "drainGrouped", groupedDrain, "drainPlain", plainDrain,
+				"latenessPriorityMs", priorityLate, "latenessGroupPriorityMs", groupPriorityLate, "drainGrouped", groupedDrain, "drainPlain", plainDrain,
 				"bytesGrouped", groupedBytes, "bytesPlain", plainBytes));
 	}
 
-	/** The lone message behind the backlog: as the backlog, of another group, or of a higher priority. */
+	/**
+	 * The lone message behind the backlog: as the backlog, of another group, of a higher priority, or of a higher
+	 * priority in the backlog's own group.
+	 */
 	private enum Lone {
 
-		PLAIN, GROUPED, PRIORITY
+		PLAIN, GROUPED, PRIORITY, GROUP_PRIORITY
 
 	}
 
 	/**
 	 * Schedules the backlog (of group A, or without a group) and the lone message (of group B, or of priority 9, or
-	 * as the backlog); returns how late it started.
+	 * of priority 9 in group A, or as the backlog); returns how late it started.
 	 */
 	private double lonelyLateness(Lone lane) {
 		this.admin.flush();
-		boolean grouped = lane == Lone.GROUPED;
+		boolean grouped = lane == Lone.GROUPED || lane == Lone.GROUP_PRIORITY;
 		String topic = "fair-" + lane.name().toLowerCase(Locale.ROOT);
 		// the backlog falls due once it is stored and the consumer runs: twice the time storing it takes at the rate
 		// just measured, and three seconds more
@@ -103,8 +113,10 @@ final class FairDeliveryBenchmark {
 			requests.add(request(topic, "a-" + i, PAYLOAD, grouped ? "tenant-000A" : null).dueAt(due).build());
 		}
 		schedule(requests);
-		ScheduleRequest.Builder lone = request(topic, "lone", "B", grouped ? "tenant-000B" : null).dueAt(due.plusMillis(10));
-		this.system.queue().schedule(((lane == Lone.PRIORITY) ? lone.priority(9) : lone).build());
+		String loneGroup = (lane == Lone.GROUPED) ? "tenant-000B" : (lane == Lone.GROUP_PRIORITY) ? "tenant-000A" : null;
+		ScheduleRequest.Builder lone = request(topic, "lone", "B", loneGroup).dueAt(due.plusMillis(10));
+		boolean urgent = lane == Lone.PRIORITY || lane == Lone.GROUP_PRIORITY;
+		this.system.queue().schedule((urgent ? lone.priority(9) : lone).build());
 		AtomicLong lateMicros = new AtomicLong(-1);
 		CountDownLatch delivered = new CountDownLatch(1);
 		try (QueueUnderTest.Consumer consumer = this.system.consume(topic, THREADS, (payload, storedDue) -> {

@@ -37,7 +37,7 @@ class BenchmarksSmokeTests {
 			.satisfies((row) -> assertThat(row.ours()).isBetween(100.0, 1000.0));
 		// fair delivery: ours alone, grouped beside ungrouped (Redisson has no groups)
 		assertThat(report.rows()).filteredOn((row) -> row.section().startsWith("7. Fair delivery"))
-			.hasSize(4)
+			.hasSize(5)
 			.allSatisfy((row) -> {
 				assertThat(row.ours()).as(row.figure()).isNotNull().isPositive();
 				assertThat(row.redisson()).as(row.figure()).isNull();

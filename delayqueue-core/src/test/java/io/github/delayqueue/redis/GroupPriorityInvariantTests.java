@@ -1,0 +1,179 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.build.redis.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Random sequences of calls on grouped messages with priorities (schedule, claim with short and long leases, ack,
+ * retry, release, bury, cancel, replace, replay, reschedule, pause and resume of a group, either priority mode): after
+ * each call every stored message waits in exactly one set, every non-empty level set of a group is listed in the
+ * group's levels, and every group with messages waiting is in turn or held, so none is lost or stranded.
+ */
+class GroupPriorityInvariantTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private static final String TOPIC = "gfuzz";
+
+	// every envelope in exactly one of the sets; every non-empty group set listed in its group's levels and its group
+	// in turn or held
+	private static final String CHECK = """
+			local base = ARGV[1]
+			local sets = {}
+			for _, k in ipairs(redis.call('KEYS', base .. 'g*')) do
+			  local rest = string.sub(k, #base + 1)
+			  if string.match(rest, '^g%d?:') then sets[#sets + 1] = k end
+			end
+			sets[#sets + 1] = base .. 'pending'
+			for d = 0, 9 do sets[#sets + 1] = base .. 'p' .. d end
+			sets[#sets + 1] = base .. 'leased'
+			sets[#sets + 1] = base .. 'buried'
+			local bad = {}
+			for _, b in ipairs(redis.call('KEYS', base .. 'body:*')) do
+			  local all = redis.call('HKEYS', b)
+			  for _, id in ipairs(all) do
+			    local n = 0
+			    for _, s in ipairs(sets) do
+			      if redis.call('TYPE', s).ok == 'zset' and redis.call('ZSCORE', s, id) then n = n + 1 end
+			    end
+			    if n ~= 1 then bad[#bad + 1] = id .. ' in ' .. n .. ' sets' end
+			  end
+			end
+			for _, k in ipairs(sets) do
+			  local rest = string.sub(k, #base + 1)
+			  local d, group = string.match(rest, '^g(%d?):(.*)$')
+			  if group and redis.call('ZCARD', k) > 0 then
+			    if d ~= '' and not string.find(redis.call('HGET', base .. 'gcontrol', 'l:' .. group) or '', d, 1, true) then
+			      bad[#bad + 1] = 'level ' .. d .. ' of ' .. group .. ' not listed'
+			    end
+			    if not redis.call('ZSCORE', base .. 'groups', group) and redis.call('SISMEMBER', base .. 'gheld', group) == 0 then
+			      bad[#bad + 1] = 'group ' .. group .. ' neither in turn nor held'
+			    end
+			  end
+			end
+			return table.concat(bad, '; ')
+			""";
+
+	private RedisFixture fixture;
+
+	private RedisMessageStore store;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.store = this.fixture.store(this.fixture.connectionFactory());
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.fixture.close();
+	}
+
+	@ParameterizedTest
+	@ValueSource(longs = { 1, 2, 3, 4, 5, 6, 7, 8 })
+	void everyMessageStaysInExactlyOneSet(long seed) throws Exception {
+		Random random = new Random(seed);
+		String[] groups = { "a", "b", "c", null };
+		int[] levels = { 4, 9, 2, 7 };
+		List<Lease> held = new ArrayList<>();
+		List<String> ids = new ArrayList<>();
+		List<String> log = new ArrayList<>();
+		if (random.nextBoolean()) {
+			this.store.controls().priorityMode(TOPIC, true);
+		}
+		for (int step = 0; step < 400; step++) {
+			int op = random.nextInt(14);
+			String g = groups[random.nextInt(groups.length)];
+			int level = levels[random.nextInt(levels.length)];
+			String what;
+			switch (op) {
+				case 0, 1, 2 -> {
+					String id = "m" + step;
+					ids.add(id);
+					long delayMicros = random.nextBoolean() ? 0 : random.nextInt(3000);
+					this.store.messages().schedule(TOPIC, List.of(message(id, g, level, delayMicros)));
+					what = "schedule " + id + " " + g + " " + level + " +" + delayMicros + "us";
+				}
+				case 3, 4 -> {
+					long lease = random.nextInt(4) == 0 ? 1 : 60_000;
+					Claim claim = this.store.leases().claim(TOPIC, random.nextInt(5) + 1, lease, 3);
+					claim.messages().forEach((m) -> held.add(m.lease()));
+					what = "claim lease " + lease + " -> " + claim.messages().stream().map(ClaimedMessage::id).toList();
+				}
+				case 5 -> {
+					Lease l = take(held, random);
+					what = "ack " + (l == null ? null : l.id()) + " " + (l == null ? 0 : this.store.leases().ack(TOPIC, List.of(l)));
+				}
+				case 6 -> {
+					Lease l = take(held, random);
+					what = "retry " + (l == null ? null : l.id()) + " "
+							+ (l != null && this.store.leases().retry(TOPIC, l, random.nextInt(3), "x", random.nextInt(3) == 0));
+				}
+				case 7 -> {
+					Lease l = take(held, random);
+					what = "release " + (l == null ? null : l.id()) + " " + (l == null ? 0 : this.store.leases().release(TOPIC, List.of(l)));
+				}
+				case 8 -> {
+					Lease l = take(held, random);
+					what = "bury " + (l == null ? null : l.id()) + " " + (l != null && this.store.leases().bury(TOPIC, l, "x"));
+				}
+				case 9 -> {
+					String id = ids.isEmpty() ? "none" : ids.get(random.nextInt(ids.size()));
+					what = "cancel " + id + " " + this.store.messages().cancel(TOPIC, id);
+				}
+				case 10 -> {
+					String id = ids.isEmpty() ? "none" : ids.get(random.nextInt(ids.size()));
+					what = "replace " + id + " " + g + " " + level + " "
+							+ this.store.messages().replace(TOPIC, message(id, g, level, 0));
+				}
+				case 11 -> {
+					String id = ids.isEmpty() ? "none" : ids.get(random.nextInt(ids.size()));
+					what = "replay " + id + " " + this.store.deadLetters().replay(TOPIC, id);
+				}
+				case 12 -> {
+					String group = groups[random.nextInt(3)];
+					if (random.nextBoolean()) {
+						this.store.controls().pauseGroup(TOPIC, group);
+						what = "pause " + group;
+					}
+					else {
+						this.store.controls().resumeGroup(TOPIC, group);
+						what = "resume " + group;
+					}
+				}
+				default -> {
+					String id = ids.isEmpty() ? "none" : ids.get(random.nextInt(ids.size()));
+					what = "reschedule " + id + " " + this.store.messages().reschedule(TOPIC, id, DueTime.in(random.nextInt(2000)));
+				}
+			}
+			log.add(what);
+			String bad = redis.get().call("EVAL", CHECK, "0", RedisFixture.PREFIX + ":{" + TOPIC + "}:");
+			assertThat(bad).as(() -> String.join("\n", log)).isNullOrEmpty();
+		}
+	}
+
+	private static Lease take(List<Lease> held, Random random) {
+		return held.isEmpty() ? null : held.remove(random.nextInt(held.size()));
+	}
+
+	private static NewMessage message(String id, String group, int priority, long delayMicros) {
+		return new NewMessage(id, DueTime.in(delayMicros), Instant.now(), Map.of(),
+				"p".getBytes(StandardCharsets.UTF_8), null, group, priority);
+	}
+
+}
