@@ -10,12 +10,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.StoreExtension;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.TopicStats;
-import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,14 +30,10 @@ import static org.awaitility.Awaitility.await;
 class ChunkedDeadLetterTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	/** Ten and a half chunks of a replay or purge, two and a half of a schedule call. */
 	private static final int DEAD = 2 * RedisMessageStore.CHUNK_SIZE + RedisMessageStore.CHUNK_SIZE / 2;
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
 
 	private RedisDelayedQueue queue;
 
@@ -46,15 +41,8 @@ class ChunkedDeadLetterTests {
 
 	@BeforeEach
 	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-		this.queue = this.fixture.queue(this.store);
-		this.admin = this.fixture.admin(this.store);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
+		this.queue = redis.fixture().queue(redis.store());
+		this.admin = redis.fixture().admin(redis.store());
 	}
 
 	@Test
@@ -90,8 +78,8 @@ class ChunkedDeadLetterTests {
 		// a consumer whose handler fails every message at once: what is replayed dies again while the replay runs
 		CompletableFuture<Void> consumer = CompletableFuture.runAsync(() -> {
 			while (running.get()) {
-				for (ClaimedMessage message : this.store.leases().claim("replayed", 200, 60_000, 1).messages()) {
-					this.store.leases().bury("replayed", message.lease(), "failed again");
+				for (ClaimedMessage message : redis.store().leases().claim("replayed", 200, 60_000, 1).messages()) {
+					redis.store().leases().bury("replayed", message.lease(), "failed again");
 					reburied.incrementAndGet();
 				}
 			}
@@ -108,8 +96,8 @@ class ChunkedDeadLetterTests {
 			consumer.get();
 		}
 		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-			for (ClaimedMessage message : this.store.leases().claim("replayed", 1000, 60_000, 1).messages()) {
-				this.store.leases().bury("replayed", message.lease(), "failed again");
+			for (ClaimedMessage message : redis.store().leases().claim("replayed", 1000, 60_000, 1).messages()) {
+				redis.store().leases().bury("replayed", message.lease(), "failed again");
 			}
 			TopicStats stats = this.admin.stats("replayed");
 			assertThat(stats.dead()).isEqualTo(DEAD);
@@ -155,9 +143,9 @@ class ChunkedDeadLetterTests {
 		for (int p = 0; p < partitions; p++) {
 			String partition = TopicKeys.partitionName(topic, p);
 			List<ClaimedMessage> claimed;
-			while (!(claimed = this.store.leases().claim(partition, 500, 60_000, 5).messages()).isEmpty()) {
+			while (!(claimed = redis.store().leases().claim(partition, 500, 60_000, 5).messages()).isEmpty()) {
 				for (ClaimedMessage message : claimed) {
-					this.store.leases().bury(partition, message.lease(), "java.lang.IllegalStateException: boom");
+					redis.store().leases().bury(partition, message.lease(), "java.lang.IllegalStateException: boom");
 				}
 			}
 		}

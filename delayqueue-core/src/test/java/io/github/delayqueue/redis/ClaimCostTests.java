@@ -1,6 +1,5 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -10,12 +9,13 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.build.redis.TestRedisExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.delayqueue.StoreExtension;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static io.github.delayqueue.redis.Claims.LEASE;
+import static io.github.delayqueue.redis.Scheduling.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -27,31 +27,14 @@ import static org.awaitility.Awaitility.await;
 class ClaimCostTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "cost";
-
-	private static final long LEASE = 60_000;
 
 	private static final int ROUNDS = 10;
 
 	/** The commands of a claim of ten messages of one group carrying ten acknowledgements (as on main before 0.4). */
 	private static final long GROUPED_CLAIM_OF_TEN = 51;
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
-	@BeforeEach
-	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
-	}
 
 	@Test
 	void aClaimThatLeasesNothingReadsNoClaimRecordsWhateverTheirNumber() {
@@ -79,7 +62,10 @@ class ClaimCostTests {
 	void claimRecordsWhoseLeasesEndedAreForgottenByTheNextClaimThatLeasesNothing() {
 		for (int i = 0; i < 5; i++) {
 			schedule("m" + i, Duration.ZERO, null);
-			assertThat(this.store.leases().claim(TOPIC, Claimant.create(), List.of(), 1, 100, 10, false, 0).messages())
+			assertThat(redis.store()
+				.leases()
+				.claim(TOPIC, Claimant.create(), List.of(), 1, 100, 10, false, 0)
+				.messages())
 				.hasSize(1);
 		}
 		Claimant lasting = Claimant.create();
@@ -88,7 +74,7 @@ class ClaimCostTests {
 		assertThat(redis.get().call("HLEN", key("claims"))).isEqualTo("6");
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.leases().claim(TOPIC, 0, LEASE, 10);
+			redis.store().leases().claim(TOPIC, 0, LEASE, 10);
 			return "1".equals(redis.get().call("HLEN", key("claims")));
 		});
 		assertThat(redis.get().call("HEXISTS", key("claims"), idOf(lasting))).isEqualTo("1");
@@ -113,12 +99,11 @@ class ClaimCostTests {
 
 	@Test
 	void aClaimInATopicThatStoredAPriorityCostsTwoCommandsMoreAndATopicWithoutOneNothing() {
-		Map<String, Long> plain = claimsOfTen(TOPIC);
+		Map<String, Long> plain = claimsOfTen(TOPIC, null);
 		String prioritized = TOPIC + "-prio";
 		// one message of another priority, due later: the topic's claims read that level's set from now on
-		assertThat(this.store.messages().schedule(prioritized, List.of(new NewMessage("later", DueTime.in(3_600_000_000L),
-				Instant.now(), Map.of(), "p".getBytes(StandardCharsets.UTF_8), null, null, 9)))).containsExactly(true);
-		Map<String, Long> withLevel = claimsOfTen(prioritized);
+		Scheduling.schedule(redis.store(), prioritized, message("later", 9, null, DueTime.in(3_600_000_000L)));
+		Map<String, Long> withLevel = claimsOfTen(prioritized, null);
 
 		report("claim of 10 carrying 10 acks, one priority level stored", withLevel, ROUNDS);
 		// the level's due messages (ZRANGEBYSCORE) and its earliest (ZRANGE), once per claim; nothing else
@@ -137,10 +122,10 @@ class ClaimCostTests {
 		// claims that serve the group read that level's set too
 		String grouped = TOPIC + "-grouped";
 		scheduleLater(grouped, 4);
-		Map<String, Long> plain = groupedClaimsOfTen(grouped);
+		Map<String, Long> plain = claimsOfTen(grouped, "g");
 		String leveled = TOPIC + "-grouped-prio";
 		scheduleLater(leveled, 9);
-		Map<String, Long> withLevel = groupedClaimsOfTen(leveled);
+		Map<String, Long> withLevel = claimsOfTen(leveled, "g");
 
 		report("grouped claim of 10 carrying 10 acks", plain, ROUNDS);
 		report("grouped claim of 10 carrying 10 acks, the group holding one priority level", withLevel, ROUNDS);
@@ -178,7 +163,9 @@ class ClaimCostTests {
 		schedule("replaced", Duration.ZERO, null);
 		Instant passed = Instant.now().minus(Duration.ofMinutes(1)).truncatedTo(ChronoUnit.MILLIS);
 		// the topic's first expiry comes with a replacement, not a schedule
-		assertThat(this.store.messages().replace(TOPIC, message("replaced", Duration.ZERO, new Expiry(passed, false))))
+		assertThat(redis.store()
+			.messages()
+			.replace(TOPIC, message("replaced", Duration.ZERO, new Expiry(passed, false))))
 			.isEqualTo(Replacement.REPLACED);
 
 		Claim claim = claim(Claimant.create(), List.of(), 10);
@@ -188,20 +175,20 @@ class ClaimCostTests {
 		assertThat(redis.get().call("ZSCORE", key("buried"), "replaced")).as("dead-lettered, as it says").isNotNull();
 	}
 
-	/** The commands of {@link #ROUNDS} claims of ten carrying ten acknowledgements, after one not counted. */
-	private Map<String, Long> claimsOfTen(String topic) {
+	/**
+	 * The commands of {@link #ROUNDS} claims of ten messages of a group (or none) carrying ten acknowledgements, after
+	 * one not counted.
+	 */
+	private Map<String, Long> claimsOfTen(String topic, @Nullable String group) {
 		Claimant claimant = Claimant.create();
 		List<Lease> acks = new ArrayList<>();
 		CommandCounts counts = new CommandCounts(redis.get());
 		Map<String, Long> claims = new TreeMap<>();
 		for (int round = 0; round <= ROUNDS; round++) {
-			List<NewMessage> messages = new ArrayList<>();
-			for (int i = 0; i < 10; i++) {
-				messages.add(message(topic + round + "-" + i, Duration.ZERO, null));
-			}
-			assertThat(this.store.messages().schedule(topic, messages)).containsOnly(true);
+			List<NewMessage> messages = Scheduling.many(topic + round, 10, group, Duration.ZERO);
+			assertThat(redis.store().messages().schedule(topic, messages)).containsOnly(true);
 			counts.sinceLast();
-			Claim claim = this.store.leases().claim(topic, claimant, List.copyOf(acks), 10, LEASE, 10, false, 0);
+			Claim claim = redis.store().leases().claim(topic, claimant, List.copyOf(acks), 10, LEASE, 10, false, 0);
 			Map<String, Long> ran = counts.sinceLast();
 			assertThat(claim.messages()).hasSize(10);
 			if (round > 0) {
@@ -214,35 +201,7 @@ class ClaimCostTests {
 	}
 
 	private void scheduleLater(String topic, int priority) {
-		assertThat(this.store.messages().schedule(topic, List.of(new NewMessage("later", DueTime.in(3_600_000_000L),
-				Instant.now(), Map.of(), "p".getBytes(StandardCharsets.UTF_8), null, "g", priority))))
-			.containsExactly(true);
-	}
-
-	/** The commands of {@link #ROUNDS} claims of ten messages of one group carrying ten acknowledgements. */
-	private Map<String, Long> groupedClaimsOfTen(String topic) {
-		Claimant claimant = Claimant.create();
-		List<Lease> acks = new ArrayList<>();
-		CommandCounts counts = new CommandCounts(redis.get());
-		Map<String, Long> claims = new TreeMap<>();
-		for (int round = 0; round <= ROUNDS; round++) {
-			List<NewMessage> messages = new ArrayList<>();
-			for (int i = 0; i < 10; i++) {
-				messages.add(new NewMessage(topic + round + "-" + i, DueTime.in(0), Instant.now(), Map.of(),
-						"p".getBytes(StandardCharsets.UTF_8), null, "g", 4));
-			}
-			assertThat(this.store.messages().schedule(topic, messages)).containsOnly(true);
-			counts.sinceLast();
-			Claim claim = this.store.leases().claim(topic, claimant, List.copyOf(acks), 10, LEASE, 10, false, 0);
-			Map<String, Long> ran = counts.sinceLast();
-			assertThat(claim.messages()).hasSize(10);
-			if (round > 0) {
-				ran.forEach((name, calls) -> claims.merge(name, calls, Long::sum));
-			}
-			acks.clear();
-			claim.messages().forEach((message) -> acks.add(message.lease()));
-		}
-		return claims;
+		Scheduling.schedule(redis.store(), topic, message("later", priority, "g", DueTime.in(3_600_000_000L)));
 	}
 
 	/**
@@ -261,24 +220,16 @@ class ClaimCostTests {
 	}
 
 	private void scheduleTen(String prefix) {
-		List<NewMessage> messages = new ArrayList<>();
-		for (int i = 0; i < 10; i++) {
-			messages.add(message(prefix + "-" + i, Duration.ZERO, null));
-		}
-		assertThat(this.store.messages().schedule(TOPIC, messages)).containsOnly(true);
+		assertThat(redis.store().messages().schedule(TOPIC, Scheduling.many(prefix, 10, null, Duration.ZERO)))
+			.containsOnly(true);
 	}
 
 	private Claim claim(Claimant claimant, List<Lease> acks, int limit) {
-		return this.store.leases().claim(TOPIC, claimant, acks, limit, LEASE, 10, false, 0);
+		return redis.store().leases().claim(TOPIC, claimant, acks, limit, LEASE, 10, false, 0);
 	}
 
-	private void schedule(String id, Duration delay, Expiry expiry) {
-		assertThat(this.store.messages().schedule(TOPIC, List.of(message(id, delay, expiry)))).containsExactly(true);
-	}
-
-	private static NewMessage message(String id, Duration delay, Expiry expiry) {
-		return new NewMessage(id, DueTime.in(delay.toNanos() / 1000), Instant.now(), Map.of(),
-				"p".getBytes(StandardCharsets.UTF_8), expiry);
+	private void schedule(String id, Duration delay, @Nullable Expiry expiry) {
+		Scheduling.schedule(redis.store(), TOPIC, message(id, delay, expiry));
 	}
 
 	private static void report(String what, Map<String, Long> counts, int claims) {
@@ -288,7 +239,7 @@ class ClaimCostTests {
 	}
 
 	private static String idOf(Claimant claimant) {
-		return new String(claimant.id(), StandardCharsets.US_ASCII);
+		return ClaimRecords.idOf(claimant);
 	}
 
 	private static String key(String name) {

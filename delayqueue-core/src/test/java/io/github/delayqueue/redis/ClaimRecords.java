@@ -1,6 +1,7 @@
 package io.github.delayqueue.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.function.Function;
 
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedis;
@@ -27,6 +28,20 @@ final class ClaimRecords {
 		assertThat(record).as("the record of the claim").isNotNull();
 		redis.call("HSET", key, idOf(to), number + record.substring(record.indexOf(':')));
 		redis.call("HDEL", key, idOf(from));
+	}
+
+	/**
+	 * A claim in a claimant's name whose reply it never receives: a stand-in claimant makes it ({@code claim} is given
+	 * the stand-in), and Redis's record of it is moved to the claimant's id, numbered as the claimant's claim
+	 * {@code number}. The claimant is told nothing (whether it sent the claim is the test's to say, with
+	 * {@link Claimant#next()}).
+	 * @return the claim, as the claimant would have received it
+	 */
+	static Claim lost(TestRedis redis, String topic, Claimant claimant, long number, Function<Claimant, Claim> claim) {
+		Claimant standIn = Claimant.create();
+		Claim lost = claim.apply(standIn);
+		move(redis, topic, standIn, claimant, number);
+		return lost;
 	}
 
 	static String idOf(Claimant claimant) {

@@ -8,14 +8,12 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.DueHistogram;
-import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.StoreExtension;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.TopicStats;
-import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,16 +29,12 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class DueCountTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final int MESSAGES = 100_000;
 
 	/** One message every 864 ms: 100,000 in exactly a day. */
 	private static final long SPACING_MILLIS = 864;
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
 
 	private RedisDelayedQueue queue;
 
@@ -48,15 +42,8 @@ class DueCountTests {
 
 	@BeforeEach
 	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-		this.queue = this.fixture.queue(this.store);
-		this.admin = this.fixture.admin(this.store);
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
+		this.queue = redis.fixture().queue(redis.store());
+		this.admin = redis.fixture().admin(redis.store());
 	}
 
 	@Test
@@ -163,13 +150,13 @@ class DueCountTests {
 
 	@Test
 	void messagesWaitingForARetryAreCountedAndLeasedOnesAreNot() {
-		Instant now = this.fixture.redisTime();
+		Instant now = redis.fixture().redisTime();
 		this.queue.schedule(ScheduleRequest.builder("states", 1).id("leased").build());
 		this.queue.schedule(ScheduleRequest.builder("states", 2).id("retrying").build());
-		Claim claim = this.store.leases().claim("states", 2, 60_000, 5);
+		Claim claim = redis.store().leases().claim("states", 2, 60_000, 5);
 		assertThat(claim.messages()).hasSize(2);
 		ClaimedMessage retrying = claim.messages().stream().filter((m) -> m.id().equals("retrying")).findFirst().get();
-		this.store.leases().retry("states", retrying.lease(), 60_000, "boom");
+		redis.store().leases().retry("states", retrying.lease(), 60_000, "boom");
 
 		DueHistogram histogram = this.admin.countDue("states", now.plusSeconds(30), now.plusSeconds(90), 1);
 		assertThat(histogram.total()).isEqualTo(1);
@@ -190,7 +177,7 @@ class DueCountTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.countDue("bad topic", from,
 				from.plusSeconds(1), 1));
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.store.messages().countDue("t", List.of(from, from)));
+			.isThrownBy(() -> redis.store().messages().countDue("t", List.of(from, from)));
 	}
 
 }

@@ -1,20 +1,16 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.build.redis.TestRedisExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.delayqueue.StoreExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static io.github.delayqueue.redis.Scheduling.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -26,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GroupPriorityInvariantTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "gfuzz";
 
@@ -69,21 +65,6 @@ class GroupPriorityInvariantTests {
 			return table.concat(bad, '; ')
 			""";
 
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
-	@BeforeEach
-	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
-	}
-
 	@ParameterizedTest
 	@ValueSource(longs = { 1, 2, 3, 4, 5, 6, 7, 8 })
 	void everyMessageStaysInExactlyOneSet(long seed) throws Exception {
@@ -94,7 +75,7 @@ class GroupPriorityInvariantTests {
 		List<String> ids = new ArrayList<>();
 		List<String> log = new ArrayList<>();
 		if (random.nextBoolean()) {
-			this.store.controls().priorityMode(TOPIC, true);
+			redis.store().controls().priorityMode(TOPIC, true);
 		}
 		for (int step = 0; step < 400; step++) {
 			int op = random.nextInt(14);
@@ -106,59 +87,59 @@ class GroupPriorityInvariantTests {
 					String id = "m" + step;
 					ids.add(id);
 					long delayMicros = random.nextBoolean() ? 0 : random.nextInt(3000);
-					this.store.messages().schedule(TOPIC, List.of(message(id, g, level, delayMicros)));
+					redis.store().messages().schedule(TOPIC, List.of(message(id, level, g, DueTime.in(delayMicros))));
 					what = "schedule " + id + " " + g + " " + level + " +" + delayMicros + "us";
 				}
 				case 3, 4 -> {
 					long lease = random.nextInt(4) == 0 ? 1 : 60_000;
-					Claim claim = this.store.leases().claim(TOPIC, random.nextInt(5) + 1, lease, 3);
+					Claim claim = redis.store().leases().claim(TOPIC, random.nextInt(5) + 1, lease, 3);
 					claim.messages().forEach((m) -> held.add(m.lease()));
 					what = "claim lease " + lease + " -> " + claim.messages().stream().map(ClaimedMessage::id).toList();
 				}
 				case 5 -> {
 					Lease l = take(held, random);
-					what = "ack " + (l == null ? null : l.id()) + " " + (l == null ? 0 : this.store.leases().ack(TOPIC, List.of(l)));
+					what = "ack " + (l == null ? null : l.id()) + " " + (l == null ? 0 : redis.store().leases().ack(TOPIC, List.of(l)));
 				}
 				case 6 -> {
 					Lease l = take(held, random);
 					what = "retry " + (l == null ? null : l.id()) + " "
-							+ (l != null && this.store.leases().retry(TOPIC, l, random.nextInt(3), "x", random.nextInt(3) == 0));
+							+ (l != null && redis.store().leases().retry(TOPIC, l, random.nextInt(3), "x", random.nextInt(3) == 0));
 				}
 				case 7 -> {
 					Lease l = take(held, random);
-					what = "release " + (l == null ? null : l.id()) + " " + (l == null ? 0 : this.store.leases().release(TOPIC, List.of(l)));
+					what = "release " + (l == null ? null : l.id()) + " " + (l == null ? 0 : redis.store().leases().release(TOPIC, List.of(l)));
 				}
 				case 8 -> {
 					Lease l = take(held, random);
-					what = "bury " + (l == null ? null : l.id()) + " " + (l != null && this.store.leases().bury(TOPIC, l, "x"));
+					what = "bury " + (l == null ? null : l.id()) + " " + (l != null && redis.store().leases().bury(TOPIC, l, "x"));
 				}
 				case 9 -> {
 					String id = ids.isEmpty() ? "none" : ids.get(random.nextInt(ids.size()));
-					what = "cancel " + id + " " + this.store.messages().cancel(TOPIC, id);
+					what = "cancel " + id + " " + redis.store().messages().cancel(TOPIC, id);
 				}
 				case 10 -> {
 					String id = ids.isEmpty() ? "none" : ids.get(random.nextInt(ids.size()));
 					what = "replace " + id + " " + g + " " + level + " "
-							+ this.store.messages().replace(TOPIC, message(id, g, level, 0));
+							+ redis.store().messages().replace(TOPIC, message(id, level, g, DueTime.in(0)));
 				}
 				case 11 -> {
 					String id = ids.isEmpty() ? "none" : ids.get(random.nextInt(ids.size()));
-					what = "replay " + id + " " + this.store.deadLetters().replay(TOPIC, id);
+					what = "replay " + id + " " + redis.store().deadLetters().replay(TOPIC, id);
 				}
 				case 12 -> {
 					String group = groups[random.nextInt(3)];
 					if (random.nextBoolean()) {
-						this.store.controls().pauseGroup(TOPIC, group);
+						redis.store().controls().pauseGroup(TOPIC, group);
 						what = "pause " + group;
 					}
 					else {
-						this.store.controls().resumeGroup(TOPIC, group);
+						redis.store().controls().resumeGroup(TOPIC, group);
 						what = "resume " + group;
 					}
 				}
 				default -> {
 					String id = ids.isEmpty() ? "none" : ids.get(random.nextInt(ids.size()));
-					what = "reschedule " + id + " " + this.store.messages().reschedule(TOPIC, id, DueTime.in(random.nextInt(2000)));
+					what = "reschedule " + id + " " + redis.store().messages().reschedule(TOPIC, id, DueTime.in(random.nextInt(2000)));
 				}
 			}
 			log.add(what);
@@ -169,11 +150,6 @@ class GroupPriorityInvariantTests {
 
 	private static Lease take(List<Lease> held, Random random) {
 		return held.isEmpty() ? null : held.remove(random.nextInt(held.size()));
-	}
-
-	private static NewMessage message(String id, String group, int priority, long delayMicros) {
-		return new NewMessage(id, DueTime.in(delayMicros), Instant.now(), Map.of(),
-				"p".getBytes(StandardCharsets.UTF_8), null, group, priority);
 	}
 
 }

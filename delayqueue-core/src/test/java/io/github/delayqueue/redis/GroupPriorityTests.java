@@ -1,20 +1,16 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.build.redis.TestRedisExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.delayqueue.StoreExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static io.github.delayqueue.redis.Claims.LEASE;
+import static io.github.delayqueue.redis.Scheduling.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -27,26 +23,9 @@ import static org.awaitility.Awaitility.await;
 class GroupPriorityTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "gprio";
-
-	private static final long LEASE = 60_000;
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
-	@BeforeEach
-	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
-	}
 
 	@Test
 	void aDuePriorityNineMessageOfAGroupIsLeasedBeforeEarlierDueOnesOfThatGroup() {
@@ -68,7 +47,7 @@ class GroupPriorityTests {
 		assertThat(redis.get().call("EXISTS", key("g9:a"))).isEqualTo("0");
 		// the level's set emptied: the group lists it no more
 		assertThat(redis.get().call("HEXISTS", key("gcontrol"), "l:a")).isEqualTo("0");
-		assertThat(this.store.controls().readGroup(TOPIC, "a").leased()).isEqualTo(5);
+		assertThat(redis.store().controls().readGroup(TOPIC, "a").leased()).isEqualTo(5);
 	}
 
 	@Test
@@ -134,7 +113,7 @@ class GroupPriorityTests {
 
 	@Test
 	void strictModeServesALowerLevelOfAGroupOnlyWhenNoHigherOneHasADueMessage() {
-		assertThat(this.store.controls().priorityMode(TOPIC, true)).isTrue();
+		assertThat(redis.store().controls().priorityMode(TOPIC, true)).isTrue();
 		scheduleMany("low", 30, 0, "s", Duration.ZERO);
 		scheduleMany("high", 30, 9, "s", Duration.ZERO);
 
@@ -165,7 +144,7 @@ class GroupPriorityTests {
 		assertThat(first.id()).isEqualTo("urgent");
 		assertThat(redis.get().call("HEXISTS", key("gcontrol"), "l:a")).isEqualTo("0");
 
-		assertThat(this.store.leases().retry(TOPIC, first.lease(), 0, "boom")).isTrue();
+		assertThat(redis.store().leases().retry(TOPIC, first.lease(), 0, "boom")).isTrue();
 		assertThat(redis.get().call("ZSCORE", key("g8:a"), "urgent")).isNotNull();
 		assertThat(redis.get().call("HGET", key("gcontrol"), "l:a")).isEqualTo("8");
 		ClaimedMessage retried = claim(10).messages().get(0);
@@ -173,25 +152,24 @@ class GroupPriorityTests {
 		assertThat(retried.attempt()).isEqualTo(2);
 		assertThat(retried.message().group()).isEqualTo("a");
 
-		assertThat(this.store.leases().release(TOPIC, List.of(retried.lease()))).isEqualTo(1);
+		assertThat(redis.store().leases().release(TOPIC, List.of(retried.lease()))).isEqualTo(1);
 		assertThat(redis.get().call("ZSCORE", key("g8:a"), "urgent")).isNotNull();
 		assertThat(redis.get().call("HGET", key("gcontrol"), "l:a")).isEqualTo("8");
 		Claimant claimant = Claimant.create();
-		Claimant standIn = Claimant.create();
-		Claim lost = this.store.leases().claim(TOPIC, standIn, List.of(), 10, LEASE, 10, false, 0);
+		Claim lost = ClaimRecords.lost(redis.get(), TOPIC, claimant, 1,
+				(standIn) -> redis.store().leases().claim(TOPIC, standIn, List.of(), 10, LEASE, 10, false, 0));
 		assertThat(lost.messages().get(0).id()).isEqualTo("urgent");
-		ClaimRecords.move(redis.get(), TOPIC, standIn, claimant, 1);
 		// the claimant sent it, and its reply never came: its next claim undoes it, then leases the message anew
 		claimant.next();
-		ClaimedMessage handedBack = this.store.leases()
+		ClaimedMessage handedBack = redis.store().leases()
 			.claim(TOPIC, claimant, List.of(), 10, LEASE, 10, false, 0)
 			.messages()
 			.get(0);
 		assertThat(handedBack.id()).isEqualTo("urgent");
 		assertThat(handedBack.message().priority()).isEqualTo(8);
 
-		assertThat(this.store.leases().bury(TOPIC, handedBack.lease(), "boom")).isTrue();
-		assertThat(this.store.deadLetters().replay(TOPIC, "urgent")).isTrue();
+		assertThat(redis.store().leases().bury(TOPIC, handedBack.lease(), "boom")).isTrue();
+		assertThat(redis.store().deadLetters().replay(TOPIC, "urgent")).isTrue();
 		assertThat(redis.get().call("ZSCORE", key("g8:a"), "urgent")).isNotNull();
 		assertThat(redis.get().call("ZSCORE", key("g:a"), "urgent")).isNull();
 		assertThat(claim(10).messages().get(0)).satisfies((m) -> {
@@ -219,21 +197,23 @@ class GroupPriorityTests {
 	@Test
 	void aPausedOrCappedGroupHoldingOnlyLevelMessagesTakesItsTurnAgainWhenReleased() {
 		schedule("p-1", 9, "p", Duration.ZERO);
-		this.store.controls().pauseGroup(TOPIC, "p");
+		redis.store().controls().pauseGroup(TOPIC, "p");
 		assertThat(claim(10).messages()).isEmpty();
 
-		this.store.controls().resumeGroup(TOPIC, "p");
+		redis.store().controls().resumeGroup(TOPIC, "p");
 
 		assertThat(claim(10).messages()).extracting(ClaimedMessage::id).containsExactly("p-1");
 
-		this.store.controls().capGroup(TOPIC, "c", 1L);
+		redis.store().controls().capGroup(TOPIC, "c", 1L);
 		schedule("c-1", 7, "c", Duration.ZERO);
 		schedule("c-2", 7, "c", Duration.ZERO);
 		Claim capped = claim(10);
 		assertThat(capped.messages()).extracting(ClaimedMessage::id).containsExactly("c-1");
 		assertThat(redis.get().call("SISMEMBER", key("gheld"), "c")).isEqualTo("1");
 
-		Claim next = this.store.leases().claim(TOPIC, List.of(capped.messages().get(0).lease()), 10, LEASE, 10, false);
+		Claim next = redis.store()
+			.leases()
+			.claim(TOPIC, List.of(capped.messages().get(0).lease()), 10, LEASE, 10, false);
 
 		assertThat(next.messages()).extracting(ClaimedMessage::id).containsExactly("c-2");
 	}
@@ -244,46 +224,46 @@ class GroupPriorityTests {
 		schedule("a2", 7, "a", Duration.ofHours(1));
 		schedule("a3", 4, "a", Duration.ofHours(2));
 
-		assertThat(this.store.messages().lookup(TOPIC, "a1")).satisfies((entry) -> {
+		assertThat(redis.store().messages().lookup(TOPIC, "a1")).satisfies((entry) -> {
 			assertThat(entry.state()).isEqualTo(StoredEntry.State.WAITING);
 			assertThat(entry.message().priority()).isEqualTo(7);
 			assertThat(entry.message().group()).isEqualTo("a");
 		});
-		assertThat(this.store.messages().stats(TOPIC).waiting()).isEqualTo(3);
-		assertThat(this.store.controls().readGroup(TOPIC, "a").waiting()).isEqualTo(3);
-		assertThat(this.store.controls().topGroups(TOPIC, 10, 1000).groups()).singleElement()
+		assertThat(redis.store().messages().stats(TOPIC).waiting()).isEqualTo(3);
+		assertThat(redis.store().controls().readGroup(TOPIC, "a").waiting()).isEqualTo(3);
+		assertThat(redis.store().controls().topGroups(TOPIC, 10, 1000).groups()).singleElement()
 			.satisfies((count) -> assertThat(count.waiting()).isEqualTo(3));
-		assertThat(this.store.controls().countGroups(TOPIC, List.of("a")).groups()).singleElement()
+		assertThat(redis.store().controls().countGroups(TOPIC, List.of("a")).groups()).singleElement()
 			.satisfies((count) -> assertThat(count.waiting()).isEqualTo(3));
-		assertThat(this.store.messages().waiting(TOPIC, null, null, null, 10)).extracting(StoredEntry::id)
+		assertThat(redis.store().messages().waiting(TOPIC, null, null, null, 10)).extracting(StoredEntry::id)
 			.containsExactly("a1", "a2", "a3");
 
-		assertThat(this.store.messages().reschedule(TOPIC, "a1", DueTime.in(0))).isTrue();
-		assertThat(this.store.messages().stats(TOPIC).ready()).isEqualTo(1);
+		assertThat(redis.store().messages().reschedule(TOPIC, "a1", DueTime.in(0))).isTrue();
+		assertThat(redis.store().messages().stats(TOPIC).ready()).isEqualTo(1);
 		assertThat(claim(10).messages()).singleElement().satisfies((m) -> {
 			assertThat(m.id()).isEqualTo("a1");
 			assertThat(m.message().priority()).isEqualTo(7);
 		});
 
 		// another priority in the same group: it moves to that level's set; the default: to the group's own set
-		assertThat(this.store.messages().replace(TOPIC, message("a2", 2, "a", Duration.ofHours(1))))
+		assertThat(redis.store().messages().replace(TOPIC, message("a2", 2, "a", Duration.ofHours(1))))
 			.isEqualTo(Replacement.REPLACED);
 		assertThat(redis.get().call("ZSCORE", key("g7:a"), "a2")).isNull();
 		assertThat(redis.get().call("ZSCORE", key("g2:a"), "a2")).isNotNull();
-		assertThat(this.store.messages().lookup(TOPIC, "a2").message().priority()).isEqualTo(2);
-		assertThat(this.store.messages().replace(TOPIC, message("a3", 4, "a", Duration.ofHours(3))))
+		assertThat(redis.store().messages().lookup(TOPIC, "a2").message().priority()).isEqualTo(2);
+		assertThat(redis.store().messages().replace(TOPIC, message("a3", 4, "a", Duration.ofHours(3))))
 			.isEqualTo(Replacement.REPLACED);
 		assertThat(redis.get().call("ZSCORE", key("g:a"), "a3")).isNotNull();
 		// another group and level
-		assertThat(this.store.messages().replace(TOPIC, message("a3", 9, "b", Duration.ofHours(3))))
+		assertThat(redis.store().messages().replace(TOPIC, message("a3", 9, "b", Duration.ofHours(3))))
 			.isEqualTo(Replacement.REPLACED);
 		assertThat(redis.get().call("ZSCORE", key("g:a"), "a3")).isNull();
 		assertThat(redis.get().call("ZSCORE", key("g9:b"), "a3")).isNotNull();
-		assertThat(this.store.controls().readGroup(TOPIC, "b").waiting()).isEqualTo(1);
+		assertThat(redis.store().controls().readGroup(TOPIC, "b").waiting()).isEqualTo(1);
 
-		assertThat(this.store.messages().cancel(TOPIC, "a2")).isTrue();
-		assertThat(this.store.messages().cancel(TOPIC, "a2")).isFalse();
-		assertThat(this.store.messages().cancel(TOPIC, "a3")).isTrue();
+		assertThat(redis.store().messages().cancel(TOPIC, "a2")).isTrue();
+		assertThat(redis.store().messages().cancel(TOPIC, "a2")).isFalse();
+		assertThat(redis.store().messages().cancel(TOPIC, "a3")).isTrue();
 		assertThat(redis.get().call("EXISTS", key("g7:a"), key("g2:a"), key("g:a"), key("g9:b"))).isEqualTo("0");
 		// the groups emptied leave their turns and their lists of levels
 		assertThat(redis.get().call("ZCARD", key("groups"))).isEqualTo("0");
@@ -293,45 +273,19 @@ class GroupPriorityTests {
 
 	/** Claims up to {@code limit} at a time until {@code total} came, acknowledging all; counts them by priority. */
 	private Map<Integer, Integer> drain(int limit, int total) {
-		Map<Integer, Integer> byLevel = new HashMap<>();
-		List<Lease> acks = new ArrayList<>();
-		int got = 0;
-		while (got < total) {
-			Claim claim = this.store.leases().claim(TOPIC, acks, Math.min(limit, total - got), LEASE, 10, false);
-			assertThat(claim.messages()).isNotEmpty();
-			acks = claim.messages().stream().map(ClaimedMessage::lease).toList();
-			for (ClaimedMessage message : claim.messages()) {
-				byLevel.merge(message.message().priority(), 1, Integer::sum);
-			}
-			got += claim.messages().size();
-		}
-		this.store.leases().ack(TOPIC, acks);
-		return byLevel;
+		return Claims.drain(redis.store(), TOPIC, limit, total, (message) -> message.message().priority());
 	}
 
 	private Claim claim(int limit) {
-		return this.store.leases().claim(TOPIC, limit, LEASE, 10);
+		return redis.store().leases().claim(TOPIC, limit, LEASE, 10);
 	}
 
 	private void scheduleMany(String prefix, int count, int priority, String group, Duration delay) {
-		List<NewMessage> messages = new ArrayList<>();
-		for (int i = 0; i < count; i++) {
-			messages.add(message(prefix + "-" + i, priority, group, delay));
-		}
-		for (int i = 0; i < messages.size(); i += RedisMessageStore.CHUNK_SIZE) {
-			this.store.messages()
-				.schedule(TOPIC, messages.subList(i, Math.min(messages.size(), i + RedisMessageStore.CHUNK_SIZE)));
-		}
+		Scheduling.scheduleAll(redis.store(), TOPIC, Scheduling.many(prefix, count, priority, group, delay));
 	}
 
 	private void schedule(String id, int priority, String group, Duration delay) {
-		assertThat(this.store.messages().schedule(TOPIC, List.of(message(id, priority, group, delay))))
-			.containsExactly(true);
-	}
-
-	private static NewMessage message(String id, int priority, String group, Duration delay) {
-		return new NewMessage(id, DueTime.in(delay.toNanos() / 1000), Instant.now(), Map.of(),
-				"p".getBytes(StandardCharsets.UTF_8), null, group, priority);
+		Scheduling.schedule(redis.store(), TOPIC, message(id, priority, group, delay));
 	}
 
 	private static String key(String name) {

@@ -1,20 +1,19 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.build.redis.TestRedisExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.delayqueue.StoreExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static io.github.delayqueue.redis.Claims.LEASE;
+import static io.github.delayqueue.redis.Claims.groupsOf;
+import static io.github.delayqueue.redis.Claims.ids;
+import static io.github.delayqueue.redis.Claims.leases;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
@@ -27,38 +26,21 @@ import static org.awaitility.Awaitility.await;
 class GroupRateClaimTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "rated";
-
-	private static final long LEASE = 60_000;
 
 	/** The commands of a hand-back of four leases of two groups without group rates (as before tokens went back). */
 	private static final long HAND_BACK_OF_TWO_GROUPS = 18;
 
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
-	@BeforeEach
-	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
-	}
-
 	@Test
 	void aGroupGetsNoMoreThanItsTokensAcrossConsumersWhileTheOthersFlow() {
-		RedisMessageStore other = this.fixture.store(this.fixture.connectionFactory());
-		assertThat(this.store.controls().rateGroup(TOPIC, "slow", 2.0).ratePerSecond()).isEqualTo(2.0);
+		RedisMessageStore other = redis.fixture().store(redis.fixture().connectionFactory());
+		assertThat(redis.store().controls().rateGroup(TOPIC, "slow", 2.0).ratePerSecond()).isEqualTo(2.0);
 		scheduleMany("slow", 20);
 		scheduleMany("fast", 20);
 
-		Map<String, Integer> first = groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10));
+		Map<String, Integer> first = groupsOf(redis.store().leases().claim(TOPIC, 10, LEASE, 10));
 		Map<String, Integer> second = groupsOf(other.leases().claim(TOPIC, 10, LEASE, 10));
 
 		// a full bucket holds one second's tokens: 2, for both consumers together
@@ -66,29 +48,29 @@ class GroupRateClaimTests {
 		assertThat(first.get("fast") + second.get("fast")).isGreaterThanOrEqualTo(10);
 		// out of tokens: its turn waits for the next one, so a claim now does not read it
 		double turn = Double.parseDouble(redis.get().call("ZSCORE", key("groups"), "slow"));
-		assertThat(turn).isGreaterThan(this.fixture.redisTime().toEpochMilli());
+		assertThat(turn).isGreaterThan(redis.fixture().redisTime().toEpochMilli());
 		assertThat(groupsOf(other.leases().claim(TOPIC, 10, LEASE, 10))).doesNotContainKey("slow");
 		// and when it comes, the group runs again
-		await().atMost(Duration.ofSeconds(5)).until(() -> groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10))
+		await().atMost(Duration.ofSeconds(5)).until(() -> groupsOf(redis.store().leases().claim(TOPIC, 10, LEASE, 10))
 			.containsKey("slow"));
 	}
 
 	@Test
 	void theTopicsDefaultRateHoldsForEveryGroupAndAGroupsOwnRateOverridesIt() {
-		this.store.controls().rateGroup(TOPIC, null, 1.0);
-		this.store.controls().rateGroup(TOPIC, "big", 3.0);
+		redis.store().controls().rateGroup(TOPIC, null, 1.0);
+		redis.store().controls().rateGroup(TOPIC, "big", 3.0);
 		scheduleMany("small", 10);
 		scheduleMany("big", 10);
 		scheduleMany("other", 10);
 
 		Map<String, Integer> leased = new HashMap<>();
 		for (int i = 0; i < 3; i++) {
-			groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10))
+			groupsOf(redis.store().leases().claim(TOPIC, 10, LEASE, 10))
 				.forEach((group, n) -> leased.merge(group, n, Integer::sum));
 		}
 
 		assertThat(leased).containsEntry("small", 1).containsEntry("other", 1).containsEntry("big", 3);
-		assertThat(this.store.controls().readGroup(TOPIC, "small")).satisfies((state) -> {
+		assertThat(redis.store().controls().readGroup(TOPIC, "small")).satisfies((state) -> {
 			assertThat(state.ratePerSecond()).isNull();
 			assertThat(state.defaultRatePerSecond()).isEqualTo(1.0);
 		});
@@ -96,50 +78,50 @@ class GroupRateClaimTests {
 
 	@Test
 	void aWeightedGroupTakesNoMoreThanItsTokensAndTheOthersTakeWhatItsRateHoldsBack() {
-		this.store.controls().weighGroup(TOPIC, "heavy", 3);
-		this.store.controls().rateGroup(TOPIC, "heavy", 2.0);
+		redis.store().controls().weighGroup(TOPIC, "heavy", 3);
+		redis.store().controls().rateGroup(TOPIC, "heavy", 2.0);
 		scheduleMany("heavy", 20);
 		scheduleMany("light", 20);
 
-		Claim claim = this.store.leases().claim(TOPIC, 8, LEASE, 10);
+		Claim claim = redis.store().leases().claim(TOPIC, 8, LEASE, 10);
 
 		// weight 3 would give heavy six of the eight; its bucket holds two, and light takes the rest
 		assertThat(claim.messages()).hasSize(8);
 		assertThat(groupsOf(claim)).containsEntry("heavy", 2).containsEntry("light", 6);
 		// out of tokens: its turn waits for its next token, and it is owed nothing for the share it could not take
 		double turn = Double.parseDouble(redis.get().call("ZSCORE", key("groups"), "heavy"));
-		assertThat(turn).isGreaterThan(this.fixture.redisTime().toEpochMilli());
+		assertThat(turn).isGreaterThan(redis.fixture().redisTime().toEpochMilli());
 		assertThat(redis.get().call("HEXISTS", key("gcontrol"), "d:heavy")).isEqualTo("0");
 	}
 
 	@Test
 	void aSmallClaimGivesTheShareARateHoldsBackToTheNextGroupInTurn() {
-		this.store.controls().weighGroup(TOPIC, "heavy", 3);
-		this.store.controls().rateGroup(TOPIC, "heavy", 1.0);
+		redis.store().controls().weighGroup(TOPIC, "heavy", 3);
+		redis.store().controls().rateGroup(TOPIC, "heavy", 1.0);
 		scheduleMany("heavy", 5);
 		scheduleMany("light", 5);
 
 		// room for two: heavy's weight would take both, its one token takes one, and light gets the other
-		assertThat(groupsOf(this.store.leases().claim(TOPIC, 2, LEASE, 10))).containsEntry("heavy", 1)
+		assertThat(groupsOf(redis.store().leases().claim(TOPIC, 2, LEASE, 10))).containsEntry("heavy", 1)
 			.containsEntry("light", 1);
 	}
 
 	@Test
 	void clearingARateLetsTheGroupRunAtOnce() {
-		this.store.controls().rateGroup(TOPIC, "slow", 1.0);
+		redis.store().controls().rateGroup(TOPIC, "slow", 1.0);
 		scheduleMany("slow", 10);
-		assertThat(groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10))).containsEntry("slow", 1);
+		assertThat(groupsOf(redis.store().leases().claim(TOPIC, 10, LEASE, 10))).containsEntry("slow", 1);
 
-		this.store.controls().rateGroup(TOPIC, "slow", null);
+		redis.store().controls().rateGroup(TOPIC, "slow", null);
 
-		assertThat(groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10))).containsEntry("slow", 9);
+		assertThat(groupsOf(redis.store().leases().claim(TOPIC, 10, LEASE, 10))).containsEntry("slow", 9);
 	}
 
 	@Test
 	void aRateOfZeroOrBelowIsRefusedAndChangesNothing() {
-		assertThatIllegalArgumentException().isThrownBy(() -> this.store.controls().rateGroup(TOPIC, "a", 0.0))
+		assertThatIllegalArgumentException().isThrownBy(() -> redis.store().controls().rateGroup(TOPIC, "a", 0.0))
 			.withMessageContaining("must be positive");
-		assertThatIllegalArgumentException().isThrownBy(() -> this.store.controls().rateGroup(TOPIC, null, -1.0))
+		assertThatIllegalArgumentException().isThrownBy(() -> redis.store().controls().rateGroup(TOPIC, null, -1.0))
 			.withMessageContaining("must be positive");
 		assertThat(redis.get().call("EXISTS", key("gcontrol"), key("control"))).isEqualTo("0");
 	}
@@ -147,7 +129,7 @@ class GroupRateClaimTests {
 	@Test
 	void aGroupRateCostsAClaimOneReadAndOneWriteAndATopicWithoutOneNothing() {
 		Map<String, Long> plain = claimOfTwoGroups("plain");
-		this.store.controls().rateGroup(TOPIC, "a", 1000.0);
+		redis.store().controls().rateGroup(TOPIC, "a", 1000.0);
 		Map<String, Long> rated = claimOfTwoGroups(TOPIC);
 
 		Map<String, Long> extra = new java.util.TreeMap<>(rated);
@@ -162,48 +144,48 @@ class GroupRateClaimTests {
 	void messagesHandedBackUnstartedGiveTheirTokensBackToTheirGroupsBucketUpToItsBurst() {
 		scheduleMany("slow", 6);
 		// three leased before the group had a rate: their leases spent no token of it
-		Claim before = this.store.leases().claim(TOPIC, 3, LEASE, 10);
+		Claim before = redis.store().leases().claim(TOPIC, 3, LEASE, 10);
 		assertThat(groupsOf(before)).containsExactlyEntriesOf(Map.of("slow", 3));
 		// a token every ten seconds, one saved up: the test runs on that one
-		this.store.controls().rateGroup(TOPIC, "slow", 0.1);
-		Claim first = this.store.leases().claim(TOPIC, 10, LEASE, 10);
+		redis.store().controls().rateGroup(TOPIC, "slow", 0.1);
+		Claim first = redis.store().leases().claim(TOPIC, 10, LEASE, 10);
 		assertThat(groupsOf(first)).containsExactlyEntriesOf(Map.of("slow", 1));
 
-		assertThat(this.store.leases().release(TOPIC, leases(first))).isEqualTo(1);
+		assertThat(redis.store().leases().release(TOPIC, leases(first))).isEqualTo(1);
 
-		Claim again = this.store.leases().claim(TOPIC, 10, LEASE, 10);
+		Claim again = redis.store().leases().claim(TOPIC, 10, LEASE, 10);
 		assertThat(ids(again)).as("leased anew on the token it gave back").isEqualTo(ids(first));
-		assertThat(this.store.leases().release(TOPIC, leases(again))).isEqualTo(1);
+		assertThat(redis.store().leases().release(TOPIC, leases(again))).isEqualTo(1);
 		// four handed back with one token in the bucket: it holds one second's tokens at most, one
-		assertThat(this.store.leases().release(TOPIC, leases(before))).isEqualTo(3);
-		assertThat(groupsOf(this.store.leases().claim(TOPIC, 10, LEASE, 10))).as("no token beyond the burst")
+		assertThat(redis.store().leases().release(TOPIC, leases(before))).isEqualTo(3);
+		assertThat(groupsOf(redis.store().leases().claim(TOPIC, 10, LEASE, 10))).as("no token beyond the burst")
 			.containsExactlyEntriesOf(Map.of("slow", 1));
-		assertThat(this.store.leases().claim(TOPIC, 10, LEASE, 10).messages()).isEmpty();
+		assertThat(redis.store().leases().claim(TOPIC, 10, LEASE, 10).messages()).isEmpty();
 	}
 
 	@Test
 	void aLostClaimUndoneGivesItsTokensBackToItsGroupsBucket() {
-		this.store.controls().rateGroup(TOPIC, "slow", 0.1);
+		redis.store().controls().rateGroup(TOPIC, "slow", 0.1);
 		scheduleMany("slow", 3);
 		Claimant claimant = Claimant.create();
 		Claimant standIn = Claimant.create();
-		Claim lost = this.store.leases().claim(TOPIC, standIn, List.of(), 10, LEASE, 10, false, 0);
+		Claim lost = redis.store().leases().claim(TOPIC, standIn, List.of(), 10, LEASE, 10, false, 0);
 		assertThat(groupsOf(lost)).containsExactlyEntriesOf(Map.of("slow", 1));
 		ClaimRecords.move(redis.get(), TOPIC, standIn, claimant, 1);
 		// the claimant sent it, and its reply never came
 		claimant.next();
 
 		// undoes the lost claim, then leases its message anew on the token it gave back
-		Claim next = this.store.leases().claim(TOPIC, claimant, List.of(), 10, LEASE, 10, false, 0);
+		Claim next = redis.store().leases().claim(TOPIC, claimant, List.of(), 10, LEASE, 10, false, 0);
 
 		assertThat(ids(next)).isEqualTo(ids(lost));
-		assertThat(this.store.leases().claim(TOPIC, 10, LEASE, 10).messages()).as("no token beyond it").isEmpty();
+		assertThat(redis.store().leases().claim(TOPIC, 10, LEASE, 10).messages()).as("no token beyond it").isEmpty();
 	}
 
 	@Test
 	void aHandBackCostsATopicWithGroupRatesOneReadAndOneWriteAndATopicWithoutThemNothing() {
 		Map<String, Long> plain = handBackOfTwoGroups("plain");
-		this.store.controls().rateGroup(TOPIC, "a", 1000.0);
+		redis.store().controls().rateGroup(TOPIC, "a", 1000.0);
 		Map<String, Long> rated = handBackOfTwoGroups(TOPIC);
 		System.out.printf("hand-back cost: without group rates %s, with them %s%n", plain, rated);
 
@@ -218,61 +200,32 @@ class GroupRateClaimTests {
 
 	/** The commands of a hand-back of four leases of two groups (two each). */
 	private Map<String, Long> handBackOfTwoGroups(String topic) {
-		for (String group : List.of("a", "b")) {
-			List<NewMessage> messages = new ArrayList<>();
-			for (int i = 0; i < 10; i++) {
-				messages.add(new NewMessage(group + "-" + i, DueTime.in(0), Instant.now(), Map.of(),
-						"p".getBytes(StandardCharsets.UTF_8), null, group));
-			}
-			this.store.messages().schedule(topic, messages);
-		}
-		Claim claim = this.store.leases().claim(topic, 4, LEASE, 10);
+		scheduleTenOfEachGroup(topic);
+		Claim claim = redis.store().leases().claim(topic, 4, LEASE, 10);
 		assertThat(groupsOf(claim)).containsExactlyInAnyOrderEntriesOf(Map.of("a", 2, "b", 2));
 		CommandCounts counts = new CommandCounts(redis.get());
-		assertThat(this.store.leases().release(topic, leases(claim))).isEqualTo(4);
+		assertThat(redis.store().leases().release(topic, leases(claim))).isEqualTo(4);
 		return counts.sinceLast();
-	}
-
-	private static List<Lease> leases(Claim claim) {
-		return claim.messages().stream().map(ClaimedMessage::lease).toList();
-	}
-
-	private static List<String> ids(Claim claim) {
-		return claim.messages().stream().map(ClaimedMessage::id).toList();
 	}
 
 	/** The commands of a claim of ten in a topic with two groups of ten due messages each (after a first claim). */
 	private Map<String, Long> claimOfTwoGroups(String topic) {
-		for (String group : List.of("a", "b")) {
-			List<NewMessage> messages = new ArrayList<>();
-			for (int i = 0; i < 10; i++) {
-				messages.add(new NewMessage(group + "-" + i, DueTime.in(0), Instant.now(), Map.of(),
-						"p".getBytes(StandardCharsets.UTF_8), null, group));
-			}
-			this.store.messages().schedule(topic, messages);
-		}
-		this.store.leases().claim(topic, 2, LEASE, 10);
+		scheduleTenOfEachGroup(topic);
+		redis.store().leases().claim(topic, 2, LEASE, 10);
 		CommandCounts counts = new CommandCounts(redis.get());
-		assertThat(this.store.leases().claim(topic, 4, LEASE, 10).messages()).hasSize(4);
+		assertThat(redis.store().leases().claim(topic, 4, LEASE, 10).messages()).hasSize(4);
 		return counts.sinceLast();
 	}
 
 	private void scheduleMany(String group, int count) {
-		List<NewMessage> messages = new ArrayList<>();
-		for (int i = 0; i < count; i++) {
-			messages.add(new NewMessage(group + "-" + i, DueTime.in(0), Instant.now(), Map.of(),
-					"p".getBytes(StandardCharsets.UTF_8), null, group));
-		}
-		this.store.messages().schedule(TOPIC, messages);
+		Scheduling.scheduleAll(redis.store(), TOPIC, Scheduling.many(group, count, group, Duration.ZERO));
 	}
 
-	private static Map<String, Integer> groupsOf(Claim claim) {
-		Map<String, Integer> groups = new HashMap<>();
-		for (ClaimedMessage message : claim.messages()) {
-			String group = message.message().group();
-			groups.merge((group != null) ? group : "", 1, Integer::sum);
+	/** Ten messages due now in each of the groups {@code a} and {@code b} of a topic. */
+	private void scheduleTenOfEachGroup(String topic) {
+		for (String group : List.of("a", "b")) {
+			redis.store().messages().schedule(topic, Scheduling.many(group, 10, group, Duration.ZERO));
 		}
-		return groups;
 	}
 
 	private static String key(String name) {

@@ -9,13 +9,15 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.build.redis.TestRedisExtension;
+import io.github.delayqueue.StoreExtension;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static io.github.delayqueue.redis.Claims.LEASE;
+import static io.github.delayqueue.redis.Claims.groupsOf;
+import static io.github.delayqueue.redis.Claims.leases;
+import static io.github.delayqueue.redis.Scheduling.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -27,26 +29,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class GroupedClaimTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "fair";
-
-	private static final long LEASE = 60_000;
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
-	@BeforeEach
-	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
-	}
 
 	@Test
 	void aLoneMessageOfAnotherGroupIsLeasedByTheFirstClaimAfterItIsDueWhateverTheBacklogBeforeIt() {
@@ -84,8 +69,8 @@ class GroupedClaimTests {
 		List<Lease> acks = new ArrayList<>();
 		int total = 0;
 		while (total < 450) {
-			Claim claim = this.store.leases().claim(TOPIC, acks, 7, LEASE, 10, false);
-			acks = claim.messages().stream().map(ClaimedMessage::lease).toList();
+			Claim claim = redis.store().leases().claim(TOPIC, acks, 7, LEASE, 10, false);
+			acks = leases(claim);
 			groupsOf(claim).forEach((group, n) -> delivered.merge(group, n, Integer::sum));
 			total += claim.messages().size();
 		}
@@ -96,8 +81,8 @@ class GroupedClaimTests {
 
 	@Test
 	void aGroupCapHoldsForEveryConsumerAndAFinishedMessageLetsTheNextOneGo() {
-		RedisMessageStore other = this.fixture.store(this.fixture.connectionFactory());
-		this.store.controls().capGroup(TOPIC, "a", 1L);
+		RedisMessageStore other = redis.fixture().store(redis.fixture().connectionFactory());
+		redis.store().controls().capGroup(TOPIC, "a", 1L);
 		scheduleMany("a", 5, Duration.ZERO);
 		schedule("b-1", "b", Duration.ZERO);
 
@@ -106,7 +91,7 @@ class GroupedClaimTests {
 
 		assertThat(groupsOf(first)).containsEntry("a", 1).containsEntry("b", 1);
 		assertThat(second.messages()).isEmpty();
-		assertThat(this.store.controls().readGroup(TOPIC, "a")).satisfies((state) -> {
+		assertThat(redis.store().controls().readGroup(TOPIC, "a")).satisfies((state) -> {
 			assertThat(state.leased()).isEqualTo(1);
 			assertThat(state.waiting()).isEqualTo(4);
 			assertThat(state.effectiveCap()).isEqualTo(1);
@@ -119,13 +104,13 @@ class GroupedClaimTests {
 		Claim afterAck = other.leases().claim(TOPIC, List.of(leaseOfA), 10, LEASE, 10, false);
 
 		assertThat(groupsOf(afterAck)).containsExactlyEntriesOf(Map.of("a", 1));
-		assertThat(this.store.controls().readGroup(TOPIC, "a").leased()).isEqualTo(1);
+		assertThat(redis.store().controls().readGroup(TOPIC, "a").leased()).isEqualTo(1);
 	}
 
 	@Test
 	void theTopicsDefaultCapHoldsForEveryGroupAndAGroupsOwnCapOverridesIt() {
-		this.store.controls().capGroup(TOPIC, null, 2L);
-		this.store.controls().capGroup(TOPIC, "big", 4L);
+		redis.store().controls().capGroup(TOPIC, null, 2L);
+		redis.store().controls().capGroup(TOPIC, "big", 4L);
 		scheduleMany("small", 10, Duration.ZERO);
 		scheduleMany("big", 10, Duration.ZERO);
 
@@ -139,10 +124,10 @@ class GroupedClaimTests {
 
 	@Test
 	void aPausedGroupDeliversNothingWhileTheOthersFlowAndResumeWakesTheConsumers() {
-		List<String> wakes = this.fixture.recordWakes(TOPIC);
+		List<String> wakes = redis.fixture().recordWakes(TOPIC);
 		scheduleMany("a", 5, Duration.ZERO);
 		scheduleMany("b", 5, Duration.ZERO);
-		assertThat(this.store.controls().pauseGroup(TOPIC, "a").paused()).isTrue();
+		assertThat(redis.store().controls().pauseGroup(TOPIC, "a").paused()).isTrue();
 		schedule("a-late", "a", Duration.ZERO);
 
 		Map<String, Integer> leased = new HashMap<>();
@@ -152,25 +137,25 @@ class GroupedClaimTests {
 		assertThat(leased).containsExactlyEntriesOf(Map.of("b", 5));
 
 		wakes.clear();
-		assertThat(this.store.controls().resumeGroup(TOPIC, "a").paused()).isFalse();
+		assertThat(redis.store().controls().resumeGroup(TOPIC, "a").paused()).isFalse();
 		org.awaitility.Awaitility.await().until(() -> wakes.contains("0"));
 		assertThat(groupsOf(claim(10))).containsExactlyEntriesOf(Map.of("a", 6));
 	}
 
 	@Test
 	void aRetryGoesBackToItsGroupAndFreesItsSlot() {
-		this.store.controls().capGroup(TOPIC, "a", 1L);
+		redis.store().controls().capGroup(TOPIC, "a", 1L);
 		schedule("a-1", "a", Duration.ZERO);
 		schedule("a-2", "a", Duration.ZERO);
 		ClaimedMessage first = claim(10).messages().get(0);
 
-		assertThat(this.store.leases().retry(TOPIC, first.lease(), 0, "boom")).isTrue();
+		assertThat(redis.store().leases().retry(TOPIC, first.lease(), 0, "boom")).isTrue();
 
 		assertThat(redis.get().call("ZSCORE", key("g:a"), first.id())).isNotNull();
 		assertThat(redis.get().call("ZSCORE", key("pending"), first.id())).isNull();
 		Claim next = claim(10);
 		assertThat(next.messages()).hasSize(1);
-		assertThat(this.store.controls().readGroup(TOPIC, "a").leased()).isEqualTo(1);
+		assertThat(redis.store().controls().readGroup(TOPIC, "a").leased()).isEqualTo(1);
 	}
 
 	@Test
@@ -178,9 +163,9 @@ class GroupedClaimTests {
 		schedule("a-1", "a", Duration.ZERO);
 		ClaimedMessage first = claim(10).messages().get(0);
 
-		assertThat(this.store.leases().bury(TOPIC, first.lease(), "boom")).isTrue();
-		assertThat(this.store.controls().readGroup(TOPIC, "a").leased()).isZero();
-		assertThat(this.store.deadLetters().replay(TOPIC, "a-1")).isTrue();
+		assertThat(redis.store().leases().bury(TOPIC, first.lease(), "boom")).isTrue();
+		assertThat(redis.store().controls().readGroup(TOPIC, "a").leased()).isZero();
+		assertThat(redis.store().deadLetters().replay(TOPIC, "a-1")).isTrue();
 
 		assertThat(redis.get().call("ZSCORE", key("g:a"), "a-1")).isNotNull();
 		assertThat(groupsOf(claim(10))).containsExactlyEntriesOf(Map.of("a", 1));
@@ -188,13 +173,13 @@ class GroupedClaimTests {
 
 	@Test
 	void aHandedBackMessageGoesBackToItsGroupUncounted() {
-		this.store.controls().capGroup(TOPIC, "a", 1L);
+		redis.store().controls().capGroup(TOPIC, "a", 1L);
 		schedule("a-1", "a", Duration.ZERO);
 		ClaimedMessage first = claim(10).messages().get(0);
 
-		assertThat(this.store.leases().release(TOPIC, List.of(first.lease()))).isEqualTo(1);
+		assertThat(redis.store().leases().release(TOPIC, List.of(first.lease()))).isEqualTo(1);
 
-		assertThat(this.store.controls().readGroup(TOPIC, "a")).satisfies((state) -> {
+		assertThat(redis.store().controls().readGroup(TOPIC, "a")).satisfies((state) -> {
 			assertThat(state.leased()).isZero();
 			assertThat(state.waiting()).isEqualTo(1);
 		});
@@ -203,20 +188,20 @@ class GroupedClaimTests {
 
 	@Test
 	void aGroupedMessageWhoseLeaseRunsOutBecomesASuspectInPendingAndLeavesItsGroupsCount() {
-		this.store.controls().capGroup(TOPIC, "a", 1L);
+		redis.store().controls().capGroup(TOPIC, "a", 1L);
 		schedule("a-1", "a", Duration.ZERO);
 		schedule("a-2", "a", Duration.ZERO);
-		assertThat(this.store.leases().claim(TOPIC, List.of(), 1, 1, 10, false).messages()).hasSize(1);
+		assertThat(redis.store().leases().claim(TOPIC, List.of(), 1, 1, 10, false).messages()).hasSize(1);
 
 		org.awaitility.Awaitility.await().until(() -> {
-			Claim claim = this.store.leases().claim(TOPIC, List.of(), 0, LEASE, 10, false);
+			Claim claim = redis.store().leases().claim(TOPIC, List.of(), 0, LEASE, 10, false);
 			return "1".equals(redis.get().call("SISMEMBER", key("suspect"), "a-1"));
 		});
 
 		assertThat(redis.get().call("ZSCORE", key("pending"), "a-1")).as("the suspect waits in pending").isNotNull();
-		assertThat(this.store.controls().readGroup(TOPIC, "a").leased()).isZero();
+		assertThat(redis.store().controls().readGroup(TOPIC, "a").leased()).isZero();
 		// the suspect runs alone, as ever; the group's next message flows again
-		Claim suspect = this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 10, true);
+		Claim suspect = redis.store().leases().claim(TOPIC, List.of(), 10, LEASE, 10, true);
 		assertThat(suspect.messages()).extracting(ClaimedMessage::id).containsExactly("a-1");
 		assertThat(suspect.messages().get(0).suspect()).isTrue();
 		assertThat(claim(10).messages()).extracting(ClaimedMessage::id).containsExactly("a-2");
@@ -227,18 +212,18 @@ class GroupedClaimTests {
 		schedule("a-1", "a", Duration.ofHours(1));
 		schedule("a-2", "a", Duration.ofHours(1));
 
-		assertThat(this.store.messages().lookup(TOPIC, "a-1")).satisfies((entry) -> {
+		assertThat(redis.store().messages().lookup(TOPIC, "a-1")).satisfies((entry) -> {
 			assertThat(entry.state()).isEqualTo(StoredEntry.State.WAITING);
 			assertThat(entry.message().group()).isEqualTo("a");
 		});
-		assertThat(this.store.messages().reschedule(TOPIC, "a-1", DueTime.in(0))).isTrue();
+		assertThat(redis.store().messages().reschedule(TOPIC, "a-1", DueTime.in(0))).isTrue();
 		assertThat(claim(10).messages()).extracting(ClaimedMessage::id).containsExactly("a-1");
 
-		assertThat(this.store.messages().replace(TOPIC, message("a-2", "b", Duration.ZERO)))
+		assertThat(redis.store().messages().replace(TOPIC, message("a-2", "b", Duration.ZERO)))
 			.isEqualTo(Replacement.REPLACED);
 		assertThat(redis.get().call("ZSCORE", key("g:a"), "a-2")).isNull();
-		assertThat(this.store.messages().cancel(TOPIC, "a-2")).isTrue();
-		assertThat(this.store.messages().cancel(TOPIC, "a-2")).isFalse();
+		assertThat(redis.store().messages().cancel(TOPIC, "a-2")).isTrue();
+		assertThat(redis.store().messages().cancel(TOPIC, "a-2")).isFalse();
 		assertThat(claim(10).messages()).isEmpty();
 		assertThat(redis.get().call("EXISTS", key("g:a"), key("g:b"))).isEqualTo("0");
 		assertThat(redis.get().call("ZCARD", key("groups"))).isEqualTo("0");
@@ -252,12 +237,12 @@ class GroupedClaimTests {
 			messages.add(new NewMessage(String.format("m%02d", i), DueTime.at(4_000_000_000_000L + i), Instant.now(),
 					Map.of(), "p".getBytes(StandardCharsets.UTF_8), null, group));
 		}
-		this.store.messages().schedule(TOPIC, messages);
+		redis.store().messages().schedule(TOPIC, messages);
 
 		List<String> listed = new ArrayList<>();
 		Position after = null;
 		for (int page = 0; page < 10; page++) {
-			List<StoredEntry> entries = this.store.messages().waiting(TOPIC, null, null, after, 7);
+			List<StoredEntry> entries = redis.store().messages().waiting(TOPIC, null, null, after, 7);
 			entries.forEach((entry) -> listed.add(entry.id()));
 			if (entries.size() < 7) {
 				break;
@@ -278,7 +263,7 @@ class GroupedClaimTests {
 		schedule("b-1", "b", Duration.ofHours(1));
 		schedule("plain", null, Duration.ZERO);
 
-		TopicCounts counts = this.store.messages().stats(TOPIC);
+		TopicCounts counts = redis.store().messages().stats(TOPIC);
 
 		assertThat(counts.ready()).isEqualTo(4);
 		assertThat(counts.waiting()).isEqualTo(1);
@@ -286,7 +271,7 @@ class GroupedClaimTests {
 
 	@Test
 	void aCapOfZeroIsRefusedAndChangesNothing() {
-		assertThatIllegalArgumentException().isThrownBy(() -> this.store.controls().capGroup(TOPIC, "a", 0L))
+		assertThatIllegalArgumentException().isThrownBy(() -> redis.store().controls().capGroup(TOPIC, "a", 0L))
 			.withMessageContaining("at least 1");
 		assertThat(redis.get().call("EXISTS", key("gcontrol"), key("control"))).isEqualTo("0");
 	}
@@ -301,17 +286,17 @@ class GroupedClaimTests {
 			for (int i = 0; i < 10; i++) {
 				messages.add(message("r" + round + "-" + i, null, Duration.ZERO));
 			}
-			this.store.messages().schedule(TOPIC, messages);
-			Claim claim = this.store.leases().claim(TOPIC, Claimant.create(), acks, 10, LEASE, 10, false, 0);
-			List<Lease> leases = claim.messages().stream().map(ClaimedMessage::lease).toList();
+			redis.store().messages().schedule(TOPIC, messages);
+			Claim claim = redis.store().leases().claim(TOPIC, Claimant.create(), acks, 10, LEASE, 10, false, 0);
+			List<Lease> leases = leases(claim);
 			// one retried, one handed back, one acknowledged on its own, the rest ride on the next claim
-			this.store.leases().retry(TOPIC, leases.get(0), 0, "boom");
-			this.store.leases().release(TOPIC, List.of(leases.get(1)));
-			this.store.leases().ack(TOPIC, List.of(leases.get(2)));
+			redis.store().leases().retry(TOPIC, leases.get(0), 0, "boom");
+			redis.store().leases().release(TOPIC, List.of(leases.get(1)));
+			redis.store().leases().ack(TOPIC, List.of(leases.get(2)));
 			acks = leases.subList(3, leases.size());
 		}
-		this.store.messages().cancel(TOPIC, "r4-0");
-		this.store.messages().reschedule(TOPIC, "r4-1", DueTime.in(0));
+		redis.store().messages().cancel(TOPIC, "r4-0");
+		redis.store().messages().reschedule(TOPIC, "r4-1", DueTime.in(0));
 		counts.sinceLast().forEach((name, calls) -> total.merge(name, calls, Long::sum));
 
 		System.out.printf("commands without groups: %s%n", total);
@@ -321,35 +306,15 @@ class GroupedClaimTests {
 	}
 
 	private Claim claim(int limit) {
-		return this.store.leases().claim(TOPIC, limit, LEASE, 10);
+		return redis.store().leases().claim(TOPIC, limit, LEASE, 10);
 	}
 
 	private void scheduleMany(String group, int count, Duration delay) {
-		List<NewMessage> messages = new ArrayList<>();
-		for (int i = 0; i < count; i++) {
-			messages.add(message(group + "-" + i, group, delay));
-		}
-		for (int i = 0; i < messages.size(); i += RedisMessageStore.CHUNK_SIZE) {
-			this.store.messages().schedule(TOPIC, messages.subList(i, Math.min(messages.size(), i + RedisMessageStore.CHUNK_SIZE)));
-		}
+		Scheduling.scheduleAll(redis.store(), TOPIC, Scheduling.many(group, count, group, delay));
 	}
 
 	private void schedule(String id, @Nullable String group, Duration delay) {
-		assertThat(this.store.messages().schedule(TOPIC, List.of(message(id, group, delay)))).containsExactly(true);
-	}
-
-	private static NewMessage message(String id, @Nullable String group, Duration delay) {
-		return new NewMessage(id, DueTime.in(delay.toNanos() / 1000), Instant.now(), Map.of(),
-				"p".getBytes(StandardCharsets.UTF_8), null, group);
-	}
-
-	private static Map<String, Integer> groupsOf(Claim claim) {
-		Map<String, Integer> groups = new HashMap<>();
-		for (ClaimedMessage message : claim.messages()) {
-			String group = message.message().group();
-			groups.merge((group != null) ? group : "", 1, Integer::sum);
-		}
-		return groups;
+		Scheduling.schedule(redis.store(), TOPIC, message(id, group, delay));
 	}
 
 	private static String key(String name) {

@@ -1,18 +1,16 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.build.redis.TestRedisExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.delayqueue.StoreExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static io.github.delayqueue.redis.Claims.LEASE;
+import static io.github.delayqueue.redis.Claims.ids;
+import static io.github.delayqueue.redis.Claims.leases;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -24,29 +22,12 @@ import static org.awaitility.Awaitility.await;
 class HandBackTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "back";
 
-	private static final long LEASE = 60_000;
-
 	/** A lookahead that leases messages due within five seconds. */
 	private static final long LOOKAHEAD_MICROS = 5_000_000;
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
-	@BeforeEach
-	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
-	}
 
 	@Test
 	void messagesHandedBackBeforeTheirDueTimeWakeTheConsumersAtItNotNow() {
@@ -54,9 +35,9 @@ class HandBackTests {
 		schedule("later", Duration.ofSeconds(4));
 		Claim ahead = claim(Claimant.create(), 10, LOOKAHEAD_MICROS);
 		assertThat(ids(ahead)).containsExactly("soon", "later");
-		List<String> wakes = this.fixture.recordWakes(TOPIC);
+		List<String> wakes = redis.fixture().recordWakes(TOPIC);
 
-		assertThat(this.store.leases().release(TOPIC, leases(ahead))).isEqualTo(2);
+		assertThat(redis.store().leases().release(TOPIC, leases(ahead))).isEqualTo(2);
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> !wakes.isEmpty());
 		assertThat(Long.parseLong(wakes.get(0))).as("the delay to the earliest one's due time, in ms")
@@ -69,9 +50,9 @@ class HandBackTests {
 		schedule("later", Duration.ofSeconds(4));
 		Claim claim = claim(Claimant.create(), 10, LOOKAHEAD_MICROS);
 		assertThat(ids(claim)).containsExactly("due", "later");
-		List<String> wakes = this.fixture.recordWakes(TOPIC);
+		List<String> wakes = redis.fixture().recordWakes(TOPIC);
 
-		this.store.leases().release(TOPIC, leases(claim));
+		redis.store().leases().release(TOPIC, leases(claim));
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> !wakes.isEmpty());
 		assertThat(wakes.get(0)).isEqualTo("0");
@@ -84,7 +65,7 @@ class HandBackTests {
 		assertThat(ids(lostClaim(claimant, 10, LOOKAHEAD_MICROS))).containsExactly("soon");
 		// the claimant sent it, and its reply never came
 		claimant.next();
-		List<String> wakes = this.fixture.recordWakes(TOPIC);
+		List<String> wakes = redis.fixture().recordWakes(TOPIC);
 
 		// only the upkeep: the lost claim's message waits again
 		assertThat(claim(claimant, 0, 0).messages()).isEmpty();
@@ -97,14 +78,14 @@ class HandBackTests {
 	@Test
 	void underARateLimitMessagesHandedBackUnstartedDoNotPayAgainWhenLeasedAnew() {
 		// a token every ten seconds, three saved up: the test runs on the three
-		this.store.controls().limit(TOPIC, 0.1, 3, null);
+		redis.store().controls().limit(TOPIC, 0.1, 3, null);
 		schedule("m1", Duration.ZERO);
 		schedule("m2", Duration.ZERO);
 		schedule("m3", Duration.ZERO);
 		Claim first = claim(Claimant.create(), 3, 0);
 		assertThat(ids(first)).containsExactly("m1", "m2", "m3");
 
-		assertThat(this.store.leases().release(TOPIC, leases(first))).isEqualTo(3);
+		assertThat(redis.store().leases().release(TOPIC, leases(first))).isEqualTo(3);
 
 		assertThat(ids(claim(Claimant.create(), 3, 0))).as("leased anew on the tokens they gave back")
 			.containsExactly("m1", "m2", "m3");
@@ -114,7 +95,7 @@ class HandBackTests {
 
 	@Test
 	void underARateLimitALostClaimUndoneGivesItsTokensBack() {
-		this.store.controls().limit(TOPIC, 0.1, 3, null);
+		redis.store().controls().limit(TOPIC, 0.1, 3, null);
 		schedule("m1", Duration.ZERO);
 		schedule("m2", Duration.ZERO);
 		schedule("m3", Duration.ZERO);
@@ -133,14 +114,14 @@ class HandBackTests {
 	@Test
 	void tokensHandedBackNeverFillTheBucketBeyondItsBurst() {
 		// a fast rate: the bucket is full again a few ms after the first claim emptied it
-		this.store.controls().limit(TOPIC, 1000.0, 3, null);
+		redis.store().controls().limit(TOPIC, 1000.0, 3, null);
 		for (int i = 1; i <= 6; i++) {
 			schedule("m" + i, Duration.ZERO);
 		}
 		Claim first = claim(Claimant.create(), 3, 0);
 		assertThat(ids(first)).containsExactly("m1", "m2", "m3");
 
-		this.store.leases().release(TOPIC, leases(first));
+		redis.store().leases().release(TOPIC, leases(first));
 
 		assertThat(claim(Claimant.create(), 6, 0).messages()).as("the burst, not the burst and the tokens given back")
 			.hasSize(3);
@@ -148,29 +129,15 @@ class HandBackTests {
 
 	/** A claim in the claimant's name (its first) whose reply it never receives (see {@link ClaimRecords}). */
 	private Claim lostClaim(Claimant claimant, int limit, long lookaheadMicros) {
-		Claimant standIn = Claimant.create();
-		Claim lost = claim(standIn, limit, lookaheadMicros);
-		ClaimRecords.move(redis.get(), TOPIC, standIn, claimant, 1);
-		return lost;
+		return ClaimRecords.lost(redis.get(), TOPIC, claimant, 1, (standIn) -> claim(standIn, limit, lookaheadMicros));
 	}
 
 	private Claim claim(Claimant claimant, int limit, long lookaheadMicros) {
-		return this.store.leases().claim(TOPIC, claimant, List.of(), limit, LEASE, 10, false, lookaheadMicros);
+		return redis.store().leases().claim(TOPIC, claimant, List.of(), limit, LEASE, 10, false, lookaheadMicros);
 	}
 
 	private void schedule(String id, Duration delay) {
-		assertThat(this.store.messages()
-			.schedule(TOPIC, List.of(new NewMessage(id, DueTime.in(delay.toNanos() / 1000), Instant.now(), Map.of(),
-					"p".getBytes(StandardCharsets.UTF_8)))))
-			.containsExactly(true);
-	}
-
-	private static List<String> ids(Claim claim) {
-		return claim.messages().stream().map(ClaimedMessage::id).toList();
-	}
-
-	private static List<Lease> leases(Claim claim) {
-		return claim.messages().stream().map(ClaimedMessage::lease).toList();
+		Scheduling.schedule(redis.store(), TOPIC, Scheduling.message(id, delay));
 	}
 
 	private static String key(String name) {

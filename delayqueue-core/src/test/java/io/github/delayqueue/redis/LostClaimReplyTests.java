@@ -1,18 +1,18 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.build.redis.TestRedisExtension;
-import org.junit.jupiter.api.AfterEach;
+import io.github.delayqueue.StoreExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static io.github.delayqueue.redis.Claims.LEASE;
+import static io.github.delayqueue.redis.Claims.ids;
+import static io.github.delayqueue.redis.Claims.leases;
+import static io.github.delayqueue.redis.Scheduling.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -27,26 +27,13 @@ import static org.awaitility.Awaitility.await;
 class LostClaimReplyTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "lost";
 
-	private static final long LEASE = 60_000;
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
 	@BeforeEach
 	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
 		schedule("m1", "m2", "m3");
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
 	}
 
 	@Test
@@ -64,8 +51,8 @@ class LostClaimReplyTests {
 			assertThat(message.lease().token()).isNotEqualTo(lost.messages().get(0).lease().token());
 		});
 		assertThat(redis.get().call("ZCARD", key("leased"))).as("two leases and the anchor").isEqualTo("3");
-		assertThat(this.store.leases().ack(TOPIC, leases(lost))).as("the lost claim's leases are gone").isZero();
-		assertThat(this.store.leases().ack(TOPIC, leases(again))).isEqualTo(2);
+		assertThat(redis.store().leases().ack(TOPIC, leases(lost))).as("the lost claim's leases are gone").isZero();
+		assertThat(redis.store().leases().ack(TOPIC, leases(again))).isEqualTo(2);
 		assertThat(redis.get().call("SCARD", key("suspect"))).isEqualTo("0");
 		assertThat(redis.get().call("HLEN", key("tries"))).isEqualTo("0");
 	}
@@ -91,9 +78,9 @@ class LostClaimReplyTests {
 	@Test
 	void aSuspectWhoseClaimsReplyWasLostIsNotChargedForTheRunThatNeverHappened() {
 		// m1's consumer died with it leased: its lease ran out without an outcome, and it is a suspect
-		assertThat(ids(this.store.leases().claim(TOPIC, 1, 100, 10))).containsExactly("m1");
+		assertThat(ids(redis.store().leases().claim(TOPIC, 1, 100, 10))).containsExactly("m1");
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.leases().claim(TOPIC, 0, LEASE, 10);
+			redis.store().leases().claim(TOPIC, 0, LEASE, 10);
 			return "1".equals(redis.get().call("SCARD", key("suspect")));
 		});
 		Claimant claimant = Claimant.create();
@@ -122,7 +109,7 @@ class LostClaimReplyTests {
 		Claim second = claim(claimant, 1);
 
 		assertThat(ids(second)).containsExactly("m3");
-		assertThat(this.store.leases().ack(TOPIC, leases(first))).isEqualTo(2);
+		assertThat(redis.store().leases().ack(TOPIC, leases(first))).isEqualTo(2);
 	}
 
 	@Test
@@ -138,8 +125,8 @@ class LostClaimReplyTests {
 		Claim copy = claim(late, 3);
 
 		assertThat(copy.messages()).isEmpty();
-		assertThat(this.store.leases().ack(TOPIC, leases(first))).isEqualTo(1);
-		assertThat(this.store.leases().ack(TOPIC, leases(second))).isEqualTo(1);
+		assertThat(redis.store().leases().ack(TOPIC, leases(first))).isEqualTo(1);
+		assertThat(redis.store().leases().ack(TOPIC, leases(second))).isEqualTo(1);
 		assertThat(redis.get().call("HGET", key("claims"), idOf(late))).startsWith("2:");
 	}
 
@@ -153,34 +140,32 @@ class LostClaimReplyTests {
 		Claim mine = claim(claimant, 3);
 
 		assertThat(ids(mine)).containsExactly("m3");
-		assertThat(this.store.leases().ack(TOPIC, leases(lost))).as("still leased under the lost claim").isEqualTo(2);
+		assertThat(redis.store().leases().ack(TOPIC, leases(lost))).as("still leased under the lost claim")
+			.isEqualTo(2);
 	}
 
 	@Test
 	void aConsumersLastClaimIsForgottenOnceItsLeaseEnded() {
 		Claimant gone = Claimant.create();
-		assertThat(ids(this.store.leases().claim(TOPIC, gone, List.of(), 1, 100, 10, false, 0)))
+		assertThat(ids(redis.store().leases().claim(TOPIC, gone, List.of(), 1, 100, 10, false, 0)))
 			.containsExactly("m1");
 		assertThat(redis.get().call("HEXISTS", key("claims"), idOf(gone))).isEqualTo("1");
 
 		// its consumer claims no more: the upkeep of a later claim forgets it
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.leases().claim(TOPIC, 0, LEASE, 10);
+			redis.store().leases().claim(TOPIC, 0, LEASE, 10);
 			return "0".equals(redis.get().call("HEXISTS", key("claims"), idOf(gone)));
 		});
 		assertThat(redis.get().call("EXISTS", key("claims"))).isEqualTo("0");
 	}
 
 	/**
-	 * A claim in the claimant's name whose reply it never receives: a stand-in claimant makes it, and Redis's record of
-	 * the stand-in's claim is moved to the claimant's id, numbered as the claimant's claim {@code number}. The claimant
-	 * is told nothing (whether it sent the claim is the test's to say, with {@link Claimant#next()}).
+	 * A claim in the claimant's name, numbered as its claim {@code number}, whose reply it never receives (see
+	 * {@link ClaimRecords#lost}).
 	 */
 	private Claim lostClaim(Claimant claimant, long number, int limit, boolean mayLeaseSuspect) {
-		Claimant standIn = Claimant.create();
-		Claim lost = claim(standIn, limit, mayLeaseSuspect);
-		ClaimRecords.move(redis.get(), TOPIC, standIn, claimant, number);
-		return lost;
+		return ClaimRecords.lost(redis.get(), TOPIC, claimant, number,
+				(standIn) -> claim(standIn, limit, mayLeaseSuspect));
 	}
 
 	private Claim claim(Claimant claimant, int limit) {
@@ -188,23 +173,13 @@ class LostClaimReplyTests {
 	}
 
 	private Claim claim(Claimant claimant, int limit, boolean mayLeaseSuspect) {
-		return this.store.leases().claim(TOPIC, claimant, List.of(), limit, LEASE, 10, mayLeaseSuspect, 0);
+		return redis.store().leases().claim(TOPIC, claimant, List.of(), limit, LEASE, 10, mayLeaseSuspect, 0);
 	}
 
 	private void schedule(String... ids) {
 		for (String id : ids) {
-			this.store.messages()
-				.schedule(TOPIC, List.of(new NewMessage(id, DueTime.in(0), Instant.now(), Map.of(),
-						"p".getBytes(StandardCharsets.UTF_8))));
+			redis.store().messages().schedule(TOPIC, List.of(message(id, Duration.ZERO)));
 		}
-	}
-
-	private static List<String> ids(Claim claim) {
-		return claim.messages().stream().map(ClaimedMessage::id).toList();
-	}
-
-	private static List<Lease> leases(Claim claim) {
-		return claim.messages().stream().map(ClaimedMessage::lease).toList();
 	}
 
 	private static String idOf(Claimant claimant) {

@@ -1,22 +1,19 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.build.redis.TestRedisExtension;
+import io.github.delayqueue.StoreExtension;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static io.github.delayqueue.redis.Claims.LEASE;
+import static io.github.delayqueue.redis.Scheduling.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -29,26 +26,9 @@ import static org.awaitility.Awaitility.await;
 class PriorityClaimTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "prio";
-
-	private static final long LEASE = 60_000;
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
-	@BeforeEach
-	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
-	}
 
 	@Test
 	void aHighPriorityMessageIsLeasedFirstByTheFirstClaimAfterItIsDueWhateverTheBacklogBeforeIt() {
@@ -117,7 +97,7 @@ class PriorityClaimTests {
 
 	@Test
 	void strictModeServesALowerLevelOnlyWhenNoHigherOneHasADueMessage() {
-		assertThat(this.store.controls().priorityMode(TOPIC, true)).isTrue();
+		assertThat(redis.store().controls().priorityMode(TOPIC, true)).isTrue();
 		scheduleMany("low", 30, 0, Duration.ZERO);
 		scheduleMany("high", 30, 9, Duration.ZERO);
 
@@ -126,8 +106,8 @@ class PriorityClaimTests {
 
 		assertThat(first).containsExactlyEntriesOf(Map.of(9, 28));
 		assertThat(then).containsEntry(9, 2).containsEntry(0, 26);
-		assertThat(this.store.controls().priorityMode(TOPIC, false)).isFalse();
-		assertThat(this.store.controls().priorityMode(TOPIC, null)).isFalse();
+		assertThat(redis.store().controls().priorityMode(TOPIC, false)).isFalse();
+		assertThat(redis.store().controls().priorityMode(TOPIC, null)).isFalse();
 	}
 
 	@Test
@@ -138,20 +118,20 @@ class PriorityClaimTests {
 		ClaimedMessage first = claim(10).messages().get(0);
 		assertThat(first.id()).isEqualTo("urgent");
 
-		assertThat(this.store.leases().retry(TOPIC, first.lease(), 0, "boom")).isTrue();
+		assertThat(redis.store().leases().retry(TOPIC, first.lease(), 0, "boom")).isTrue();
 		assertThat(redis.get().call("ZSCORE", key("p8"), "urgent")).isNotNull();
 		assertThat(redis.get().call("ZSCORE", key("pending"), "urgent")).isNull();
 		ClaimedMessage retried = claim(10).messages().get(0);
 		assertThat(retried.id()).isEqualTo("urgent");
 		assertThat(retried.attempt()).isEqualTo(2);
 
-		assertThat(this.store.leases().release(TOPIC, List.of(retried.lease()))).isEqualTo(1);
+		assertThat(redis.store().leases().release(TOPIC, List.of(retried.lease()))).isEqualTo(1);
 		assertThat(redis.get().call("ZSCORE", key("p8"), "urgent")).isNotNull();
 		ClaimedMessage handedBack = claim(10).messages().get(0);
 		assertThat(handedBack.id()).isEqualTo("urgent");
 
-		assertThat(this.store.leases().bury(TOPIC, handedBack.lease(), "boom")).isTrue();
-		assertThat(this.store.deadLetters().replay(TOPIC, "urgent")).isTrue();
+		assertThat(redis.store().leases().bury(TOPIC, handedBack.lease(), "boom")).isTrue();
+		assertThat(redis.store().deadLetters().replay(TOPIC, "urgent")).isTrue();
 		assertThat(redis.get().call("ZSCORE", key("p8"), "urgent")).isNotNull();
 		assertThat(claim(10).messages().get(0).id()).isEqualTo("urgent");
 	}
@@ -162,29 +142,29 @@ class PriorityClaimTests {
 		schedule("b", 7, null, Duration.ofHours(1));
 		schedule("plain", 4, null, Duration.ofHours(2));
 
-		assertThat(this.store.messages().lookup(TOPIC, "a")).satisfies((entry) -> {
+		assertThat(redis.store().messages().lookup(TOPIC, "a")).satisfies((entry) -> {
 			assertThat(entry.state()).isEqualTo(StoredEntry.State.WAITING);
 			assertThat(entry.message().priority()).isEqualTo(7);
 		});
-		assertThat(this.store.messages().stats(TOPIC).waiting()).isEqualTo(3);
-		assertThat(this.store.messages().waiting(TOPIC, null, null, null, 10)).extracting(StoredEntry::id)
+		assertThat(redis.store().messages().stats(TOPIC).waiting()).isEqualTo(3);
+		assertThat(redis.store().messages().waiting(TOPIC, null, null, null, 10)).extracting(StoredEntry::id)
 			.containsExactly("a", "b", "plain");
 
-		assertThat(this.store.messages().reschedule(TOPIC, "a", DueTime.in(0))).isTrue();
-		assertThat(this.store.messages().stats(TOPIC).ready()).isEqualTo(1);
+		assertThat(redis.store().messages().reschedule(TOPIC, "a", DueTime.in(0))).isTrue();
+		assertThat(redis.store().messages().stats(TOPIC).ready()).isEqualTo(1);
 		assertThat(claim(10).messages()).extracting(ClaimedMessage::id).containsExactly("a");
 
 		// another priority: it moves to that level's set; the default: back to pending
-		assertThat(this.store.messages().replace(TOPIC, message("b", 2, null, Duration.ofHours(1))))
+		assertThat(redis.store().messages().replace(TOPIC, message("b", 2, null, Duration.ofHours(1))))
 			.isEqualTo(Replacement.REPLACED);
 		assertThat(redis.get().call("ZSCORE", key("p7"), "b")).isNull();
 		assertThat(redis.get().call("ZSCORE", key("p2"), "b")).isNotNull();
-		assertThat(this.store.messages().replace(TOPIC, message("plain", 1, null, Duration.ofHours(2))))
+		assertThat(redis.store().messages().replace(TOPIC, message("plain", 1, null, Duration.ofHours(2))))
 			.isEqualTo(Replacement.REPLACED);
 		assertThat(redis.get().call("ZSCORE", key("pending"), "plain")).isNull();
-		assertThat(this.store.messages().cancel(TOPIC, "b")).isTrue();
-		assertThat(this.store.messages().cancel(TOPIC, "b")).isFalse();
-		assertThat(this.store.messages().cancel(TOPIC, "plain")).isTrue();
+		assertThat(redis.store().messages().cancel(TOPIC, "b")).isTrue();
+		assertThat(redis.store().messages().cancel(TOPIC, "b")).isFalse();
+		assertThat(redis.store().messages().cancel(TOPIC, "plain")).isTrue();
 		assertThat(redis.get().call("EXISTS", key("p7"), key("p2"), key("p1"), key("pending"))).isEqualTo("0");
 	}
 
@@ -214,11 +194,11 @@ class PriorityClaimTests {
 			for (int i = 0; i < 10; i++) {
 				messages.add(message("r" + round + "-" + i, 4, null, Duration.ZERO));
 			}
-			this.store.messages().schedule(TOPIC, messages);
-			Claim claim = this.store.leases().claim(TOPIC, Claimant.create(), acks, 10, LEASE, 10, false, 0);
+			redis.store().messages().schedule(TOPIC, messages);
+			Claim claim = redis.store().leases().claim(TOPIC, Claimant.create(), acks, 10, LEASE, 10, false, 0);
 			List<Lease> leases = claim.messages().stream().map(ClaimedMessage::lease).toList();
-			this.store.leases().retry(TOPIC, leases.get(0), 0, "boom");
-			this.store.leases().release(TOPIC, List.of(leases.get(1)));
+			redis.store().leases().retry(TOPIC, leases.get(0), 0, "boom");
+			redis.store().leases().release(TOPIC, List.of(leases.get(1)));
 			acks = leases.subList(2, leases.size());
 		}
 		Map<String, Long> total = new TreeMap<>(counts.sinceLast());
@@ -230,24 +210,11 @@ class PriorityClaimTests {
 
 	/** Claims up to {@code limit} at a time until {@code total} came, acknowledging all; counts them by priority. */
 	private Map<Integer, Integer> drain(int limit, int total) {
-		Map<Integer, Integer> byLevel = new HashMap<>();
-		List<Lease> acks = new ArrayList<>();
-		int got = 0;
-		while (got < total) {
-			Claim claim = this.store.leases().claim(TOPIC, acks, Math.min(limit, total - got), LEASE, 10, false);
-			assertThat(claim.messages()).isNotEmpty();
-			acks = claim.messages().stream().map(ClaimedMessage::lease).toList();
-			for (ClaimedMessage message : claim.messages()) {
-				byLevel.merge(message.message().priority(), 1, Integer::sum);
-			}
-			got += claim.messages().size();
-		}
-		this.store.leases().ack(TOPIC, acks);
-		return byLevel;
+		return Claims.drain(redis.store(), TOPIC, limit, total, (message) -> message.message().priority());
 	}
 
 	private Claim claim(int limit) {
-		return this.store.leases().claim(TOPIC, limit, LEASE, 10);
+		return redis.store().leases().claim(TOPIC, limit, LEASE, 10);
 	}
 
 	private void scheduleMany(String prefix, int count, int priority, Duration delay) {
@@ -255,24 +222,11 @@ class PriorityClaimTests {
 	}
 
 	private void scheduleMany(String prefix, int count, int priority, Duration delay, @Nullable String group) {
-		List<NewMessage> messages = new ArrayList<>();
-		for (int i = 0; i < count; i++) {
-			messages.add(message(prefix + "-" + i, priority, group, delay));
-		}
-		for (int i = 0; i < messages.size(); i += RedisMessageStore.CHUNK_SIZE) {
-			this.store.messages()
-				.schedule(TOPIC, messages.subList(i, Math.min(messages.size(), i + RedisMessageStore.CHUNK_SIZE)));
-		}
+		Scheduling.scheduleAll(redis.store(), TOPIC, Scheduling.many(prefix, count, priority, group, delay));
 	}
 
 	private void schedule(String id, int priority, @Nullable String group, Duration delay) {
-		assertThat(this.store.messages().schedule(TOPIC, List.of(message(id, priority, group, delay))))
-			.containsExactly(true);
-	}
-
-	private static NewMessage message(String id, int priority, @Nullable String group, Duration delay) {
-		return new NewMessage(id, DueTime.in(delay.toNanos() / 1000), Instant.now(), Map.of(),
-				"p".getBytes(StandardCharsets.UTF_8), null, group, priority);
+		Scheduling.schedule(redis.store(), TOPIC, message(id, priority, group, delay));
 	}
 
 	private static String key(String name) {

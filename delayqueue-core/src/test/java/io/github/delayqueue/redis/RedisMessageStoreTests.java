@@ -12,10 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Map;
 
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.StoreExtension;
 import io.github.delayqueue.build.redis.TestRedis;
-import io.github.delayqueue.build.redis.TestRedisExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.dao.DataAccessException;
 
+import static io.github.delayqueue.redis.Claims.LEASE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -36,29 +35,12 @@ import static org.awaitility.Awaitility.await;
 class RedisMessageStoreTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "t";
 
-	private static final long LEASE = 60_000;
-
 	/** The lease of the claims that find leases ended, where a suspect charged for a run waits that long again. */
 	private static final long SHORT_LEASE = 100;
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
-	@BeforeEach
-	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
-	}
 
 	@Test
 	void anExpiredLeaseWhoseDueTimeIsNoScoreComesBackDueNowInsteadOfStoppingClaims() {
@@ -76,7 +58,8 @@ class RedisMessageStoreTests {
 	@ValueSource(strings = { "", " ", "a{b", "a}b", "a b", "a\tb", "a\u0001b" })
 	void aKeyPrefixThatCouldBreakTheKeyLayoutIsRejected(String prefix) {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new RedisMessageStore(this.fixture.connectionFactory(), prefix, DeadLetterPolicy.DEFAULT))
+			.isThrownBy(
+					() -> new RedisMessageStore(redis.fixture().connectionFactory(), prefix, DeadLetterPolicy.DEFAULT))
 			.withMessageContaining("Key prefix");
 	}
 
@@ -88,7 +71,7 @@ class RedisMessageStoreTests {
 			earlier.add(message("w-" + i, DueTime.in(60_000_000), "w"));
 		}
 		for (int from = 0; from < earlier.size(); from += RedisMessageStore.CHUNK_SIZE) {
-			this.store.messages().schedule(TOPIC, earlier.subList(from, Math.min(earlier.size(), from + RedisMessageStore.CHUNK_SIZE)));
+			redis.store().messages().schedule(TOPIC, earlier.subList(from, Math.min(earlier.size(), from + RedisMessageStore.CHUNK_SIZE)));
 		}
 		schedule("old-1", "first");
 		schedule("old-2", "first");
@@ -105,8 +88,8 @@ class RedisMessageStoreTests {
 			batch.add(message(id, DueTime.in(0), "second-" + i));
 			expected.add(!id.startsWith("old") && !(id.equals("again") && i != 8));
 		}
-		assertThat(this.store.messages().schedule(TOPIC, batch)).containsExactlyElementsOf(expected);
-		Claim claim = this.store.leases().claim(TOPIC, 100, LEASE, 10);
+		assertThat(redis.store().messages().schedule(TOPIC, batch)).containsExactlyElementsOf(expected);
+		Claim claim = redis.store().leases().claim(TOPIC, 100, LEASE, 10);
 		Map<String, String> payloads = new HashMap<>();
 		claim.messages().forEach((claimed) -> payloads.put(claimed.id(), new String(claimed.message().payload(),
 				StandardCharsets.UTF_8)));
@@ -125,23 +108,23 @@ class RedisMessageStoreTests {
 		// A stalls past its lease: B takes the message over and acknowledges it
 		ClaimedMessage b = awaitClaim(LEASE);
 		assertThat(b.lease().token()).isNotEqualTo(a.lease().token());
-		assertThat(this.store.leases().ack(TOPIC, List.of(b.lease()))).isEqualTo(1);
+		assertThat(redis.store().leases().ack(TOPIC, List.of(b.lease()))).isEqualTo(1);
 		// the id is used again, and C claims the new message
 		schedule("m1", "second");
 		ClaimedMessage c = claimOne(LEASE);
 		assertThat(c.attempt()).as("a new message starts at attempt 1").isEqualTo(1);
 
 		// A wakes up: none of its calls may touch C's claim
-		assertThat(this.store.leases().ack(TOPIC, List.of(a.lease()))).isZero();
-		assertThat(this.store.leases().extend(TOPIC, List.of(a.lease()), 1)).isEmpty();
-		assertThat(this.store.leases().retry(TOPIC, a.lease(), 0, "boom")).isFalse();
-		assertThat(this.store.leases().bury(TOPIC, a.lease(), "boom")).isFalse();
-		assertThat(this.store.leases().release(TOPIC, List.of(a.lease()))).isZero();
-		assertThat(this.store.leases().claim(TOPIC, List.of(a.lease()), 0, LEASE, 10, true).messages()).isEmpty();
-		assertThat(this.store.messages().stats(TOPIC).leased()).isEqualTo(1);
+		assertThat(redis.store().leases().ack(TOPIC, List.of(a.lease()))).isZero();
+		assertThat(redis.store().leases().extend(TOPIC, List.of(a.lease()), 1)).isEmpty();
+		assertThat(redis.store().leases().retry(TOPIC, a.lease(), 0, "boom")).isFalse();
+		assertThat(redis.store().leases().bury(TOPIC, a.lease(), "boom")).isFalse();
+		assertThat(redis.store().leases().release(TOPIC, List.of(a.lease()))).isZero();
+		assertThat(redis.store().leases().claim(TOPIC, List.of(a.lease()), 0, LEASE, 10, true).messages()).isEmpty();
+		assertThat(redis.store().messages().stats(TOPIC).leased()).isEqualTo(1);
 
 		// C's lease is intact and C's failure is recorded
-		assertThat(this.store.leases().retry(TOPIC, c.lease(), 0, "java.lang.IllegalStateException: C failed")).isTrue();
+		assertThat(redis.store().leases().retry(TOPIC, c.lease(), 0, "java.lang.IllegalStateException: C failed")).isTrue();
 		ClaimedMessage retried = awaitClaim(LEASE);
 		assertThat(retried.attempt()).isEqualTo(2);
 		assertThat(retried.message().payload()).isEqualTo(bytes("second"));
@@ -153,14 +136,14 @@ class RedisMessageStoreTests {
 			schedule("m" + i, "p" + i);
 		}
 		// a consumer leases two and dies: both come back as suspects
-		assertThat(this.store.leases().claim(TOPIC, 2, 100, 3).messages()).hasSize(2);
+		assertThat(redis.store().leases().claim(TOPIC, 2, 100, 3).messages()).hasSize(2);
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.leases().claim(TOPIC, 0, LEASE, 3);
+			redis.store().leases().claim(TOPIC, 0, LEASE, 3);
 			return "2".equals(redis.get().call("SCARD", key("suspect")));
 		});
 		schedule("fresh", "p");
 
-		Claim suspectClaim = this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 3, true);
+		Claim suspectClaim = redis.store().leases().claim(TOPIC, List.of(), 10, LEASE, 3, true);
 
 		// alone: if it kills its consumer, nothing else was leased with it to become a suspect in turn
 		assertThat(suspectClaim.messages()).singleElement().satisfies((message) -> {
@@ -169,7 +152,7 @@ class RedisMessageStoreTests {
 		});
 		assertThat(suspectClaim.nextWakeDelayMicros()).as("the batched messages are still due").isZero();
 		// a claim that may lease no suspect leases the batched ones, the other suspect passed over
-		Claim batched = this.store.leases().claim(TOPIC, List.of(), 10, LEASE, 3, false);
+		Claim batched = redis.store().leases().claim(TOPIC, List.of(), 10, LEASE, 3, false);
 		assertThat(batched.messages()).extracting(ClaimedMessage::id).containsExactlyInAnyOrder("m2", "fresh");
 		assertThat(batched.messages()).noneMatch(ClaimedMessage::suspect);
 	}
@@ -179,19 +162,19 @@ class RedisMessageStoreTests {
 		schedule("killer", "k");
 		schedule("neighbour", "n");
 		// a consumer leases both and dies: both come back as suspects, neither charged
-		assertThat(this.store.leases().claim(TOPIC, 2, 100, 5).messages()).hasSize(2);
+		assertThat(redis.store().leases().claim(TOPIC, 2, 100, 5).messages()).hasSize(2);
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.leases().claim(TOPIC, 0, LEASE, 5);
+			redis.store().leases().claim(TOPIC, 0, LEASE, 5);
 			return "2".equals(redis.get().call("SCARD", key("suspect")));
 		});
 		// the earliest due runs first, charged as it is leased, and kills its consumer again
-		ClaimedMessage first = this.store.leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages().get(0);
+		ClaimedMessage first = redis.store().leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages().get(0);
 		assertThat(first.id()).isEqualTo("killer");
 		assertThat(first.attempt()).isEqualTo(1);
 		awaitSuspects(2);
 
 		// now the neighbour, never charged, runs before the killer runs (and kills) again
-		ClaimedMessage next = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages().get(0);
+		ClaimedMessage next = redis.store().leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages().get(0);
 		assertThat(next.id()).isEqualTo("neighbour");
 		assertThat(next.suspect()).isTrue();
 		assertThat(next.attempt()).isEqualTo(1);
@@ -202,26 +185,26 @@ class RedisMessageStoreTests {
 		schedule("a", "a");
 		schedule("b", "b");
 		// leased and lost three times over: first as a batch, then each as a suspect, charged
-		assertThat(this.store.leases().claim(TOPIC, 2, 100, 5).messages()).hasSize(2);
+		assertThat(redis.store().leases().claim(TOPIC, 2, 100, 5).messages()).hasSize(2);
 		awaitSuspects(2);
-		assertThat(this.store.leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages()).singleElement()
+		assertThat(redis.store().leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages()).singleElement()
 			.satisfies((message) -> assertThat(message.id()).isEqualTo("a"));
 		awaitSuspects(2);
-		assertThat(this.store.leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages()).singleElement()
+		assertThat(redis.store().leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages()).singleElement()
 			.satisfies((message) -> assertThat(message.id()).as("never charged: first").isEqualTo("b"));
 		awaitSuspects(2);
 		schedule("fresh", "f");
 
-		ClaimedMessage running = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages().get(0);
+		ClaimedMessage running = redis.store().leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages().get(0);
 		assertThat(running.suspect()).isTrue();
 		assertThat(running.attempt()).isEqualTo(2);
 		// another consumer, which may lease a suspect, gets none while that one runs: it goes on with the rest
-		Claim other = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 5, true);
+		Claim other = redis.store().leases().claim(TOPIC, List.of(), 5, LEASE, 5, true);
 		assertThat(other.messages()).extracting(ClaimedMessage::id).containsExactly("fresh");
 		assertThat(other.messages()).noneMatch(ClaimedMessage::suspect);
 
-		assertThat(this.store.leases().ack(TOPIC, List.of(running.lease()))).isEqualTo(1);
-		ClaimedMessage next = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages().get(0);
+		assertThat(redis.store().leases().ack(TOPIC, List.of(running.lease()))).isEqualTo(1);
+		ClaimedMessage next = redis.store().leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages().get(0);
 		assertThat(next.suspect()).isTrue();
 		assertThat(next.id()).isNotEqualTo(running.id());
 	}
@@ -232,30 +215,30 @@ class RedisMessageStoreTests {
 	 */
 	private void awaitSuspects(int count) {
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.leases().claim(TOPIC, 0, SHORT_LEASE, 5);
+			redis.store().leases().claim(TOPIC, 0, SHORT_LEASE, 5);
 			return String.valueOf(count).equals(redis.get().call("SCARD", key("suspect")))
 					&& "0".equals(redis.get().call("ZCOUNT", key("leased"), "-inf", "+inf"))
 					&& String.valueOf(count).equals(redis.get().call("ZCOUNT", key("pending"), "-inf",
-							String.valueOf(this.fixture.redisTime().toEpochMilli())));
+							String.valueOf(redis.fixture().redisTime().toEpochMilli())));
 		});
 	}
 
 	@Test
 	void aSuspectChargedForARunWhoseLeaseRunsOutWaitsALeaseBeforeItRunsAgain() {
 		schedule("killer", "k");
-		assertThat(this.store.leases().claim(TOPIC, 1, 100, 5).messages()).hasSize(1);
+		assertThat(redis.store().leases().claim(TOPIC, 1, 100, 5).messages()).hasSize(1);
 		awaitSuspects(1);
-		ClaimedMessage run = this.store.leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages().get(0);
+		ClaimedMessage run = redis.store().leases().claim(TOPIC, List.of(), 5, 100, 5, true).messages().get(0);
 		assertThat(run.suspect()).isTrue();
 		// its consumer dies again: the claim that finds its lease ended (leasing for a minute) puts it back a minute
 		// later, not at its due time, so that consumers do not die one after another as fast as its leases end
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.leases().claim(TOPIC, 0, LEASE, 5);
+			redis.store().leases().claim(TOPIC, 0, LEASE, 5);
 			return "0".equals(redis.get().call("ZCOUNT", key("leased"), "-inf", "+inf"));
 		});
 		long dueMillis = (long) Double.parseDouble(redis.get().call("ZSCORE", key("pending"), "killer"));
-		assertThat(dueMillis).isGreaterThan(this.fixture.redisTime().toEpochMilli() + LEASE / 2);
-		assertThat(this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages()).isEmpty();
+		assertThat(dueMillis).isGreaterThan(redis.fixture().redisTime().toEpochMilli() + LEASE / 2);
+		assertThat(redis.store().leases().claim(TOPIC, List.of(), 5, LEASE, 5, true).messages()).isEmpty();
 	}
 
 	@Test
@@ -264,14 +247,14 @@ class RedisMessageStoreTests {
 			schedule("m" + i, "p" + i);
 		}
 		// a consumer leases a batch (no attempt counted), starts some, and dies: nobody knows which one killed it
-		Claim batch = this.store.leases().claim(TOPIC, 5, 100, 1);
+		Claim batch = redis.store().leases().claim(TOPIC, 5, 100, 1);
 		assertThat(batch.messages()).hasSize(5).allSatisfy((message) -> {
 			assertThat(message.attempt()).isEqualTo(1);
 			assertThat(message.suspect()).isFalse();
 			assertThat(message.lease().token()).as("one token per claim").isEqualTo(batch.messages().get(0).lease().token());
 		});
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.leases().claim(TOPIC, 0, LEASE, 1);
+			redis.store().leases().claim(TOPIC, 0, LEASE, 1);
 			return "5".equals(redis.get().call("SCARD", key("suspect")));
 		});
 		assertThat(redis.get().call("HLEN", key("tries"))).as("no attempt counted for the crash").isEqualTo("0");
@@ -281,14 +264,14 @@ class RedisMessageStoreTests {
 		String killer = "m2";
 		Lease killersLease = null;
 		for (int i = 0; i < 5; i++) {
-			ClaimedMessage suspect = this.store.leases().claim(TOPIC, List.of(), 5, 1000, 1, true).messages().get(0);
+			ClaimedMessage suspect = redis.store().leases().claim(TOPIC, List.of(), 5, 1000, 1, true).messages().get(0);
 			assertThat(suspect.suspect()).isTrue();
 			assertThat(suspect.attempt()).isEqualTo(1);
 			if (suspect.id().equals(killer)) {
 				killersLease = suspect.lease();
 			}
 			else {
-				assertThat(this.store.leases().ack(TOPIC, List.of(suspect.lease()))).isEqualTo(1);
+				assertThat(redis.store().leases().ack(TOPIC, List.of(suspect.lease()))).isEqualTo(1);
 			}
 		}
 		assertThat(killersLease).isNotNull();
@@ -296,19 +279,19 @@ class RedisMessageStoreTests {
 		// letters; no neighbour does
 		Claim after = awaitClaimOrBurial();
 		assertThat(after.buried()).isEqualTo(1);
-		List<StoredDeadLetter> dead = this.store.deadLetters().list(TOPIC, 0, 10);
+		List<StoredDeadLetter> dead = redis.store().deadLetters().list(TOPIC, 0, 10);
 		assertThat(dead).singleElement().satisfies((letter) -> {
 			assertThat(letter.id()).isEqualTo(killer);
 			assertThat(letter.attempts()).isEqualTo(1);
 			assertThat(letter.error()).startsWith("Lease expired");
 		});
-		assertThat(this.store.messages().stats(TOPIC).dead()).isEqualTo(1);
+		assertThat(redis.store().messages().stats(TOPIC).dead()).isEqualTo(1);
 	}
 
 	private Claim awaitClaimOrBurial() {
 		Claim[] claim = new Claim[1];
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			claim[0] = this.store.leases().claim(TOPIC, List.of(), 5, SHORT_LEASE, 1, true);
+			claim[0] = redis.store().leases().claim(TOPIC, List.of(), 5, SHORT_LEASE, 1, true);
 			return claim[0].buried() > 0 || !claim[0].messages().isEmpty();
 		});
 		return claim[0];
@@ -321,13 +304,13 @@ class RedisMessageStoreTests {
 		schedule("m3", "p3");
 		ClaimedMessage first = claimOne(LEASE);
 		// the same lease twice deletes the message once
-		Claim next = this.store.leases().claim(TOPIC, List.of(first.lease(), first.lease()), 1, LEASE, 10, true);
+		Claim next = redis.store().leases().claim(TOPIC, List.of(first.lease(), first.lease()), 1, LEASE, 10, true);
 		assertThat(next.messages()).singleElement().satisfies((message) -> {
 			assertThat(message.id()).isNotEqualTo(first.id());
 			assertThat(message.attempt()).isEqualTo(1);
 		});
 		assertThat(next.nextWakeDelayMicros()).as("one more is due").isZero();
-		TopicCounts counts = this.store.messages().stats(TOPIC);
+		TopicCounts counts = redis.store().messages().stats(TOPIC);
 		assertThat(counts.waiting() + counts.ready()).isEqualTo(1);
 		assertThat(counts.leased()).isEqualTo(1);
 		assertThat(redis.get().call("HGET", key("lease"), next.messages().get(0).id()))
@@ -335,22 +318,24 @@ class RedisMessageStoreTests {
 
 		// acknowledging only: nothing more is leased
 		ClaimedMessage second = next.messages().get(0);
-		assertThat(this.store.leases().claim(TOPIC, List.of(second.lease()), 0, LEASE, 10, true).messages()).isEmpty();
-		assertThat(this.store.messages().stats(TOPIC).leased()).isZero();
+		assertThat(redis.store().leases().claim(TOPIC, List.of(second.lease()), 0, LEASE, 10, true).messages())
+			.isEmpty();
+		assertThat(redis.store().messages().stats(TOPIC).leased()).isZero();
 
 		// a graceful hand-back does not count the attempt; a failure does
-		ClaimedMessage third = this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 10, true).messages().get(0);
-		assertThat(this.store.leases().release(TOPIC, List.of(third.lease()))).isEqualTo(1);
+		ClaimedMessage third = redis.store().leases().claim(TOPIC, List.of(), 5, LEASE, 10, true).messages().get(0);
+		assertThat(redis.store().leases().release(TOPIC, List.of(third.lease()))).isEqualTo(1);
 		ClaimedMessage again = claimOne(LEASE);
 		assertThat(again.attempt()).isEqualTo(1);
-		assertThat(this.store.leases().retry(TOPIC, again.lease(), 0, "failed")).isTrue();
+		assertThat(redis.store().leases().retry(TOPIC, again.lease(), 0, "failed")).isTrue();
 		assertThat(redis.get().call("HGET", key("tries"), again.id())).isEqualTo("1");
 		ClaimedMessage retried = awaitClaim(LEASE);
 		assertThat(retried.attempt()).isEqualTo(2);
 		// acknowledged, nothing of it is left
-		this.store.leases().ack(TOPIC, List.of(retried.lease()));
+		redis.store().leases().ack(TOPIC, List.of(retried.lease()));
 		assertThat(redis.get().call("HLEN", key("tries"))).isEqualTo("0");
-		assertThat(this.store.leases().claim(TOPIC, List.of(), 5, LEASE, 10, true).nextWakeDelayMicros()).isEqualTo(-1);
+		assertThat(redis.store().leases().claim(TOPIC, List.of(), 5, LEASE, 10, true).nextWakeDelayMicros())
+			.isEqualTo(-1);
 	}
 
 	@Test
@@ -358,12 +343,12 @@ class RedisMessageStoreTests {
 		for (int i = 0; i < 3; i++) {
 			schedule("m" + i, "p" + i);
 		}
-		Claim claim = this.store.leases().claim(TOPIC, 3, LEASE, 10);
+		Claim claim = redis.store().leases().claim(TOPIC, 3, LEASE, 10);
 		assertThat(claim.messages()).hasSize(3);
 		// a few leases only, yet no listpack: a lookup does not scan the other leases
 		assertThat(redis.get().call("OBJECT", "ENCODING", key("lease"))).isEqualTo("hashtable");
 		assertThat(redis.get().call("OBJECT", "ENCODING", key("leased"))).isEqualTo("skiplist");
-		assertThat(this.store.messages().stats(TOPIC).leased()).as("the anchor is not a lease").isEqualTo(3);
+		assertThat(redis.store().messages().stats(TOPIC).leased()).as("the anchor is not a lease").isEqualTo(3);
 		assertThat(claim.nextWakeDelayMicros()).as("the next wake-up is the first lease deadline, not the anchor's")
 			.isPositive()
 			.isLessThanOrEqualTo(LEASE * 1000);
@@ -372,11 +357,11 @@ class RedisMessageStoreTests {
 		ClaimedMessage acked = claim.messages().get(0);
 		ClaimedMessage released = claim.messages().get(1);
 		ClaimedMessage failed = claim.messages().get(2);
-		this.store.leases().ack(TOPIC, List.of(acked.lease()));
-		assertThat(this.store.leases().release(TOPIC, List.of(released.lease()))).isEqualTo(1);
-		assertThat(this.store.messages().stats(TOPIC).leased()).isEqualTo(1);
+		redis.store().leases().ack(TOPIC, List.of(acked.lease()));
+		assertThat(redis.store().leases().release(TOPIC, List.of(released.lease()))).isEqualTo(1);
+		assertThat(redis.store().messages().stats(TOPIC).leased()).isEqualTo(1);
 		assertThat(redis.get().call("EXISTS", key("lease"), key("leased"))).isEqualTo("2");
-		assertThat(this.store.leases().bury(TOPIC, failed.lease(), "failed")).isTrue();
+		assertThat(redis.store().leases().bury(TOPIC, failed.lease(), "failed")).isTrue();
 		assertThat(redis.get().call("EXISTS", key("lease"), key("leased"))).as("no lease held, no lease key")
 			.isEqualTo("0");
 	}
@@ -385,25 +370,25 @@ class RedisMessageStoreTests {
 	void aMessageIsNeverClaimedBeforeItsDueTimeNotEvenByAMillisecond() {
 		for (int i = 0; i < 100; i++) {
 			String id = "early-" + i;
-			Instant before = redisTime();
-			this.store.messages().schedule(TOPIC, List.of(message(id, DueTime.in(1000), "x")));
+			Instant before = redis.fixture().redisTime();
+			redis.store().messages().schedule(TOPIC, List.of(message(id, DueTime.in(1000), "x")));
 			Claim claim;
 			do {
-				claim = this.store.leases().claim(TOPIC, 1, LEASE, 10);
+				claim = redis.store().leases().claim(TOPIC, 1, LEASE, 10);
 			}
 			while (claim.messages().isEmpty());
 			ClaimedMessage claimed = claim.messages().get(0);
 			assertThat(claimed.id()).isEqualTo(id);
 			assertThat(claimed.dueAt()).isAfterOrEqualTo(before.plusMillis(1));
 			assertThat(claim.serverTime()).as("claimed at").isAfterOrEqualTo(before.plusMillis(1));
-			this.store.leases().ack(TOPIC, List.of(claimed.lease()));
+			redis.store().leases().ack(TOPIC, List.of(claimed.lease()));
 		}
 	}
 
 	@Test
 	void aZeroDelayMessageIsDueAtOnce() {
-		this.store.messages().schedule(TOPIC, List.of(message("now", DueTime.in(0), "x")));
-		assertThat(this.store.leases().claim(TOPIC, 1, LEASE, 10).messages()).hasSize(1);
+		redis.store().messages().schedule(TOPIC, List.of(message("now", DueTime.in(0), "x")));
+		assertThat(redis.store().leases().claim(TOPIC, 1, LEASE, 10).messages()).hasSize(1);
 	}
 
 	@Test
@@ -416,8 +401,8 @@ class RedisMessageStoreTests {
 		ClaimedMessage claimed = claimOne(LEASE);
 		assertThat(claimed.message().isReadable()).isFalse();
 		assertThat(claimed.message().malformation()).contains("header count");
-		assertThat(this.store.leases().bury(TOPIC, claimed.lease(), "unreadable")).isTrue();
-		assertThat(this.store.deadLetters().list(TOPIC, 0, 10)).singleElement()
+		assertThat(redis.store().leases().bury(TOPIC, claimed.lease(), "unreadable")).isTrue();
+		assertThat(redis.store().deadLetters().list(TOPIC, 0, 10)).singleElement()
 			.satisfies((letter) -> assertThat(letter.message().isReadable()).isFalse());
 	}
 
@@ -426,14 +411,14 @@ class RedisMessageStoreTests {
 		schedule("good", "g");
 		schedule("bad", "b");
 		redis.get().call("HSET", key("tries"), "bad", "not-a-number");
-		Claim claim = this.store.leases().claim(TOPIC, 2, LEASE, 10);
+		Claim claim = redis.store().leases().claim(TOPIC, 2, LEASE, 10);
 		assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly("good");
 		assertThat(claim.buried()).isEqualTo(1);
-		TopicCounts counts = this.store.messages().stats(TOPIC);
+		TopicCounts counts = redis.store().messages().stats(TOPIC);
 		assertThat(counts.leased()).isEqualTo(1);
 		assertThat(counts.dead()).isEqualTo(1);
 		assertThat(counts.waiting() + counts.ready()).isZero();
-		assertThat(this.store.deadLetters().list(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
+		assertThat(redis.store().deadLetters().list(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
 			assertThat(letter.id()).isEqualTo("bad");
 			assertThat(letter.error()).contains("Corrupt attempt count");
 			assertThat(letter.message().payload()).isEqualTo(bytes("b"));
@@ -445,7 +430,7 @@ class RedisMessageStoreTests {
 		schedule("m1", "p");
 		ClaimedMessage claimed = claimOne(100);
 		redis.get().call("HSET", key("lease"), "m1", "garbage");
-		assertThat(this.store.leases().ack(TOPIC, List.of(claimed.lease()))).isZero();
+		assertThat(redis.store().leases().ack(TOPIC, List.of(claimed.lease()))).isZero();
 		// counted as a suspect's run, it waits a lease (the finding claim's, short here) before it runs again
 		ClaimedMessage again = awaitClaim(SHORT_LEASE);
 		assertThat(again.id()).isEqualTo("m1");
@@ -456,12 +441,12 @@ class RedisMessageStoreTests {
 	void anUnreadableBucketCountStopsEveryScriptBeforeItWritesAnything() {
 		schedule("m1", "p");
 		redis.get().call("HSET", key("meta"), "buckets", "inf");
-		assertThatThrownBy(() -> this.store.messages().schedule(TOPIC, List.of(message("m2", DueTime.in(0), "p"))))
+		assertThatThrownBy(() -> redis.store().messages().schedule(TOPIC, List.of(message("m2", DueTime.in(0), "p"))))
 			.hasStackTraceContaining("corrupt bucket count inf");
-		assertThatThrownBy(() -> this.store.leases().claim(TOPIC, 1, LEASE, 10))
+		assertThatThrownBy(() -> redis.store().leases().claim(TOPIC, 1, LEASE, 10))
 			.hasStackTraceContaining("corrupt bucket count inf");
-		assertThatThrownBy(() -> this.store.messages().cancel(TOPIC, "m1")).hasStackTraceContaining("corrupt bucket count inf");
-		TopicCounts counts = this.store.messages().stats(TOPIC);
+		assertThatThrownBy(() -> redis.store().messages().cancel(TOPIC, "m1")).hasStackTraceContaining("corrupt bucket count inf");
+		TopicCounts counts = redis.store().messages().stats(TOPIC);
 		assertThat(counts.ready() + counts.waiting()).isEqualTo(1);
 		assertThat(counts.leased()).isZero();
 	}
@@ -470,10 +455,10 @@ class RedisMessageStoreTests {
 	void aWaitingIdWithoutAnEnvelopeGoesToTheDeadLettersWithTheReason() {
 		schedule("m1", "p");
 		redis.get().call("HDEL", key("body:0"), "m1");
-		Claim claim = this.store.leases().claim(TOPIC, 1, LEASE, 10);
+		Claim claim = redis.store().leases().claim(TOPIC, 1, LEASE, 10);
 		assertThat(claim.messages()).isEmpty();
 		assertThat(claim.buried()).isEqualTo(1);
-		assertThat(this.store.deadLetters().list(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
+		assertThat(redis.store().deadLetters().list(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
 			assertThat(letter.id()).isEqualTo("m1");
 			assertThat(letter.error()).isEqualTo("No stored envelope for this message");
 			assertThat(letter.message().isReadable()).isFalse();
@@ -485,17 +470,17 @@ class RedisMessageStoreTests {
 		schedule("both", "new");
 		hset(key("msgs"), "both", format1("\"old\""));
 		redis.get().call("ZADD", key("due"), "0", "both");
-		Claim claim = this.store.leases().claim(TOPIC, 10, LEASE, 10);
+		Claim claim = redis.store().leases().claim(TOPIC, 10, LEASE, 10);
 		assertThat(claim.messages()).singleElement()
 			.satisfies((message) -> assertThat(message.message().payload()).isEqualTo(bytes("new")));
-		assertThat(this.store.leases().claim(TOPIC, 10, LEASE, 10).messages()).isEmpty();
+		assertThat(redis.store().leases().claim(TOPIC, 10, LEASE, 10).messages()).isEmpty();
 		assertThat(redis.get().call("HEXISTS", key("format1-conflicts"), "both")).isEqualTo("1");
 		assertThat(redis.get().call("EXISTS", key("msgs"), key("due"))).isEqualTo("0");
 	}
 
 	@Test
 	void aRedeliveryKeepsTheOriginalDueTime() {
-		this.store.messages().schedule(TOPIC, List.of(message("m1", DueTime.at(System.currentTimeMillis() - 60_000), "x")));
+		redis.store().messages().schedule(TOPIC, List.of(message("m1", DueTime.at(System.currentTimeMillis() - 60_000), "x")));
 		ClaimedMessage first = claimOne(100);
 		ClaimedMessage second = awaitClaim(LEASE);
 		assertThat(second.dueAt()).isEqualTo(first.dueAt());
@@ -505,24 +490,24 @@ class RedisMessageStoreTests {
 
 	@Test
 	void schedulingWakesConsumersOnlyWhenItStoresANewEarliestMessage() {
-		List<String> wakes = this.fixture.recordWakes(TOPIC);
-		this.store.messages().schedule(TOPIC, List.of(message("first", DueTime.in(60_000_000), "p")));
+		List<String> wakes = redis.fixture().recordWakes(TOPIC);
+		redis.store().messages().schedule(TOPIC, List.of(message("first", DueTime.in(60_000_000), "p")));
 		await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() == 1);
 		// later than the head, alone and in a batch: no wake-up; then an earlier one, alone and in a batch
-		this.store.messages().schedule(TOPIC, List.of(message("later", DueTime.in(120_000_000), "p")));
+		redis.store().messages().schedule(TOPIC, List.of(message("later", DueTime.in(120_000_000), "p")));
 		List<NewMessage> laterBatch = new ArrayList<>();
 		List<NewMessage> earlierBatch = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {
 			laterBatch.add(message("later-" + i, DueTime.in(90_000_000 + i), "p"));
 			earlierBatch.add(message("earlier-" + i, DueTime.in(i == 7 ? 10_000_000 : 100_000_000), "p"));
 		}
-		this.store.messages().schedule(TOPIC, laterBatch);
-		this.store.messages().schedule(TOPIC, List.of(message("earlier", DueTime.in(30_000_000), "p")));
+		redis.store().messages().schedule(TOPIC, laterBatch);
+		redis.store().messages().schedule(TOPIC, List.of(message("earlier", DueTime.in(30_000_000), "p")));
 		// an id that exists already stores nothing, so it wakes nobody, however early it was asked for
-		this.store.messages().schedule(TOPIC, List.of(message("later", DueTime.in(0), "p")));
-		this.store.messages().schedule(TOPIC, earlierBatch);
+		redis.store().messages().schedule(TOPIC, List.of(message("later", DueTime.in(0), "p")));
+		redis.store().messages().schedule(TOPIC, earlierBatch);
 		// a few messages (one command each), the earliest in the middle
-		this.store.messages().schedule(TOPIC, List.of(message("few-1", DueTime.in(50_000_000), "p"),
+		redis.store().messages().schedule(TOPIC, List.of(message("few-1", DueTime.in(50_000_000), "p"),
 				message("few-2", DueTime.in(5_000_000), "p"), message("few-3", DueTime.in(70_000_000), "p")));
 		// one channel's messages arrive in order: a wake-up for any of the later ones would come before these
 		await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() >= 4);
@@ -539,9 +524,9 @@ class RedisMessageStoreTests {
 	@Test
 	void theNextWakeUpIncludesLeaseDeadlines() {
 		schedule("m1", "p");
-		Claim claim = this.store.leases().claim(TOPIC, 1, 5_000, 10);
+		Claim claim = redis.store().leases().claim(TOPIC, 1, 5_000, 10);
 		assertThat(claim.messages()).hasSize(1);
-		Claim next = this.store.leases().claim(TOPIC, 1, 5_000, 10);
+		Claim next = redis.store().leases().claim(TOPIC, 1, 5_000, 10);
 		assertThat(next.messages()).isEmpty();
 		assertThat(next.nextWakeDelayMicros()).isBetween(1L, 5_000_000L);
 	}
@@ -550,7 +535,7 @@ class RedisMessageStoreTests {
 	void deadLettersPastTheirAgeAreTrimmedOnABusyTopicWhoseClaimsAllLease() {
 		// the upkeep runs on claims that lease nothing, and at most once a second on the others: a topic whose every
 		// claim leases a message still trims
-		RedisMessageStore shortLived = new RedisMessageStore(this.fixture.connectionFactory(), RedisFixture.PREFIX,
+		RedisMessageStore shortLived = new RedisMessageStore(redis.fixture().connectionFactory(), RedisFixture.PREFIX,
 				new DeadLetterPolicy(100, Duration.ofMillis(50)));
 		schedule("dead", "p");
 		assertThat(shortLived.leases().bury(TOPIC, claimOne(LEASE).lease(), "boom")).isTrue();
@@ -567,7 +552,7 @@ class RedisMessageStoreTests {
 
 	@Test
 	void deadLettersPastTheirAgeAreTrimmedWithoutAnotherDeath() {
-		RedisMessageStore shortLived = new RedisMessageStore(this.fixture.connectionFactory(), RedisFixture.PREFIX,
+		RedisMessageStore shortLived = new RedisMessageStore(redis.fixture().connectionFactory(), RedisFixture.PREFIX,
 				new DeadLetterPolicy(100, Duration.ofMillis(50)));
 		schedule("m1", "p");
 		ClaimedMessage claimed = claimOne(LEASE);
@@ -586,7 +571,7 @@ class RedisMessageStoreTests {
 		for (int i = 0; i < 1000; i++) {
 			batch.add(message("b-" + i, DueTime.in(0), "p" + i));
 		}
-		assertThat(this.store.messages().schedule(TOPIC, batch)).containsOnly(true);
+		assertThat(redis.store().messages().schedule(TOPIC, batch)).containsOnly(true);
 		int buckets = Integer.parseInt(redis.get().call("HGET", key("meta"), "buckets"));
 		assertThat(buckets).isBetween(20, 30);
 		for (int i = 0; i < buckets; i++) {
@@ -595,11 +580,11 @@ class RedisMessageStoreTests {
 			assertThat(redis.get().call("OBJECT", "ENCODING", bucket)).isEqualTo("listpack");
 		}
 		// every message is found again, wherever its bucket is now
-		assertThat(this.store.messages().schedule(TOPIC, List.of(message("b-999", DueTime.in(0), "again")))).containsExactly(false);
+		assertThat(redis.store().messages().schedule(TOPIC, List.of(message("b-999", DueTime.in(0), "again")))).containsExactly(false);
 		List<Lease> leases = new ArrayList<>();
 		Claim claim;
 		do {
-			claim = this.store.leases().claim(TOPIC, 100, LEASE, 10);
+			claim = redis.store().leases().claim(TOPIC, 100, LEASE, 10);
 			claim.messages().forEach((message) -> {
 				assertThat(message.message().payload()).isEqualTo(bytes("p" + message.id().substring(2)));
 				leases.add(message.lease());
@@ -607,9 +592,9 @@ class RedisMessageStoreTests {
 		}
 		while (!claim.messages().isEmpty());
 		assertThat(leases).hasSize(1000);
-		assertThat(this.store.leases().ack(TOPIC, leases)).isEqualTo(1000);
+		assertThat(redis.store().leases().ack(TOPIC, leases)).isEqualTo(1000);
 		for (int i = 0; i < 10; i++) {
-			this.store.leases().claim(TOPIC, 0, LEASE, 10);
+			redis.store().leases().claim(TOPIC, 0, LEASE, 10);
 		}
 		assertThat(redis.get().call("HGET", key("meta"), "buckets")).isNull();
 		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
@@ -637,14 +622,14 @@ class RedisMessageStoreTests {
 		for (int i = 0; i < 1000; i += 50) {
 			again.add(message("s-" + i, DueTime.in(0), "again"));
 		}
-		assertThat(this.store.messages().schedule(TOPIC, again)).hasSize(20).containsOnly(false);
-		assertThat(this.store.messages().schedule(TOPIC, List.of(message("s-999", DueTime.in(0), "again"))))
+		assertThat(redis.store().messages().schedule(TOPIC, again)).hasSize(20).containsOnly(false);
+		assertThat(redis.store().messages().schedule(TOPIC, List.of(message("s-999", DueTime.in(0), "again"))))
 			.containsExactly(false);
-		assertThat(this.store.messages().cancel(TOPIC, "s-500")).isTrue();
+		assertThat(redis.store().messages().cancel(TOPIC, "s-500")).isTrue();
 		List<Lease> leases = new ArrayList<>();
 		Claim claim;
 		do {
-			claim = this.store.leases().claim(TOPIC, 100, LEASE, 10);
+			claim = redis.store().leases().claim(TOPIC, 100, LEASE, 10);
 			claim.messages().forEach((message) -> {
 				assertThat(message.message().payload()).isEqualTo(bytes("p" + message.id().substring(2)));
 				leases.add(message.lease());
@@ -652,9 +637,9 @@ class RedisMessageStoreTests {
 		}
 		while (!claim.messages().isEmpty());
 		assertThat(leases).hasSize(999);
-		assertThat(this.store.leases().ack(TOPIC, leases)).isEqualTo(999);
+		assertThat(redis.store().leases().ack(TOPIC, leases)).isEqualTo(999);
 		assertThat(claim.buried()).isZero();
-		assertThat(this.store.deadLetters().list(TOPIC, 0, 10)).isEmpty();
+		assertThat(redis.store().deadLetters().list(TOPIC, 0, 10)).isEmpty();
 	}
 
 	@Test
@@ -666,12 +651,12 @@ class RedisMessageStoreTests {
 		}
 		batch.set(10, message("exists", DueTime.in(0), "new"));
 		batch.set(20, message("n-5", DueTime.in(0), "second"));
-		List<Boolean> stored = this.store.messages().schedule(TOPIC, batch);
+		List<Boolean> stored = redis.store().messages().schedule(TOPIC, batch);
 		assertThat(stored).hasSize(30);
 		assertThat(stored.get(10)).isFalse();
 		assertThat(stored.get(20)).isFalse();
 		assertThat(stored.stream().filter((flag) -> flag)).hasSize(28);
-		Claim claim = this.store.leases().claim(TOPIC, 100, LEASE, 10);
+		Claim claim = redis.store().leases().claim(TOPIC, 100, LEASE, 10);
 		assertThat(claim.messages()).hasSize(29);
 		assertThat(claim.messages()).filteredOn((message) -> message.id().equals("n-5")).singleElement()
 			.satisfies((message) -> assertThat(message.message().payload()).isEqualTo(bytes("p5")));
@@ -693,14 +678,14 @@ class RedisMessageStoreTests {
 		server.call("HSET", key("attempts"), "old-dead", "3", "old-leased", "1");
 		server.call("ZADD", key("inflight"), Long.toString(now - 10), "old-leased");
 
-		assertThat(this.store.messages().schedule(TOPIC, List.of(message("old-waiting", DueTime.in(0), "new"))))
+		assertThat(redis.store().messages().schedule(TOPIC, List.of(message("old-waiting", DueTime.in(0), "new"))))
 			.as("an id stored in format 1 exists")
 			.containsExactly(false);
-		TopicCounts counts = this.store.messages().stats(TOPIC);
+		TopicCounts counts = redis.store().messages().stats(TOPIC);
 		assertThat(counts.dead()).isEqualTo(1);
 		assertThat(counts.waiting() + counts.ready() + counts.leased()).isEqualTo(3);
 
-		Claim claim = this.store.leases().claim(TOPIC, 10, LEASE, 10);
+		Claim claim = redis.store().leases().claim(TOPIC, 10, LEASE, 10);
 		assertThat(claim.messages()).extracting(ClaimedMessage::id)
 			.containsExactlyInAnyOrder("old-due", "old-leased");
 		ClaimedMessage due = claim.messages().stream().filter((m) -> m.id().equals("old-due")).findFirst().get();
@@ -711,15 +696,15 @@ class RedisMessageStoreTests {
 		ClaimedMessage leased = claim.messages().stream().filter((m) -> m.id().equals("old-leased")).findFirst().get();
 		assertThat(leased.attempt()).as("format 1 counted the expired claim").isEqualTo(2);
 
-		assertThat(this.store.messages().cancel(TOPIC, "old-waiting")).isTrue();
-		assertThat(this.store.deadLetters().list(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
+		assertThat(redis.store().messages().cancel(TOPIC, "old-waiting")).isTrue();
+		assertThat(redis.store().deadLetters().list(TOPIC, 0, 10)).singleElement().satisfies((letter) -> {
 			assertThat(letter.id()).isEqualTo("old-dead");
 			assertThat(letter.attempts()).isEqualTo(3);
 			assertThat(letter.error()).isEqualTo("java.lang.IllegalStateException: old");
 			assertThat(letter.message().payload()).isEqualTo(bytes("\"dead\""));
 		});
-		assertThat(this.store.leases().ack(TOPIC, claim.messages().stream().map(ClaimedMessage::lease).toList())).isEqualTo(2);
-		assertThat(this.store.deadLetters().purgeAll(TOPIC)).isEqualTo(1);
+		assertThat(redis.store().leases().ack(TOPIC, claim.messages().stream().map(ClaimedMessage::lease).toList())).isEqualTo(2);
+		assertThat(redis.store().deadLetters().purgeAll(TOPIC)).isEqualTo(1);
 		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
 	}
 
@@ -733,7 +718,7 @@ class RedisMessageStoreTests {
 	}
 
 	private void hset(String key, String field, byte[] value) {
-		try (var connection = this.fixture.connectionFactory().getConnection()) {
+		try (var connection = redis.fixture().connectionFactory().getConnection()) {
 			connection.hashCommands().hSet(bytes(key), bytes(field), value);
 		}
 	}
@@ -742,37 +727,37 @@ class RedisMessageStoreTests {
 	void aMessageWhoseLeaseRanOutWithoutAnOutcomeIsASuspectUntilItsHandlerHasOne() {
 		schedule("m1", "p");
 		schedule("m2", "p");
-		assertThat(this.store.leases().claim(TOPIC, 2, 100, 10).messages()).hasSize(2);
+		assertThat(redis.store().leases().claim(TOPIC, 2, 100, 10).messages()).hasSize(2);
 		// the consumer died with both running: once their leases run out, a claim's upkeep makes both suspects
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			this.store.leases().claim(TOPIC, 0, LEASE, 10);
+			redis.store().leases().claim(TOPIC, 0, LEASE, 10);
 			return "2".equals(redis.get().call("SCARD", key("suspect")));
 		});
 
-		Claim refused = this.store.leases().claim(TOPIC, List.of(), 2, LEASE, 10, false);
+		Claim refused = redis.store().leases().claim(TOPIC, List.of(), 2, LEASE, 10, false);
 		assertThat(refused.messages()).as("a consumer running a suspect leases no other").isEmpty();
 		assertThat(refused.nextWakeDelayMicros()).as("suspects it may not lease are not due now for it").isNotZero();
 
-		Claim first = this.store.leases().claim(TOPIC, List.of(), 2, LEASE, 10, true);
+		Claim first = redis.store().leases().claim(TOPIC, List.of(), 2, LEASE, 10, true);
 		assertThat(first.messages()).as("one suspect per claim").singleElement().satisfies((message) -> {
 			assertThat(message.id()).isEqualTo("m1");
 			assertThat(message.suspect()).isTrue();
 			assertThat(message.attempt()).as("its batched run was not counted; this one is").isEqualTo(1);
 		});
 		// handed back unstarted (a stop), it is still a suspect
-		this.store.leases().release(TOPIC, List.of(first.messages().get(0).lease()));
-		ClaimedMessage again = this.store.leases().claim(TOPIC, List.of(), 2, LEASE, 10, true).messages().get(0);
+		redis.store().leases().release(TOPIC, List.of(first.messages().get(0).lease()));
+		ClaimedMessage again = redis.store().leases().claim(TOPIC, List.of(), 2, LEASE, 10, true).messages().get(0);
 		assertThat(again.id()).isEqualTo("m1");
 		assertThat(again.suspect()).isTrue();
 		// its handler finished: no longer a suspect
-		this.store.leases().ack(TOPIC, List.of(again.lease()));
+		redis.store().leases().ack(TOPIC, List.of(again.lease()));
 		assertThat(redis.get().call("SISMEMBER", key("suspect"), "m1")).isEqualTo("0");
 
-		ClaimedMessage second = this.store.leases().claim(TOPIC, List.of(), 2, LEASE, 10, true).messages().get(0);
+		ClaimedMessage second = redis.store().leases().claim(TOPIC, List.of(), 2, LEASE, 10, true).messages().get(0);
 		assertThat(second.id()).isEqualTo("m2");
 		assertThat(second.suspect()).isTrue();
 		// its handler failed (it did not kill the JVM): retried as an ordinary message
-		assertThat(this.store.leases().retry(TOPIC, second.lease(), 0, "failed")).isTrue();
+		assertThat(redis.store().leases().retry(TOPIC, second.lease(), 0, "failed")).isTrue();
 		assertThat(redis.get().call("SCARD", key("suspect"))).isEqualTo("0");
 		ClaimedMessage retried = awaitClaim(LEASE);
 		assertThat(retried.id()).isEqualTo("m2");
@@ -783,11 +768,11 @@ class RedisMessageStoreTests {
 	void aClaimRedisRunsAfterTheCallerGaveUpLeasesNothing() {
 		schedule("m1", "p");
 		// a first reply shows the store the server's clock
-		this.store.leases().claim(TOPIC, 0, LEASE, 10);
+		redis.store().leases().claim(TOPIC, 0, LEASE, 10);
 		// Redis stops answering for longer than the command timeout (2 s): the claim times out in the client, and
 		// Redis runs it when the pause ends
 		redis.get().call("CLIENT", "PAUSE", "3000");
-		assertThatThrownBy(() -> this.store.leases().claim(TOPIC, 1, LEASE, 10)).isInstanceOf(DataAccessException.class);
+		assertThatThrownBy(() -> redis.store().leases().claim(TOPIC, 1, LEASE, 10)).isInstanceOf(DataAccessException.class);
 
 		// nothing was leased for a caller that had gone: the message is claimed at once, its attempt not counted
 		ClaimedMessage claimed = awaitClaim(LEASE);
@@ -797,10 +782,10 @@ class RedisMessageStoreTests {
 
 	@Test
 	void aDelayCountedFromAMomentThatHasPassedIsSentWhatIsLeftOfIt() {
-		Instant before = redisTime();
+		Instant before = redis.fixture().redisTime();
 		DueTime due = DueTime.in(1_000_000, System.nanoTime() - Duration.ofMillis(400).toNanos());
-		assertThat(this.store.messages().schedule(TOPIC, List.of(message("m", due, "p")))).containsExactly(true);
-		Instant after = redisTime();
+		assertThat(redis.store().messages().schedule(TOPIC, List.of(message("m", due, "p")))).containsExactly(true);
+		Instant after = redis.fixture().redisTime();
 
 		double score = Double.parseDouble(redis.get().call("ZSCORE", key("pending"), "m"));
 		Instant dueAt = Instant.EPOCH.plus(Math.round(score * 1000), ChronoUnit.MICROS);
@@ -808,7 +793,7 @@ class RedisMessageStoreTests {
 	}
 
 	private void schedule(String id, String payload) {
-		assertThat(this.store.messages().schedule(TOPIC, List.of(message(id, DueTime.in(0), payload)))).containsExactly(true);
+		assertThat(redis.store().messages().schedule(TOPIC, List.of(message(id, DueTime.in(0), payload)))).containsExactly(true);
 	}
 
 	private static NewMessage message(String id, DueTime due, String payload) {
@@ -816,7 +801,7 @@ class RedisMessageStoreTests {
 	}
 
 	private ClaimedMessage claimOne(long leaseMillis) {
-		Claim claim = this.store.leases().claim(TOPIC, 1, leaseMillis, 10);
+		Claim claim = redis.store().leases().claim(TOPIC, 1, leaseMillis, 10);
 		assertThat(claim.messages()).hasSize(1);
 		return claim.messages().get(0);
 	}
@@ -829,15 +814,10 @@ class RedisMessageStoreTests {
 	private Claim awaitClaim(int limit, long leaseMillis, int maxAttempts) {
 		Claim[] result = new Claim[1];
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			result[0] = this.store.leases().claim(TOPIC, limit, leaseMillis, maxAttempts);
+			result[0] = redis.store().leases().claim(TOPIC, limit, leaseMillis, maxAttempts);
 			return !result[0].messages().isEmpty() || result[0].buried() > 0;
 		});
 		return result[0];
-	}
-
-	private Instant redisTime() {
-		String[] time = redis.get().call("TIME").split("\n");
-		return Instant.ofEpochSecond(Long.parseLong(time[0])).plus(Long.parseLong(time[1]), ChronoUnit.MICROS);
 	}
 
 	private static String key(String name) {

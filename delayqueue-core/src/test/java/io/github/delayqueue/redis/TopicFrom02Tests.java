@@ -5,12 +5,11 @@ import java.time.Instant;
 import java.util.List;
 
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.build.redis.TestRedisExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.delayqueue.StoreExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static io.github.delayqueue.redis.Claims.LEASE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -20,29 +19,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TopicFrom02Tests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "from02";
 
-	private static final long LEASE = 60_000;
-
 	/** A format-2 envelope: version 2, created at the epoch (varint 0), no header (varint 0), the payload "p". */
 	private static final String ENVELOPE = "\u0002\u0000\u0000p";
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
-	@BeforeEach
-	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
-	}
 
 	@Test
 	void aClaimLeasesFromATopicAs02StoredIt() {
@@ -78,13 +60,13 @@ class TopicFrom02Tests {
 			assertThat(message.attempt()).isEqualTo(1);
 			assertThat(message.expiry()).isNull();
 		});
-		assertThat(this.store.leases().ack(TOPIC, List.of(claim.messages().get(0).lease(), suspect.messages().get(0)
+		assertThat(redis.store().leases().ack(TOPIC, List.of(claim.messages().get(0).lease(), suspect.messages().get(0)
 			.lease()))).isEqualTo(2);
 		assertThat(redis.get().call("ZRANGE", key("pending"), "0", "-1")).isEqualTo("later");
 	}
 
 	private Claim claim(Claimant claimant, boolean mayLeaseSuspect) {
-		return this.store.leases().claim(TOPIC, claimant, List.of(), 10, LEASE, 10, mayLeaseSuspect, 0);
+		return redis.store().leases().claim(TOPIC, claimant, List.of(), 10, LEASE, 10, mayLeaseSuspect, 0);
 	}
 
 	private static String key(String name) {

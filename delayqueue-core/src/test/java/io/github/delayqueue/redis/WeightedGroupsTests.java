@@ -1,17 +1,11 @@
 package io.github.delayqueue.redis;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
+import java.time.Duration;
 import java.util.Map;
 
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.build.redis.TestRedisExtension;
+import io.github.delayqueue.StoreExtension;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,30 +20,13 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class WeightedGroupsTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "weighted";
 
-	private static final long LEASE = 60_000;
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
-	@BeforeEach
-	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
-	}
-
 	@Test
 	void aGroupOfWeightThreeGetsThreeTimesTheShareOfAGroupOfWeightOne() {
-		this.store.controls().weighGroup(TOPIC, "heavy", 3);
+		redis.store().controls().weighGroup(TOPIC, "heavy", 3);
 		schedule("heavy", 600);
 		schedule("light", 600);
 
@@ -60,7 +37,7 @@ class WeightedGroupsTests {
 
 	@Test
 	void theWeightsHoldWhenAClaimHasLessRoomThanTheyAddUpTo() {
-		this.store.controls().weighGroup(TOPIC, "heavy", 3);
+		redis.store().controls().weighGroup(TOPIC, "heavy", 3);
 		schedule("heavy", 600);
 		schedule("light", 600);
 		schedule("other", 600);
@@ -73,7 +50,7 @@ class WeightedGroupsTests {
 
 	@Test
 	void theMessagesWithoutAGroupCountAsOneGroupOfWeightOne() {
-		this.store.controls().weighGroup(TOPIC, "heavy", 3);
+		redis.store().controls().weighGroup(TOPIC, "heavy", 3);
 		schedule("heavy", 600);
 		schedule(null, 600);
 
@@ -84,35 +61,22 @@ class WeightedGroupsTests {
 
 	@Test
 	void aWeightIsReadBackAndClearedToTheDefault() {
-		assertThat(this.store.controls().weighGroup(TOPIC, "heavy", 5).weight()).isEqualTo(5);
-		assertThat(this.store.controls().readGroup(TOPIC, "heavy").weight()).isEqualTo(5);
-		assertThat(this.store.controls().weighGroup(TOPIC, "heavy", null).weight()).isNull();
+		assertThat(redis.store().controls().weighGroup(TOPIC, "heavy", 5).weight()).isEqualTo(5);
+		assertThat(redis.store().controls().readGroup(TOPIC, "heavy").weight()).isEqualTo(5);
+		assertThat(redis.store().controls().weighGroup(TOPIC, "heavy", null).weight()).isNull();
 		assertThat(redis.get().call("HEXISTS", key("gcontrol"), "w:heavy")).isEqualTo("0");
 	}
 
 	@Test
 	void aWeightBelowOneIsRefusedAndChangesNothing() {
-		assertThatIllegalArgumentException().isThrownBy(() -> this.store.controls().weighGroup(TOPIC, "a", 0))
+		assertThatIllegalArgumentException().isThrownBy(() -> redis.store().controls().weighGroup(TOPIC, "a", 0))
 			.withMessageContaining("at least 1");
 		assertThat(redis.get().call("EXISTS", key("gcontrol"))).isEqualTo("0");
 	}
 
 	/** Claims of 'size', acknowledging each claim's messages on the next, until 'total' were leased. */
 	private Map<String, Integer> drain(int size, int total) {
-		Map<String, Integer> delivered = new HashMap<>();
-		List<Lease> acks = new ArrayList<>();
-		int leased = 0;
-		while (leased < total) {
-			Claim claim = this.store.leases().claim(TOPIC, acks, size, LEASE, 10, false);
-			assertThat(claim.messages()).as("every claim leases while backlogs remain").isNotEmpty();
-			acks = claim.messages().stream().map(ClaimedMessage::lease).toList();
-			for (ClaimedMessage message : claim.messages()) {
-				String group = message.message().group();
-				delivered.merge((group != null) ? group : "", 1, Integer::sum);
-			}
-			leased += claim.messages().size();
-		}
-		return delivered;
+		return Claims.drain(redis.store(), TOPIC, size, total, Claims::groupOf);
 	}
 
 	private static double ratio(Map<String, Integer> delivered, String a, String b) {
@@ -120,15 +84,8 @@ class WeightedGroupsTests {
 	}
 
 	private void schedule(@Nullable String group, int count) {
-		List<NewMessage> messages = new ArrayList<>();
-		for (int i = 0; i < count; i++) {
-			messages.add(new NewMessage(((group != null) ? group : "plain") + "-" + i, DueTime.in(0), Instant.now(),
-					Map.of(), "p".getBytes(StandardCharsets.UTF_8), null, group));
-		}
-		for (int i = 0; i < messages.size(); i += RedisMessageStore.CHUNK_SIZE) {
-			this.store.messages()
-				.schedule(TOPIC, messages.subList(i, Math.min(messages.size(), i + RedisMessageStore.CHUNK_SIZE)));
-		}
+		Scheduling.scheduleAll(redis.store(), TOPIC,
+				Scheduling.many((group != null) ? group : "plain", count, group, Duration.ZERO));
 	}
 
 	private static String key(String name) {
