@@ -262,8 +262,8 @@ final class MessageWriter implements TransactionalWrites.Target {
 	}
 
 	/**
-	 * Stores prepared messages partition by partition, in atomic chunks; if a chunk fails, says exactly what was
-	 * stored.
+	 * Stores prepared messages partition by partition, in atomic chunks of at most
+	 * {@value RedisMessageStore#SCHEDULE_CHUNK_SIZE}; if a chunk fails, says exactly what was stored.
 	 */
 	@Override
 	public List<ScheduleResult> store(List<ScheduleRequest> requests, List<NewMessage> messages) {
@@ -283,9 +283,9 @@ final class MessageWriter implements TransactionalWrites.Target {
 			String partition = entry.getKey();
 			List<Integer> positions = entry.getValue();
 			String topic = requests.get(positions.get(0)).topic();
-			for (int from = 0; from < positions.size(); from += RedisMessageStore.CHUNK_SIZE) {
+			for (int from = 0; from < positions.size(); from += RedisMessageStore.SCHEDULE_CHUNK_SIZE) {
 				List<Integer> chunk = positions.subList(from,
-						Math.min(positions.size(), from + RedisMessageStore.CHUNK_SIZE));
+						Math.min(positions.size(), from + RedisMessageStore.SCHEDULE_CHUNK_SIZE));
 				List<NewMessage> batch = new ArrayList<>(chunk.size());
 				chunk.forEach((position) -> batch.add(messages.get(position)));
 				List<Boolean> stored;
@@ -366,9 +366,9 @@ final class MessageWriter implements TransactionalWrites.Target {
 			List<Integer> positions = entry.getValue();
 			String topic = requests.get(positions.get(0)).topic();
 			registerTopicAsync(topic);
-			for (int from = 0; from < positions.size(); from += RedisMessageStore.CHUNK_SIZE) {
+			for (int from = 0; from < positions.size(); from += RedisMessageStore.SCHEDULE_CHUNK_SIZE) {
 				List<Integer> chunk = positions.subList(from,
-						Math.min(positions.size(), from + RedisMessageStore.CHUNK_SIZE));
+						Math.min(positions.size(), from + RedisMessageStore.SCHEDULE_CHUNK_SIZE));
 				List<NewMessage> batch = new ArrayList<>(chunk.size());
 				chunk.forEach((position) -> batch.add(messages.get(position)));
 				CompletableFuture<List<Boolean>> sent = (batch.size() < SHARED_CALL_LIMIT)
@@ -424,7 +424,7 @@ final class MessageWriter implements TransactionalWrites.Target {
 				this.asyncSharedCalls.clear();
 			}
 			call = this.asyncSharedCalls.computeIfAbsent(partition, (key) -> new AsyncGroupCommit<>(
-					(batch) -> this.store.messages().scheduleAsync(key, batch), RedisMessageStore.CHUNK_SIZE / 4, 2));
+					(batch) -> this.store.messages().scheduleAsync(key, batch), RedisMessageStore.SCHEDULE_CHUNK_SIZE, 2));
 		}
 		return call;
 	}
@@ -439,7 +439,7 @@ final class MessageWriter implements TransactionalWrites.Target {
 				this.sharedCalls.clear();
 			}
 			call = this.sharedCalls.computeIfAbsent(partition, (key) -> new GroupCommit<>(
-					(batch) -> this.store.messages().schedule(key, batch), RedisMessageStore.CHUNK_SIZE, 2));
+					(batch) -> this.store.messages().schedule(key, batch), RedisMessageStore.SCHEDULE_CHUNK_SIZE, 2));
 		}
 		return call;
 	}

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -454,6 +455,33 @@ class RedisDelayedQueueTests {
 		assertThat(this.admin.stats("t").dead()).isEqualTo(2);
 		assertThat(redis.get().call("HLEN", "dqtest:{t}:body:0")).isEqualTo("2");
 		assertThat(redis.get().call("HLEN", "dqtest:{t}:error")).isEqualTo("2");
+	}
+
+	@Test
+	void scheduleAllOfAThousandIsStoredInScriptCallsOfAtMost250SoThatNoneHoldsRedisLong() {
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 1_000; i++) {
+			requests.add(ScheduleRequest.builder("bulk", "p").id("b-" + i).delay(Duration.ofMinutes(1)).build());
+		}
+		// the scripts loaded and the topic known: what follows is the schedule's own calls
+		this.queue.schedule("bulk", "first", "p", Duration.ofMinutes(1));
+		long before = scriptCalls();
+
+		List<ScheduleResult> results = this.queue.scheduleAll(requests);
+
+		assertThat(results).hasSize(1_000).allMatch(ScheduleResult::scheduled);
+		assertThat(scriptCalls() - before).as("script calls for 1,000 messages of one partition")
+			.isEqualTo(1_000 / RedisMessageStore.SCHEDULE_CHUNK_SIZE);
+		assertThat(this.admin.stats("bulk").waiting()).isEqualTo(1_001);
+	}
+
+	/** The script calls Redis ran so far (INFO commandstats: EVALSHA and EVAL, less those that failed). */
+	private static long scriptCalls() {
+		return Arrays.stream(redis.get().call("INFO", "commandstats").split("\r?\n"))
+			.filter((line) -> line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:"))
+			.mapToLong((line) -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))
+					- Long.parseLong(line.replaceAll(".*failed_calls=(\\d+).*", "$1")))
+			.sum();
 	}
 
 	@Test
