@@ -879,7 +879,8 @@ end
 
 -- The bucket of an id, and the id's hash. Linear hashing: buckets below the split pointer (count - low) have been
 -- split already and use one more bit of the hash. schedule-one.lua (a lone schedule, without this prelude) places ids
--- and splits buckets itself: a change to either here is made there too.
+-- (with the hash its client computed, BucketHash.java) and splits buckets itself: a change to either here is made
+-- there too.
 local bodyKeys = {}
 local function bodyOf(id)
   local h = tonumber(string.sub(redis.sha1hex(id), 1, 8), 16)
