@@ -113,8 +113,8 @@ public final class MessageOperations {
 	 */
 	public List<Boolean> schedule(String topic, List<NewMessage> messages) {
 		if (lone(messages)) {
-			long stored = this.scripts.runReplicated(SCHEDULE_ONE, ReturnType.INTEGER, loneArguments(topic, messages));
-			return List.of(stored == 1L);
+			Object stored = this.scripts.runReplicated(SCHEDULE_ONE, ReturnType.INTEGER, loneArguments(topic, messages));
+			return List.of(number(stored) == 1L);
 		}
 		return storedFlags(this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages)));
 	}
@@ -132,8 +132,8 @@ public final class MessageOperations {
 	public CompletableFuture<List<Boolean>> scheduleAsync(String topic, List<NewMessage> messages) {
 		ReactiveScriptExecutor reactive = reactiveScripts();
 		if (lone(messages)) {
-			return reactive.<Long>runReplicated(SCHEDULE_ONE, ReturnType.INTEGER, loneArguments(topic, messages))
-				.thenApply((stored) -> List.of(stored == 1L));
+			return reactive.runReplicated(SCHEDULE_ONE, ReturnType.INTEGER, loneArguments(topic, messages))
+				.thenApply((stored) -> List.of(number(stored) == 1L));
 		}
 		return reactive.<List<?>>runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages))
 			.thenApply(MessageOperations::storedFlags);
