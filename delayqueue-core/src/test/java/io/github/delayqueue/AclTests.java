@@ -1,7 +1,9 @@
 package io.github.delayqueue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.build.redis.TestRedis;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -43,7 +46,7 @@ class AclTests {
 	static final String RULE = "resetkeys ~dq:* resetchannels &dq:* nocommands "
 			+ "+evalsha +eval +sadd +srem +scard +smismember +smembers +subscribe +unsubscribe +ping +hello +auth "
 			+ "+client|setname +wait +time +exists +del +hget +hmget +hgetall +hexists +hset +hsetnx +hdel +hlen "
-			+ "+zadd +zrem +zcard +zcount +zscore +zrange +zrangebyscore +publish";
+			+ "+zadd +zrem +zcard +zcount +zscore +zrange +zrangebyscore +zrank +publish";
 
 	/** What a Redis Cluster adds to it: the commands Lettuce learns the topology with. */
 	static final String CLUSTER_RULE = "+cluster|nodes";
@@ -135,6 +138,34 @@ class AclTests {
 		TopicStats stats = admin.stats("acl-old");
 		assertThat(stats.waiting()).isEqualTo(1);
 		assertThat(stats.retrying()).isZero();
+	}
+
+	@Test
+	void aUserWhoseRuleLacksZrankStillSchedulesLoneMessagesAndWakesConsumers() {
+		// the rule before 0.3's lone schedule read the head with ZRANGE only
+		assertThat(this.redis.call("ACL", "SETUSER", "delayqueue", "-zrank")).isEqualTo("OK");
+		assertThat(this.redis.call("ACL", "LOG", "RESET")).isEqualTo("OK");
+		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, new JacksonPayloadConverter());
+		List<String> wakes = new CopyOnWriteArrayList<>();
+		RedisConnection subscriber = this.connectionFactory.getConnection();
+		try {
+			subscriber.subscribe((message, pattern) -> wakes.add(new String(message.getBody(), StandardCharsets.UTF_8)),
+					"dq:{acl-head}:wake".getBytes(StandardCharsets.UTF_8));
+			queue.schedule("acl-head", "h-1", "x", Duration.ofHours(1));
+			queue.schedule("acl-head", "h-2", "x", Duration.ofHours(2));
+			queue.schedule("acl-head", "h-0", "x", Duration.ofMinutes(30));
+			// the new earliest woke the consumers, the later one did not
+			await().atMost(WAIT).until(() -> wakes.size() == 2);
+			assertThat(Long.parseLong(wakes.get(0))).isBetween(3_590_000L, 3_600_000L);
+			assertThat(Long.parseLong(wakes.get(1))).isBetween(1_790_000L, 1_800_000L);
+		}
+		finally {
+			subscriber.close();
+		}
+		assertThat(admin.stats("acl-head").waiting()).isEqualTo(3);
+		assertThat(this.redis.call("ACL", "LOG")).as("the refused ZRANK").contains("zrank");
 	}
 
 	@Test

@@ -112,8 +112,11 @@ public final class MessageOperations {
 	 * @return per message, whether it was stored ({@code false}: its id existed, nothing changed)
 	 */
 	public List<Boolean> schedule(String topic, List<NewMessage> messages) {
-		return storedFlags(
-				this.scripts.runReplicated(scheduleScript(messages), ReturnType.MULTI, scheduleArguments(topic, messages)));
+		if (lone(messages)) {
+			Object stored = this.scripts.runReplicated(SCHEDULE_ONE, ReturnType.INTEGER, loneArguments(topic, messages));
+			return List.of(number(stored) == 1L);
+		}
+		return storedFlags(this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages)));
 	}
 
 	/**
@@ -128,18 +131,21 @@ public final class MessageOperations {
 	 */
 	public CompletableFuture<List<Boolean>> scheduleAsync(String topic, List<NewMessage> messages) {
 		ReactiveScriptExecutor reactive = reactiveScripts();
-		return reactive
-			.<List<?>>runReplicated(scheduleScript(messages), ReturnType.MULTI, scheduleArguments(topic, messages))
+		if (lone(messages)) {
+			return reactive.runReplicated(SCHEDULE_ONE, ReturnType.INTEGER, loneArguments(topic, messages))
+				.thenApply((stored) -> List.of(number(stored) == 1L));
+		}
+		return reactive.<List<?>>runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages))
 			.thenApply(MessageOperations::storedFlags);
 	}
 
 	/**
-	 * The script for a schedule call: both take the same arguments and give the same reply (a lone message with a
-	 * group or a priority other than the default needs the prelude's groups or priorities: schedule.lua).
+	 * Whether a schedule call takes {@link #SCHEDULE_ONE}: one message without a group and of the default priority
+	 * (the others need the prelude's groups or priorities: schedule.lua). Both scripts have the same effects.
 	 */
-	private static Script scheduleScript(List<NewMessage> messages) {
-		return (messages.size() == 1 && messages.get(0).group() == null
-				&& messages.get(0).priority() == Envelope.DEFAULT_PRIORITY) ? SCHEDULE_ONE : SCHEDULE;
+	private static boolean lone(List<NewMessage> messages) {
+		return messages.size() == 1 && messages.get(0).group() == null
+				&& messages.get(0).priority() == Envelope.DEFAULT_PRIORITY;
 	}
 
 	private byte[][] scheduleArguments(String topic, List<NewMessage> messages) {
@@ -157,6 +163,18 @@ public final class MessageOperations {
 			args[i++] = expiryOf(message);
 		}
 		return args;
+	}
+
+	/**
+	 * {@link #scheduleArguments} of a lone message, and the bucket hash of its id (computed here, on the caller's
+	 * thread, so that the script need not: see {@link BucketHash}).
+	 */
+	private byte[][] loneArguments(String topic, List<NewMessage> messages) {
+		NewMessage message = messages.get(0);
+		byte[] id = bytes(message.id());
+		return new byte[][] { this.keys.pending(topic), id, bytes(message.due().kind()),
+				bytes(message.due().argument(System.nanoTime())), message.envelope().encode(), expiryOf(message),
+				BucketHash.of(id) };
 	}
 
 	private static List<Boolean> storedFlags(List<?> reply) {

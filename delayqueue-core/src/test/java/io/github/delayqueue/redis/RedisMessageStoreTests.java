@@ -573,7 +573,7 @@ class RedisMessageStoreTests {
 		}
 		assertThat(redis.store().messages().schedule(TOPIC, batch)).containsOnly(true);
 		int buckets = Integer.parseInt(redis.get().call("HGET", key("meta"), "buckets"));
-		assertThat(buckets).isBetween(20, 30);
+		assertThat(buckets).isBetween(40, 55);
 		for (int i = 0; i < buckets; i++) {
 			String bucket = key("body:" + i);
 			assertThat(Integer.parseInt(redis.get().call("HLEN", bucket))).isLessThanOrEqualTo(128);
@@ -608,7 +608,7 @@ class RedisMessageStoreTests {
 			schedule("s-" + i, "p" + i);
 		}
 		int buckets = Integer.parseInt(redis.get().call("HGET", key("meta"), "buckets"));
-		assertThat(buckets).isBetween(20, 30);
+		assertThat(buckets).isBetween(40, 55);
 		List<String> ids = new ArrayList<>();
 		for (int i = 0; i < buckets; i++) {
 			String bucket = key("body:" + i);

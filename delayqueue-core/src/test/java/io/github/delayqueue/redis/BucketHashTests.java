@@ -1,0 +1,130 @@
+package io.github.delayqueue.redis;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import io.github.delayqueue.MessageIds;
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.build.redis.TestRedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * The bucket hash a lone schedule sends with an id is the one the scripts compute: else the message would sit in a
+ * bucket where claims, cancels and duplicate checks do not look for it.
+ */
+class BucketHashTests {
+
+	@RegisterExtension
+	static final TestRedisExtension redis = TestRedisExtension.create();
+
+	private static final String TOPIC = "t";
+
+	private RedisFixture fixture;
+
+	private RedisMessageStore store;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new RedisFixture(redis.get());
+		this.store = this.fixture.store(this.fixture.connectionFactory());
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.fixture.close();
+	}
+
+	@Test
+	void javaAndLuaHashEveryKindOfIdAlike() {
+		SplittableRandom random = new SplittableRandom(7);
+		List<String> ids = new ArrayList<>(List.of("a", "order-42", "ü", "注文-42", "\uD83D\uDE00", "x".repeat(200)));
+		for (int i = 0; i < 300; i++) {
+			ids.add(MessageIds.generate());
+			ids.add(randomId(random));
+		}
+		for (String id : ids) {
+			String lua = redis.get().call("EVAL", "return string.sub(redis.sha1hex(ARGV[1]), 1, 8)", "0", id);
+			assertThat(new String(BucketHash.of(id.getBytes(StandardCharsets.UTF_8)), StandardCharsets.US_ASCII))
+				.as("hash of %s", id)
+				.isEqualTo(lua);
+		}
+	}
+
+	@Test
+	void loneSchedulesOfNonAsciiIdsAreFoundByTheScriptsThatHashInRedis() {
+		SplittableRandom random = new SplittableRandom(11);
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < 300; i++) {
+			ids.add(randomId(random) + "-" + i);
+		}
+		for (String id : ids) {
+			assertThat(this.store.messages().schedule(TOPIC, List.of(message(id)))).containsExactly(true);
+		}
+		// splits happened on the way (the lone script moves entries by the hash bodyOf would compute)
+		assertThat(Integer.parseInt(redis.get().call("HGET", key("meta"), "buckets"))).isGreaterThan(4);
+		List<NewMessage> again = new ArrayList<>();
+		for (String id : ids) {
+			assertThat(this.store.messages().lookup(TOPIC, id)).as("lookup of %s", id).isNotNull();
+			again.add(message(id));
+		}
+		assertThat(this.store.messages().schedule(TOPIC, again)).hasSize(300).containsOnly(false);
+		assertThat(this.store.messages().cancel(TOPIC, ids.get(17))).isTrue();
+		assertThat(this.store.messages().lookup(TOPIC, ids.get(17))).isNull();
+	}
+
+	@Test
+	void aLoneScheduleWithoutAValidHashChangesNothing() {
+		for (String hash : new String[] { "", "1234567", "123456789", "xyzxyzxy" }) {
+			assertThatIllegalStateException()
+				.isThrownBy(() -> redis.get().call("EVAL", script(), "1", key("pending"), "m", "d", "0", "e", "", hash))
+				.withMessageContaining("bucket hash must be eight hex digits");
+		}
+		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
+	}
+
+	private static String script() {
+		try (var in = BucketHashTests.class.getResourceAsStream("/io/github/delayqueue/redis/schedule-one.lua")) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** 1 to 12 code points from ASCII, Latin, CJK and beyond the BMP; no white space or control characters. */
+	private static String randomId(SplittableRandom random) {
+		StringBuilder id = new StringBuilder();
+		int length = 1 + random.nextInt(12);
+		while (id.codePointCount(0, id.length()) < length) {
+			int codePoint = switch (random.nextInt(4)) {
+				case 0 -> 0x21 + random.nextInt(0x7f - 0x21);
+				case 1 -> 0xc0 + random.nextInt(0x100 - 0xc0);
+				case 2 -> 0x4e00 + random.nextInt(0x9fff - 0x4e00);
+				default -> 0x1f300 + random.nextInt(0x1f5ff - 0x1f300);
+			};
+			id.appendCodePoint(codePoint);
+		}
+		return MessageIds.validate(id.toString());
+	}
+
+	private static NewMessage message(String id) {
+		return new NewMessage(id, DueTime.in(3_600_000_000L), Instant.now(), Map.of(),
+				"p".getBytes(StandardCharsets.UTF_8));
+	}
+
+	private static String key(String name) {
+		return RedisFixture.PREFIX + ":{" + TOPIC + "}:" + name;
+	}
+
+}
