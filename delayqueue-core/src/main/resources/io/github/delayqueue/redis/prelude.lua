@@ -155,9 +155,21 @@ end
 -- cap of its groups (see the groups section), its priority mode ('strict', or absent: weighted; see the priorities
 -- section), the default rate limit of its groups and whether any group has a rate of its own (see the groups' rate
 -- limits).
+-- Read whole (the hash holds these fields and no others): a topic that uses no control has no hash, and its empty
+-- reply costs a claim far less than eleven absent fields of an HMGET would; an absent field is nil.
 local function readControls()
-  controls = redis.call('HMGET', CONTROL, 'paused', 'rate', 'burst', 'tokens', 'at', 'cap', 'refused', 'gcap',
-    'pmode', 'grate', 'grated')
+  local raw = redis.call('HGETALL', CONTROL)
+  controls = {}
+  if #raw > 0 then
+    local byName = {}
+    for i = 1, #raw, 2 do
+      byName[raw[i]] = raw[i + 1]
+    end
+    for i, field in ipairs({ 'paused', 'rate', 'burst', 'tokens', 'at', 'cap', 'refused', 'gcap', 'pmode', 'grate',
+        'grated' }) do
+      controls[i] = byName[field]
+    end
+  end
   return controls
 end
 
@@ -1405,6 +1417,11 @@ local ERROR = BASE .. 'error'
 -- dropped (x) instead
 local EXPIRY = BASE .. 'expiry'
 
+-- Whether this call found none of tries, error, suspect and expiry (acknowledge's EXISTS) and wrote none of them
+-- since: no message of the topic has an attempt count, an error, a suspect mark or an expiry deadline, so a claim
+-- reads neither counts nor suspects (see leaseDue). What writes a count or a mark sets it back to false.
+local noMarks = false
+
 -- Deletes what the topic holds for an id besides its place in pending, leased or buried.
 local function forget(id)
   redis.call('SREM', SUSPECT, id)
@@ -1464,6 +1481,8 @@ local function acknowledge(from, to, anchorLater)
     each('HDEL', EXPIRY, ids)
     -- a suspect whose handler finished did not kill its consumer
     each('SREM', SUSPECT, ids)
+  else
+    noMarks = true
   end
   if ended then
     groupLeasesEnded(ended)
@@ -1490,6 +1509,7 @@ end
 
 -- Moves an id to the dead letters with a reason (kept if a reason is recorded already and keepError is set).
 local function bury(id, now, reason, keepError)
+  noMarks = false
   endLease(id)
   redis.call('SREM', SUSPECT, id)
   redis.call('ZREM', PENDING, id)
@@ -1544,7 +1564,8 @@ local lastUpkeep = nil
 -- envelope and stored expiry ('' if none) per leased message to 'out'; returns how many it buried and the due time of the earliest due suspect
 -- it left (one it may not lease), or nil.
 local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
-  local suspectCount = redis.call('SCARD', SUSPECT)
+  -- (none to read if the acknowledgements found no counts and no marks: the usual claim of a drain)
+  local suspectCount = noMarks and 0 or redis.call('SCARD', SUSPECT)
   -- groups: the groups whose turn has come share the claim with the messages without a group, which count as one
   -- more group (nil: a topic that never stored a grouped message, which takes up to the limit from pending as ever)
   local turns = groupTurns(limit, upTo)
@@ -1660,7 +1681,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       levelOf[#chosen] = levelAt and levelAt[k]
     end
   end
-  local tries = hmget(TRIES, chosen)
+  local tries = noMarks and {} or hmget(TRIES, chosen)
   local expiries = {}
   -- only a topic that ever stored a message with an expiry has any: meta says so, read with the bucket count
   if metaRead.expiry then
@@ -2017,6 +2038,8 @@ local V1_ERRORS = BASE .. 'errors'
 
 -- Moves one format-1 message (already taken off its format-1 set) into set 'into' at 'score'.
 local function adopt(id, score, into)
+  -- (it may carry an attempt count or an error over)
+  noMarks = false
   local envelope = redis.call('HGET', V1_MSGS, id)
   if envelope and redis.call('HSETNX', bodyOf(id), id, envelope) == 0 then
     -- the id was scheduled in both formats (a 0.1 producer during a rolling upgrade): the format-2 message
