@@ -56,6 +56,8 @@ end
 migrate(100, now)
 local expired = redis.call('ZRANGEBYSCORE', LEASED, '-inf', int(now), 'LIMIT', 0, 1000)
 if #expired > 0 then
+  -- (they get suspect marks and maybe counts)
+  noMarks = false
   local leases = hmget(LEASE, expired)
   local unreadable = {}
   for k, id in ipairs(expired) do

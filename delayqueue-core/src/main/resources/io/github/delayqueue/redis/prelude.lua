@@ -157,9 +157,21 @@ end
 -- cap of its groups (see the groups section), its priority mode ('strict', or absent: weighted; see the priorities
 -- section), the default rate limit of its groups and whether any group has a rate of its own (see the groups' rate
 -- limits).
+-- Read whole (the hash holds these fields and no others): a topic that uses no control has no hash, and its empty
+-- reply costs a claim far less than eleven absent fields of an HMGET would; an absent field is nil.
 local function readControls()
-  controls = redis.call('HMGET', CONTROL, 'paused', 'rate', 'burst', 'tokens', 'at', 'cap', 'refused', 'gcap',
-    'pmode', 'grate', 'grated')
+  local raw = redis.call('HGETALL', CONTROL)
+  controls = {}
+  if #raw > 0 then
+    local byName = {}
+    for i = 1, #raw, 2 do
+      byName[raw[i]] = raw[i + 1]
+    end
+    for i, field in ipairs({ 'paused', 'rate', 'burst', 'tokens', 'at', 'cap', 'refused', 'gcap', 'pmode', 'grate',
+        'grated' }) do
+      controls[i] = byName[field]
+    end
+  end
   return controls
 end
 
@@ -341,46 +353,8 @@ local function grouped()
   return metaRead.groups ~= nil and metaRead.groups ~= false
 end
 
--- The cap of each of 'groups' (nil: none), from its own setting or the topic's default, its weight (1 unless set), its
--- credit (nil: none; see groupsServed) and the levels it has sets of (its 'l:' field: false for none): one command,
--- read once per script (groupWeight reads it before groupPick).
+-- What the sharing's groupCaps read (see the priorities section), once per script.
 local groupControlsRead = nil
-local function groupCaps(groups, defaultCap)
-  if groupControlsRead then
-    return unpack(groupControlsRead)
-  end
-  local caps, weights, credits, levels = {}, {}, {}, {}
-  if #groups == 0 then
-    return caps, weights, credits, levels
-  end
-  local fields = {}
-  for i, group in ipairs(groups) do
-    fields[4 * i - 3] = 'c:' .. group
-    fields[4 * i - 2] = 'w:' .. group
-    fields[4 * i - 1] = 'd:' .. group
-    fields[4 * i] = 'l:' .. group
-  end
-  local own = hmget(BASE .. 'gcontrol', fields)
-  for i, group in ipairs(groups) do
-    caps[group] = tonumber(own[4 * i - 3]) or tonumber(defaultCap)
-    weights[group] = tonumber(own[4 * i - 2]) or 1
-    credits[group] = tonumber(own[4 * i - 1])
-    levels[group] = own[4 * i]
-  end
-  groupControlsRead = { caps, weights, credits, levels }
-  return caps, weights, credits, levels
-end
-
--- The sum of the weights of the groups whose turn has come ('turns'), so that the messages without a group, which
--- count as one more group of weight 1, get their weighted share of a claim.
-local function groupWeight(turns)
-  local _, weights = groupCaps(turns, controls and controls[8])
-  local total = 0
-  for _, group in ipairs(turns) do
-    total = total + weights[group]
-  end
-  return total
-end
 
 -- A message of 'group' waits from 'due' (scheduled, retried, handed back): the group takes its turn no later than
 -- that, unless it is held (paused, or at its cap). Two commands.
@@ -462,61 +436,6 @@ end
 local groupRateNow = nil
 local groupRatesPicked = nil
 
--- The rate limits of 'groups': group -> {rate, tokens now} for each group with a rate; nil for a topic that sets no
--- group rate (the controls read say so: no command). One command.
-local function groupRates(groups)
-  if not (controls and (controls[10] or controls[11])) or #groups == 0 or not groupRateNow then
-    return nil
-  end
-  local fields = {}
-  for _, group in ipairs(groups) do
-    fields[#fields + 1] = 'r:' .. group
-    fields[#fields + 1] = 't:' .. group
-  end
-  local raw = redis.call('HMGET', BASE .. 'gcontrol', unpack(fields))
-  local rates = {}
-  local now = groupRateNow
-  for i, group in ipairs(groups) do
-    local rate = tonumber(raw[2 * i - 1]) or tonumber(controls[10])
-    if rate and rate > 0 then
-      local burst = math.max(1, rate)
-      local tokens, at = burst, now
-      if raw[2 * i] then
-        local t, a = string.match(raw[2 * i], '^([^:]+):(%d+)$')
-        tokens, at = tonumber(t) or burst, tonumber(a) or now
-      end
-      rates[group] = { rate, math.min(burst, tokens + math.max(0, now - at) * rate / 1000) }
-    end
-  end
-  return rates
-end
-
--- How many more messages of 'group' its tokens allow, beyond 'taken' already (nil: no rate).
-local function groupRateRoom(group, taken)
-  local r = groupRatesPicked and groupRatesPicked[group]
-  if not r then
-    return nil
-  end
-  return math.max(0, math.floor(r[2]) - taken)
-end
-
--- After a claim leased 'n' messages of a picked group: spends their tokens (appended to 'written', which groupsServed
--- writes in one command) and returns when the group's next whole token comes (ms score), or 0 if it has one left or
--- no rate.
-local function groupRateSpent(group, n, written)
-  local r = groupRatesPicked and groupRatesPicked[group]
-  if not r then
-    return 0
-  end
-  local tokens = r[2] - n
-  written[#written + 1] = 't:' .. group
-  written[#written + 1] = tostring(tokens) .. ':' .. int(groupRateNow)
-  if tokens >= 1 then
-    return 0
-  end
-  return groupRateNow + math.ceil((1 - tokens) * 1000 / r[1])
-end
-
 -- After leased messages of groups went back unstarted ('counts': group -> how many; handed back, or a claim whose reply
 -- never came undone): under group rate limits, their tokens go back to their groups' buckets, as the topic's rate
 -- gives its tokens back (see giveBack): a rate counts handler starts, and none of them started. A bucket never holds
@@ -558,220 +477,6 @@ local function groupTurns(limit, upTo)
     return nil
   end
   return redis.call('ZRANGEBYSCORE', GROUPS, '-inf', upTo, 'LIMIT', 0, limit)
-end
-
--- The shares of 'room' among 'open' picks by what each may take (pick[k]: its weight, or in a claim's first round what
--- it is owed, see groupsServed): each a multiple of it, then what does not divide given out in turn, up to it each;
--- with less room than they add up to, the first in turn take theirs and the rest nothing.
-local function groupShares(open, room, k)
-  local total = 0
-  for _, pick in ipairs(open) do
-    total = total + pick[k]
-  end
-  local base = math.floor(room / total)
-  local extra = room - base * total
-  local shares = {}
-  for i, pick in ipairs(open) do
-    local add = math.min(extra, pick[k])
-    shares[i] = base * pick[k] + add
-    extra = extra - add
-  end
-  return shares
-end
-
--- A claim's pick among the groups whose turn has come ('turns', earliest turn first): 'room' shared among them by
--- weight (1 unless set: equal shares; see groupShares; with less room than the weights add up to, the first in turn
--- take their weights, or what they are still owed of it, and the others keep their turns for the next claim), then
--- what some leave unused shared by weight among those that have more due, and so on; never more than a group's cap
--- leaves free nor than its tokens allow under a group rate limit (what a rate holds back goes to the others in the
--- next round); only messages due by 'upTo'. Appends id, due score and group to chosen, dueOf and groupOf, and the
--- level of a message of a group's level set to groupLevelOf. Returns per group picked {group, taken, due score of its
--- next message (nil: none left; true: at its cap), weight, owed, first share, and for a group with levels: what it
--- took of each set, and its levels' digits as the claim leaves them}, the caps, the counts in flight and the credits
--- read. One command per group per round (mostly one round), one more per level set of a group that has them, and one
--- or two for them all.
-local groupLevelTake = nil
-local function groupPick(turns, room, upTo, chosen, dueOf, groupOf, groupLevelOf)
-  local caps, weights, credits, levels = groupCaps(turns, controls and controls[8])
-  -- group rate limits: the buckets of the rated groups (none read for a topic without group rates)
-  groupRatesPicked = groupRates(turns)
-  -- every group's count in flight, read at once (and written at once by groupsServed)
-  local flight = {}
-  local counts = redis.call('HMGET', BASE .. 'gflight', unpack(turns))
-  for i, group in ipairs(turns) do
-    flight[group] = tonumber(counts[i]) or 0
-  end
-  local limit = tonumber(upTo)
-  local picks, open, idle = {}, {}, {}
-  for _, group in ipairs(turns) do
-    local owed = credits[group] and math.min(credits[group], weights[group]) or weights[group]
-    -- group rate limits: a group takes no more than its tokens allow, so its first share is no more than that; one
-    -- without a whole token takes none and waits for its next token (its turn came, so it has a message due by
-    -- 'upTo': see groupsServed), leaving its share to the others
-    local allowed = groupRateRoom(group, 0)
-    if allowed == 0 then
-      idle[#idle + 1] = { group, 0, limit, weights[group], owed, 0 }
-    else
-      open[#open + 1] = { group, 0, nil, weights[group], (allowed and allowed < owed) and allowed or owed, 0 }
-    end
-  end
-  local shares = (#open > 0) and groupShares(open, room, 5) or {}
-  for i, pick in ipairs(open) do
-    if shares[i] == 0 then
-      break
-    end
-    pick[6] = shares[i]
-    picks[i] = pick
-  end
-  open = picks
-  picks = {}
-  for i, pick in ipairs(open) do
-    picks[i] = pick
-  end
-  for _, pick in ipairs(idle) do
-    picks[#picks + 1] = pick
-  end
-  while room > 0 and #open > 0 do
-    local more = {}
-    for i, pick in ipairs(open) do
-      local group = pick[1]
-      local take = shares[i]
-      if caps[group] then
-        take = math.min(take, math.max(0, caps[group] - flight[group] - pick[2]))
-      end
-      -- group rate limits: no more than its tokens allow (what it may not take goes to the others in the next round)
-      local allowed = groupRateRoom(group, pick[2])
-      if allowed and allowed < take then
-        take = allowed
-      end
-      if take > 0 and levels[group] then
-        -- priorities within the group: its take shared among its levels' sets (see groupLevelTake)
-        local taken = groupLevelTake(group, pick, take, limit, levels[group], chosen, dueOf, groupOf, groupLevelOf)
-        pick[2] = pick[2] + taken
-        room = room - taken
-        if taken == take and pick[3] and pick[3] <= limit and not (allowed and allowed <= taken) then
-          more[#more + 1] = pick
-        end
-      elseif take > 0 then
-        -- one more than it may take: the next message's due time is the group's next turn
-        local head = redis.call('ZRANGE', groupKey(group), pick[2], pick[2] + take, 'WITHSCORES')
-        local taken = 0
-        pick[3] = nil
-        for k = 1, #head, 2 do
-          if taken < take and tonumber(head[k + 1]) <= limit then
-            chosen[#chosen + 1] = head[k]
-            dueOf[#chosen] = head[k + 1]
-            groupOf[#chosen] = group
-            taken = taken + 1
-          else
-            pick[3] = tonumber(head[k + 1])
-            break
-          end
-        end
-        pick[2] = pick[2] + taken
-        room = room - taken
-        if taken == take and pick[3] and pick[3] <= limit and not (allowed and allowed <= taken) then
-          more[#more + 1] = pick
-        end
-      elseif caps[group] and flight[group] + pick[2] >= caps[group] then
-        if pick[2] == 0 then
-          -- at its cap already: held (see groupsServed)
-          pick[3] = true
-        end
-      end
-    end
-    open = more
-    if room > 0 and #open > 0 then
-      shares = groupShares(open, room, 4)
-    end
-  end
-  return picks, caps, flight, credits
-end
-
--- After a claim leased 'leased' (group -> ids) of the groups it picked: counts them in flight and takes them out of
--- their groups' sets, and gives each group picked its next turn, behind every group not picked, those that took
--- fewest for their weight first (so a group that got one less this time is ahead next time): the later of that and
--- its next message's due time; none if it has no message left; held if it reached its cap; its place kept if the
--- claim's room cut it short of what it was owed ('credits': what each was owed before). (A pick that read no next
--- message took all its group had: what was read and not leased was buried or dropped, and left its set then.)
--- 'leasedLevels' (group -> level -> ids) names the messages of a group's level sets, which leave those sets; a group
--- whose level set the claim found empty has that level taken off its 'l:' field.
-local function groupsServed(picks, caps, flight, leased, nowScore, credits, leasedLevels)
-  local turns, out, held, counts = {}, {}, {}, {}
-  -- weights: what groups cut short are owed ('d:<group>') and, under group rate limits, the buckets spent
-  -- ('t:<group>'): written to gcontrol at once
-  local owe, paid = {}, {}
-  local order = {}
-  for i, pick in ipairs(picks) do
-    order[i] = i
-  end
-  table.sort(order, function(a, b)
-    -- fewest per weight first (taken * other weight: no fraction)
-    local x, y = picks[a][2] * picks[b][4], picks[b][2] * picks[a][4]
-    if x ~= y then
-      return x < y
-    end
-    return a < b
-  end)
-  for rank, index in ipairs(order) do
-    local pick = picks[index]
-    local group = pick[1]
-    local ids = leased[group]
-    local n = ids and #ids or 0
-    if n > 0 then
-      local byLevel = leasedLevels and leasedLevels[group]
-      if byLevel then
-        for level, list in pairs(byLevel) do
-          each('ZREM', groupLevelKey(group, level), list)
-        end
-      else
-        each('ZREM', groupKey(group), ids)
-      end
-      flight[group] = flight[group] + n
-      counts[#counts + 1] = group
-      counts[#counts + 1] = flight[group]
-    end
-    local cap = caps[group]
-    local nextDue = pick[3]
-    local nextToken = groupRateSpent(group, n, owe)
-    if pick[8] ~= nil then
-      -- priorities within the group: a level whose set the claim emptied (or found empty) is listed no more
-      if pick[8] == '' then
-        paid[#paid + 1] = 'l:' .. group
-      else
-        owe[#owe + 1] = 'l:' .. group
-        owe[#owe + 1] = pick[8]
-      end
-    end
-    if cap and (flight[group] or 0) >= cap then
-      out[#out + 1] = group
-      if nextDue ~= nil then
-        held[#held + 1] = group
-      end
-    elseif nextDue == nil then
-      out[#out + 1] = group
-    elseif pick[6] < pick[5] and pick[2] >= pick[6] and nextDue <= nowScore and nextToken == 0 then
-      -- weights: a group that the claim's room cut short of what it was owed (its weight, or what was left of it) keeps
-      -- its turn and is owed the rest (only a group of weight above 1 can be cut short); not one out of tokens, whose
-      -- rate holds it back anyway: it waits for its next token below, its debt paid
-      owe[#owe + 1] = 'd:' .. group
-      owe[#owe + 1] = pick[5] - pick[2]
-    else
-      if credits[group] then
-        paid[#paid + 1] = 'd:' .. group
-      end
-      -- a microsecond apart (a double of Redis-time milliseconds tells them apart well past this century)
-      -- (and, under a rate limit, no earlier than its next token)
-      turns[#turns + 1] = math.max(tonumber(nextDue) or 0, nowScore + rank / 1000, nextToken)
-      turns[#turns + 1] = group
-    end
-  end
-  each('HSET', BASE .. 'gflight', counts)
-  each('ZREM', GROUPS, out)
-  each('SADD', BASE .. 'gheld', held)
-  each('ZADD', GROUPS, turns)
-  each('HSET', BASE .. 'gcontrol', owe)
-  each('HDEL', BASE .. 'gcontrol', paid)
 end
 
 -- The earliest turn among the groups, or nil (none, or a topic that never stored a grouped message).
@@ -866,174 +571,6 @@ local function levelStored(level)
   end
 end
 
--- Shares 'room' among lanes (each {level, candidates}, highest level first): strictly, highest first; or else slot
--- by slot, each slot to a lane drawn in proportion to level + 1 at a position of a fixed sequence that visits every
--- point of the weights' total in any run of that many positions (a step of 97, prime and above every total: at most
--- 55), successive claims taking successive positions ('seed', the claim's number, times the room). A lane that has no
--- more candidates passes its slot to the highest that has. So each level gets its weighted share over successive
--- claims however small they are (the starvation guard), and a claim of a message or two still gives the higher levels
--- most of the slots. Returns how many each lane takes.
-local function shareAmongLevels(lanes, room, strict, seed)
-  local takes = {}
-  for i in ipairs(lanes) do
-    takes[i] = 0
-  end
-  if strict then
-    for i, lane in ipairs(lanes) do
-      takes[i] = math.min(room, #lane[2])
-      room = room - takes[i]
-    end
-    return takes
-  end
-  local total = 0
-  for _, lane in ipairs(lanes) do
-    total = total + lane[1] + 1
-  end
-  if total == 0 then
-    -- nothing due in any level
-    return takes
-  end
-  local start = ((seed % total) * room) % total
-  for slot = 0, room - 1 do
-    local point = ((start + slot) * 97) % total
-    local pick = nil
-    for i, lane in ipairs(lanes) do
-      point = point - (lane[1] + 1)
-      if point < 0 then
-        pick = i
-        break
-      end
-    end
-    if takes[pick] >= #lanes[pick][2] then
-      pick = nil
-      for i, lane in ipairs(lanes) do
-        if takes[i] < #lane[2] then
-          pick = i
-          break
-        end
-      end
-      if pick == nil then
-        break
-      end
-    end
-    takes[pick] = takes[pick] + 1
-  end
-  return takes
-end
-
--- Priorities within a group (see the groups section): a group's take of a claim's round shared among its sets (its
--- own, which holds the default level, and one per level its 'l:' field lists: 'raw' as read) by the topic's priority
--- mode, as the messages without a group are shared among the levels (shareAmongLevels), higher levels first. Reads
--- one more than 'take' of each set, past what the claim took of it already (pick[7]: key -> taken), so that it knows
--- each set's next message: the earliest of them is the group's next due time (pick[3]; nil: none left). A level whose
--- set has nothing left is dropped from the group's digits, which pick[8] holds when they changed (nil: unchanged; see
--- groupsServed). Appends to chosen, dueOf, groupOf and groupLevelOf; returns how many it took. One command per set.
-groupLevelTake = function(group, pick, take, limit, raw, chosen, dueOf, groupOf, groupLevelOf)
-  local offsets = pick[7] or {}
-  pick[7] = offsets
-  local all, lanes = {}, {}
-  for _, set in ipairs(groupSets(group, pick[8] or raw)) do
-    local from = offsets[set[2]] or 0
-    local part = redis.call('ZRANGE', set[2], from, from + take, 'WITHSCORES')
-    -- {level, candidates (indices into part), key, part}
-    local lane = { set[1], {}, set[2], part }
-    for k = 1, #part, 2 do
-      if #lane[2] >= take or tonumber(part[k + 1]) > limit then
-        break
-      end
-      lane[2][#lane[2] + 1] = k
-    end
-    all[#all + 1] = lane
-    if #lane[2] > 0 then
-      lanes[#lanes + 1] = lane
-    end
-  end
-  local strict = controls ~= nil and controls[9] == 'strict'
-  local takes = shareAmongLevels(lanes, take, strict, tonumber(metaRead.token) or 0)
-  local taken = 0
-  local took = {}
-  for i, lane in ipairs(lanes) do
-    for j = 1, takes[i] do
-      local k = lane[2][j]
-      chosen[#chosen + 1] = lane[4][k]
-      dueOf[#chosen] = lane[4][k + 1]
-      groupOf[#chosen] = group
-      groupLevelOf[#chosen] = lane[1]
-    end
-    took[lane[3]] = takes[i]
-    taken = taken + takes[i]
-  end
-  local nextDue = nil
-  local kept, before = '', ''
-  for _, lane in ipairs(all) do
-    local n = took[lane[3]] or 0
-    offsets[lane[3]] = (offsets[lane[3]] or 0) + n
-    local nextScore = tonumber(lane[4][2 * n + 2])
-    if nextScore and (nextDue == nil or nextScore < nextDue) then
-      nextDue = nextScore
-    end
-    if lane[1] ~= GROUP_DEFAULT_LEVEL and nextScore then
-      kept = kept .. lane[1]
-    end
-  end
-  for _, set in ipairs(groupSets(group, raw)) do
-    if set[1] ~= GROUP_DEFAULT_LEVEL then
-      before = before .. set[1]
-    end
-  end
-  pick[3] = nextDue
-  pick[8] = (kept ~= before) and kept or nil
-  return taken
-end
-
--- A claim's messages without a group, shared among the priority levels: pending's candidates are ids/due as leaseDue
--- read them (suspects, flagged in 'flags', passed over), the other levels' are read here (one command per level the
--- topic ever stored, up to 'limit' each, due by 'upTo') and appended to ids and due, their levels in levelAt (index ->
--- level). 'room' is the part of the claim that goes to the messages without a group, 'seed' draws the slots left over
--- (see shareAmongLevels). Returns the indices chosen, higher levels first, and the rest, up to 'limit', as spare
--- (higher levels first) for what the groups leave unused.
-local function priorityShare(ids, due, flags, room, limit, upTo, levelAt, strict, seed)
-  local lanes = {}
-  local common = {}
-  for k = 1, #ids do
-    if flags[k] ~= 1 and #common < limit then
-      common[#common + 1] = k
-    end
-  end
-  if #common > 0 then
-    lanes[1] = { DEFAULT_LEVEL, common }
-  end
-  for _, level in ipairs(storedLevels()) do
-    local part = redis.call('ZRANGEBYSCORE', levelKey(level), '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit)
-    if #part > 0 then
-      local lane = { level, {} }
-      for i = 1, #part, 2 do
-        ids[#ids + 1] = part[i]
-        due[2 * #ids - 1] = part[i]
-        due[2 * #ids] = part[i + 1]
-        levelAt[#ids] = level
-        lane[2][#lane[2] + 1] = #ids
-      end
-      lanes[#lanes + 1] = lane
-    end
-  end
-  table.sort(lanes, function(a, b)
-    return a[1] > b[1]
-  end)
-  local takes = shareAmongLevels(lanes, math.min(room, limit), strict, seed)
-  local picked, spare = {}, {}
-  for i, lane in ipairs(lanes) do
-    for j, k in ipairs(lane[2]) do
-      if j <= takes[i] then
-        picked[#picked + 1] = k
-      elseif #picked + #spare < limit then
-        spare[#spare + 1] = k
-      end
-    end
-  end
-  return picked, spare
-end
-
 -- After a claim leased messages of levels other than the default ('leased': level -> ids): they leave their sets.
 local function levelsServed(leased)
   for level, ids in pairs(leased) do
@@ -1067,6 +604,490 @@ local function levelsWait(scores, levels)
     each('ZADD', levelKey(level), list)
   end
   return common
+end
+
+-- How a claim shares itself among groups and levels: groupWeight, groupPick, groupsServed and priorityShare, with
+-- their helpers. Built only by a claim that serves groups or priority levels (every call of a script runs its whole
+-- text, and defining functions costs time: a topic without groups and priorities never defines these).
+local function sharing()
+  -- The cap of each of 'groups' (nil: none), from its own setting or the topic's default, its weight (1 unless set), its
+  -- credit (nil: none; see groupsServed) and the levels it has sets of (its 'l:' field: false for none): one command,
+  -- read once per script (groupWeight reads it before groupPick).
+  local function groupCaps(groups, defaultCap)
+    if groupControlsRead then
+      return unpack(groupControlsRead)
+    end
+    local caps, weights, credits, levels = {}, {}, {}, {}
+    if #groups == 0 then
+      return caps, weights, credits, levels
+    end
+    local fields = {}
+    for i, group in ipairs(groups) do
+      fields[4 * i - 3] = 'c:' .. group
+      fields[4 * i - 2] = 'w:' .. group
+      fields[4 * i - 1] = 'd:' .. group
+      fields[4 * i] = 'l:' .. group
+    end
+    local own = hmget(BASE .. 'gcontrol', fields)
+    for i, group in ipairs(groups) do
+      caps[group] = tonumber(own[4 * i - 3]) or tonumber(defaultCap)
+      weights[group] = tonumber(own[4 * i - 2]) or 1
+      credits[group] = tonumber(own[4 * i - 1])
+      levels[group] = own[4 * i]
+    end
+    groupControlsRead = { caps, weights, credits, levels }
+    return caps, weights, credits, levels
+  end
+
+  -- The rate limits of 'groups': group -> {rate, tokens now} for each group with a rate; nil for a topic that sets no
+  -- group rate (the controls read say so: no command). One command.
+  local function groupRates(groups)
+    if not (controls and (controls[10] or controls[11])) or #groups == 0 or not groupRateNow then
+      return nil
+    end
+    local fields = {}
+    for _, group in ipairs(groups) do
+      fields[#fields + 1] = 'r:' .. group
+      fields[#fields + 1] = 't:' .. group
+    end
+    local raw = redis.call('HMGET', BASE .. 'gcontrol', unpack(fields))
+    local rates = {}
+    local now = groupRateNow
+    for i, group in ipairs(groups) do
+      local rate = tonumber(raw[2 * i - 1]) or tonumber(controls[10])
+      if rate and rate > 0 then
+        local burst = math.max(1, rate)
+        local tokens, at = burst, now
+        if raw[2 * i] then
+          local t, a = string.match(raw[2 * i], '^([^:]+):(%d+)$')
+          tokens, at = tonumber(t) or burst, tonumber(a) or now
+        end
+        rates[group] = { rate, math.min(burst, tokens + math.max(0, now - at) * rate / 1000) }
+      end
+    end
+    return rates
+  end
+
+  -- How many more messages of 'group' its tokens allow, beyond 'taken' already (nil: no rate).
+  local function groupRateRoom(group, taken)
+    local r = groupRatesPicked and groupRatesPicked[group]
+    if not r then
+      return nil
+    end
+    return math.max(0, math.floor(r[2]) - taken)
+  end
+
+  -- After a claim leased 'n' messages of a picked group: spends their tokens (appended to 'written', which groupsServed
+  -- writes in one command) and returns when the group's next whole token comes (ms score), or 0 if it has one left or
+  -- no rate.
+  local function groupRateSpent(group, n, written)
+    local r = groupRatesPicked and groupRatesPicked[group]
+    if not r then
+      return 0
+    end
+    local tokens = r[2] - n
+    written[#written + 1] = 't:' .. group
+    written[#written + 1] = tostring(tokens) .. ':' .. int(groupRateNow)
+    if tokens >= 1 then
+      return 0
+    end
+    return groupRateNow + math.ceil((1 - tokens) * 1000 / r[1])
+  end
+
+  -- The shares of 'room' among 'open' picks by what each may take (pick[k]: its weight, or in a claim's first round what
+  -- it is owed, see groupsServed): each a multiple of it, then what does not divide given out in turn, up to it each;
+  -- with less room than they add up to, the first in turn take theirs and the rest nothing.
+  local function groupShares(open, room, k)
+    local total = 0
+    for _, pick in ipairs(open) do
+      total = total + pick[k]
+    end
+    local base = math.floor(room / total)
+    local extra = room - base * total
+    local shares = {}
+    for i, pick in ipairs(open) do
+      local add = math.min(extra, pick[k])
+      shares[i] = base * pick[k] + add
+      extra = extra - add
+    end
+    return shares
+  end
+
+  -- Shares 'room' among lanes (each {level, candidates}, highest level first): strictly, highest first; or else slot
+  -- by slot, each slot to a lane drawn in proportion to level + 1 at a position of a fixed sequence that visits every
+  -- point of the weights' total in any run of that many positions (a step of 97, prime and above every total: at most
+  -- 55), successive claims taking successive positions ('seed', the claim's number, times the room). A lane that has no
+  -- more candidates passes its slot to the highest that has. So each level gets its weighted share over successive
+  -- claims however small they are (the starvation guard), and a claim of a message or two still gives the higher levels
+  -- most of the slots. Returns how many each lane takes.
+  local function shareAmongLevels(lanes, room, strict, seed)
+    local takes = {}
+    for i in ipairs(lanes) do
+      takes[i] = 0
+    end
+    if strict then
+      for i, lane in ipairs(lanes) do
+        takes[i] = math.min(room, #lane[2])
+        room = room - takes[i]
+      end
+      return takes
+    end
+    local total = 0
+    for _, lane in ipairs(lanes) do
+      total = total + lane[1] + 1
+    end
+    if total == 0 then
+      -- nothing due in any level
+      return takes
+    end
+    local start = ((seed % total) * room) % total
+    for slot = 0, room - 1 do
+      local point = ((start + slot) * 97) % total
+      local pick = nil
+      for i, lane in ipairs(lanes) do
+        point = point - (lane[1] + 1)
+        if point < 0 then
+          pick = i
+          break
+        end
+      end
+      if takes[pick] >= #lanes[pick][2] then
+        pick = nil
+        for i, lane in ipairs(lanes) do
+          if takes[i] < #lane[2] then
+            pick = i
+            break
+          end
+        end
+        if pick == nil then
+          break
+        end
+      end
+      takes[pick] = takes[pick] + 1
+    end
+    return takes
+  end
+
+  -- Priorities within a group (see the groups section): a group's take of a claim's round shared among its sets (its
+  -- own, which holds the default level, and one per level its 'l:' field lists: 'raw' as read) by the topic's priority
+  -- mode, as the messages without a group are shared among the levels (shareAmongLevels), higher levels first. Reads
+  -- one more than 'take' of each set, past what the claim took of it already (pick[7]: key -> taken), so that it knows
+  -- each set's next message: the earliest of them is the group's next due time (pick[3]; nil: none left). A level whose
+  -- set has nothing left is dropped from the group's digits, which pick[8] holds when they changed (nil: unchanged; see
+  -- groupsServed). Appends to chosen, dueOf, groupOf and groupLevelOf; returns how many it took. One command per set.
+  local function groupLevelTake(group, pick, take, limit, raw, chosen, dueOf, groupOf, groupLevelOf)
+    local offsets = pick[7] or {}
+    pick[7] = offsets
+    local all, lanes = {}, {}
+    for _, set in ipairs(groupSets(group, pick[8] or raw)) do
+      local from = offsets[set[2]] or 0
+      local part = redis.call('ZRANGE', set[2], from, from + take, 'WITHSCORES')
+      -- {level, candidates (indices into part), key, part}
+      local lane = { set[1], {}, set[2], part }
+      for k = 1, #part, 2 do
+        if #lane[2] >= take or tonumber(part[k + 1]) > limit then
+          break
+        end
+        lane[2][#lane[2] + 1] = k
+      end
+      all[#all + 1] = lane
+      if #lane[2] > 0 then
+        lanes[#lanes + 1] = lane
+      end
+    end
+    local strict = controls ~= nil and controls[9] == 'strict'
+    local takes = shareAmongLevels(lanes, take, strict, tonumber(metaRead.token) or 0)
+    local taken = 0
+    local took = {}
+    for i, lane in ipairs(lanes) do
+      for j = 1, takes[i] do
+        local k = lane[2][j]
+        chosen[#chosen + 1] = lane[4][k]
+        dueOf[#chosen] = lane[4][k + 1]
+        groupOf[#chosen] = group
+        groupLevelOf[#chosen] = lane[1]
+      end
+      took[lane[3]] = takes[i]
+      taken = taken + takes[i]
+    end
+    local nextDue = nil
+    local kept, before = '', ''
+    for _, lane in ipairs(all) do
+      local n = took[lane[3]] or 0
+      offsets[lane[3]] = (offsets[lane[3]] or 0) + n
+      local nextScore = tonumber(lane[4][2 * n + 2])
+      if nextScore and (nextDue == nil or nextScore < nextDue) then
+        nextDue = nextScore
+      end
+      if lane[1] ~= GROUP_DEFAULT_LEVEL and nextScore then
+        kept = kept .. lane[1]
+      end
+    end
+    for _, set in ipairs(groupSets(group, raw)) do
+      if set[1] ~= GROUP_DEFAULT_LEVEL then
+        before = before .. set[1]
+      end
+    end
+    pick[3] = nextDue
+    pick[8] = (kept ~= before) and kept or nil
+    return taken
+  end
+
+  -- The sum of the weights of the groups whose turn has come ('turns'), so that the messages without a group, which
+  -- count as one more group of weight 1, get their weighted share of a claim.
+  local function groupWeight(turns)
+    local _, weights = groupCaps(turns, controls and controls[8])
+    local total = 0
+    for _, group in ipairs(turns) do
+      total = total + weights[group]
+    end
+    return total
+  end
+
+  -- A claim's pick among the groups whose turn has come ('turns', earliest turn first): 'room' shared among them by
+  -- weight (1 unless set: equal shares; see groupShares; with less room than the weights add up to, the first in turn
+  -- take their weights, or what they are still owed of it, and the others keep their turns for the next claim), then
+  -- what some leave unused shared by weight among those that have more due, and so on; never more than a group's cap
+  -- leaves free nor than its tokens allow under a group rate limit (what a rate holds back goes to the others in the
+  -- next round); only messages due by 'upTo'. Appends id, due score and group to chosen, dueOf and groupOf, and the
+  -- level of a message of a group's level set to groupLevelOf. Returns per group picked {group, taken, due score of its
+  -- next message (nil: none left; true: at its cap), weight, owed, first share, and for a group with levels: what it
+  -- took of each set, and its levels' digits as the claim leaves them}, the caps, the counts in flight and the credits
+  -- read. One command per group per round (mostly one round), one more per level set of a group that has them, and one
+  -- or two for them all.
+  local function groupPick(turns, room, upTo, chosen, dueOf, groupOf, groupLevelOf)
+    local caps, weights, credits, levels = groupCaps(turns, controls and controls[8])
+    -- group rate limits: the buckets of the rated groups (none read for a topic without group rates)
+    groupRatesPicked = groupRates(turns)
+    -- every group's count in flight, read at once (and written at once by groupsServed)
+    local flight = {}
+    local counts = redis.call('HMGET', BASE .. 'gflight', unpack(turns))
+    for i, group in ipairs(turns) do
+      flight[group] = tonumber(counts[i]) or 0
+    end
+    local limit = tonumber(upTo)
+    local picks, open, idle = {}, {}, {}
+    for _, group in ipairs(turns) do
+      local owed = credits[group] and math.min(credits[group], weights[group]) or weights[group]
+      -- group rate limits: a group takes no more than its tokens allow, so its first share is no more than that; one
+      -- without a whole token takes none and waits for its next token (its turn came, so it has a message due by
+      -- 'upTo': see groupsServed), leaving its share to the others
+      local allowed = groupRateRoom(group, 0)
+      if allowed == 0 then
+        idle[#idle + 1] = { group, 0, limit, weights[group], owed, 0 }
+      else
+        open[#open + 1] = { group, 0, nil, weights[group], (allowed and allowed < owed) and allowed or owed, 0 }
+      end
+    end
+    local shares = (#open > 0) and groupShares(open, room, 5) or {}
+    for i, pick in ipairs(open) do
+      if shares[i] == 0 then
+        break
+      end
+      pick[6] = shares[i]
+      picks[i] = pick
+    end
+    open = picks
+    picks = {}
+    for i, pick in ipairs(open) do
+      picks[i] = pick
+    end
+    for _, pick in ipairs(idle) do
+      picks[#picks + 1] = pick
+    end
+    while room > 0 and #open > 0 do
+      local more = {}
+      for i, pick in ipairs(open) do
+        local group = pick[1]
+        local take = shares[i]
+        if caps[group] then
+          take = math.min(take, math.max(0, caps[group] - flight[group] - pick[2]))
+        end
+        -- group rate limits: no more than its tokens allow (what it may not take goes to the others in the next round)
+        local allowed = groupRateRoom(group, pick[2])
+        if allowed and allowed < take then
+          take = allowed
+        end
+        if take > 0 and levels[group] then
+          -- priorities within the group: its take shared among its levels' sets (see groupLevelTake)
+          local taken = groupLevelTake(group, pick, take, limit, levels[group], chosen, dueOf, groupOf, groupLevelOf)
+          pick[2] = pick[2] + taken
+          room = room - taken
+          if taken == take and pick[3] and pick[3] <= limit and not (allowed and allowed <= taken) then
+            more[#more + 1] = pick
+          end
+        elseif take > 0 then
+          -- one more than it may take: the next message's due time is the group's next turn
+          local head = redis.call('ZRANGE', groupKey(group), pick[2], pick[2] + take, 'WITHSCORES')
+          local taken = 0
+          pick[3] = nil
+          for k = 1, #head, 2 do
+            if taken < take and tonumber(head[k + 1]) <= limit then
+              chosen[#chosen + 1] = head[k]
+              dueOf[#chosen] = head[k + 1]
+              groupOf[#chosen] = group
+              taken = taken + 1
+            else
+              pick[3] = tonumber(head[k + 1])
+              break
+            end
+          end
+          pick[2] = pick[2] + taken
+          room = room - taken
+          if taken == take and pick[3] and pick[3] <= limit and not (allowed and allowed <= taken) then
+            more[#more + 1] = pick
+          end
+        elseif caps[group] and flight[group] + pick[2] >= caps[group] then
+          if pick[2] == 0 then
+            -- at its cap already: held (see groupsServed)
+            pick[3] = true
+          end
+        end
+      end
+      open = more
+      if room > 0 and #open > 0 then
+        shares = groupShares(open, room, 4)
+      end
+    end
+    return picks, caps, flight, credits
+  end
+
+  -- After a claim leased 'leased' (group -> ids) of the groups it picked: counts them in flight and takes them out of
+  -- their groups' sets, and gives each group picked its next turn, behind every group not picked, those that took
+  -- fewest for their weight first (so a group that got one less this time is ahead next time): the later of that and
+  -- its next message's due time; none if it has no message left; held if it reached its cap; its place kept if the
+  -- claim's room cut it short of what it was owed ('credits': what each was owed before). (A pick that read no next
+  -- message took all its group had: what was read and not leased was buried or dropped, and left its set then.)
+  -- 'leasedLevels' (group -> level -> ids) names the messages of a group's level sets, which leave those sets; a group
+  -- whose level set the claim found empty has that level taken off its 'l:' field.
+  local function groupsServed(picks, caps, flight, leased, nowScore, credits, leasedLevels)
+    local turns, out, held, counts = {}, {}, {}, {}
+    -- weights: what groups cut short are owed ('d:<group>') and, under group rate limits, the buckets spent
+    -- ('t:<group>'): written to gcontrol at once
+    local owe, paid = {}, {}
+    local order = {}
+    for i, pick in ipairs(picks) do
+      order[i] = i
+    end
+    table.sort(order, function(a, b)
+      -- fewest per weight first (taken * other weight: no fraction)
+      local x, y = picks[a][2] * picks[b][4], picks[b][2] * picks[a][4]
+      if x ~= y then
+        return x < y
+      end
+      return a < b
+    end)
+    for rank, index in ipairs(order) do
+      local pick = picks[index]
+      local group = pick[1]
+      local ids = leased[group]
+      local n = ids and #ids or 0
+      if n > 0 then
+        local byLevel = leasedLevels and leasedLevels[group]
+        if byLevel then
+          for level, list in pairs(byLevel) do
+            each('ZREM', groupLevelKey(group, level), list)
+          end
+        else
+          each('ZREM', groupKey(group), ids)
+        end
+        flight[group] = flight[group] + n
+        counts[#counts + 1] = group
+        counts[#counts + 1] = flight[group]
+      end
+      local cap = caps[group]
+      local nextDue = pick[3]
+      local nextToken = groupRateSpent(group, n, owe)
+      if pick[8] ~= nil then
+        -- priorities within the group: a level whose set the claim emptied (or found empty) is listed no more
+        if pick[8] == '' then
+          paid[#paid + 1] = 'l:' .. group
+        else
+          owe[#owe + 1] = 'l:' .. group
+          owe[#owe + 1] = pick[8]
+        end
+      end
+      if cap and (flight[group] or 0) >= cap then
+        out[#out + 1] = group
+        if nextDue ~= nil then
+          held[#held + 1] = group
+        end
+      elseif nextDue == nil then
+        out[#out + 1] = group
+      elseif pick[6] < pick[5] and pick[2] >= pick[6] and nextDue <= nowScore and nextToken == 0 then
+        -- weights: a group that the claim's room cut short of what it was owed (its weight, or what was left of it) keeps
+        -- its turn and is owed the rest (only a group of weight above 1 can be cut short); not one out of tokens, whose
+        -- rate holds it back anyway: it waits for its next token below, its debt paid
+        owe[#owe + 1] = 'd:' .. group
+        owe[#owe + 1] = pick[5] - pick[2]
+      else
+        if credits[group] then
+          paid[#paid + 1] = 'd:' .. group
+        end
+        -- a microsecond apart (a double of Redis-time milliseconds tells them apart well past this century)
+        -- (and, under a rate limit, no earlier than its next token)
+        turns[#turns + 1] = math.max(tonumber(nextDue) or 0, nowScore + rank / 1000, nextToken)
+        turns[#turns + 1] = group
+      end
+    end
+    each('HSET', BASE .. 'gflight', counts)
+    each('ZREM', GROUPS, out)
+    each('SADD', BASE .. 'gheld', held)
+    each('ZADD', GROUPS, turns)
+    each('HSET', BASE .. 'gcontrol', owe)
+    each('HDEL', BASE .. 'gcontrol', paid)
+  end
+
+  -- A claim's messages without a group, shared among the priority levels: pending's candidates are ids/due as leaseDue
+  -- read them (suspects, flagged in 'flags', passed over), the other levels' are read here (one command per level the
+  -- topic ever stored, up to 'limit' each, due by 'upTo') and appended to ids and due, their levels in levelAt (index ->
+  -- level). 'room' is the part of the claim that goes to the messages without a group, 'seed' draws the slots left over
+  -- (see shareAmongLevels). Returns the indices chosen, higher levels first, and the rest, up to 'limit', as spare
+  -- (higher levels first) for what the groups leave unused.
+  local function priorityShare(ids, due, flags, room, limit, upTo, levelAt, strict, seed)
+    local lanes = {}
+    local common = {}
+    for k = 1, #ids do
+      if flags[k] ~= 1 and #common < limit then
+        common[#common + 1] = k
+      end
+    end
+    if #common > 0 then
+      lanes[1] = { DEFAULT_LEVEL, common }
+    end
+    for _, level in ipairs(storedLevels()) do
+      local part = redis.call('ZRANGEBYSCORE', levelKey(level), '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit)
+      if #part > 0 then
+        local lane = { level, {} }
+        for i = 1, #part, 2 do
+          ids[#ids + 1] = part[i]
+          due[2 * #ids - 1] = part[i]
+          due[2 * #ids] = part[i + 1]
+          levelAt[#ids] = level
+          lane[2][#lane[2] + 1] = #ids
+        end
+        lanes[#lanes + 1] = lane
+      end
+    end
+    table.sort(lanes, function(a, b)
+      return a[1] > b[1]
+    end)
+    local takes = shareAmongLevels(lanes, math.min(room, limit), strict, seed)
+    local picked, spare = {}, {}
+    for i, lane in ipairs(lanes) do
+      for j, k in ipairs(lane[2]) do
+        if j <= takes[i] then
+          picked[#picked + 1] = k
+        elseif #picked + #spare < limit then
+          spare[#spare + 1] = k
+        end
+      end
+    end
+    return picked, spare
+  end
+
+  return { groupWeight = groupWeight, groupPick = groupPick, groupsServed = groupsServed,
+    priorityShare = priorityShare }
 end
 
 -- The earliest due time among the levels' sets, or nil (none, or a topic that never stored a priority).
@@ -1408,6 +1429,11 @@ local ERROR = BASE .. 'error'
 -- dropped (x) instead
 local EXPIRY = BASE .. 'expiry'
 
+-- Whether this call found none of tries, error, suspect and expiry (acknowledge's EXISTS) and wrote none of them
+-- since: no message of the topic has an attempt count, an error, a suspect mark or an expiry deadline, so a claim
+-- reads neither counts nor suspects (see leaseDue). What writes a count or a mark sets it back to false.
+local noMarks = false
+
 -- Deletes what the topic holds for an id besides its place in pending, leased or buried.
 local function forget(id)
   redis.call('SREM', SUSPECT, id)
@@ -1467,6 +1493,8 @@ local function acknowledge(from, to, anchorLater)
     each('HDEL', EXPIRY, ids)
     -- a suspect whose handler finished did not kill its consumer
     each('SREM', SUSPECT, ids)
+  else
+    noMarks = true
   end
   if ended then
     groupLeasesEnded(ended)
@@ -1493,6 +1521,7 @@ end
 
 -- Moves an id to the dead letters with a reason (kept if a reason is recorded already and keepError is set).
 local function bury(id, now, reason, keepError)
+  noMarks = false
   endLease(id)
   redis.call('SREM', SUSPECT, id)
   redis.call('ZREM', PENDING, id)
@@ -1547,13 +1576,17 @@ local lastUpkeep = nil
 -- envelope and stored expiry ('' if none) per leased message to 'out'; returns how many it buried and the due time of the earliest due suspect
 -- it left (one it may not lease), or nil.
 local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, deadMaxCount, deadMaxAge, suspects, out)
-  local suspectCount = redis.call('SCARD', SUSPECT)
+  -- (none to read if the acknowledgements found no counts and no marks: the usual claim of a drain)
+  local suspectCount = noMarks and 0 or redis.call('SCARD', SUSPECT)
   -- groups: the groups whose turn has come share the claim with the messages without a group, which count as one
   -- more group (nil: a topic that never stored a grouped message, which takes up to the limit from pending as ever)
   local turns = groupTurns(limit, upTo)
   local common = limit
+  -- (the sharing among groups and levels, built only if the topic has either)
+  local shares = nil
   if turns and #turns > 0 then
-    common = math.max(1, math.floor(limit / (groupWeight(turns) + 1)))
+    shares = sharing()
+    common = math.max(1, math.floor(limit / (shares.groupWeight(turns) + 1)))
   end
   -- (read up to the limit all the same: what the groups leave unused goes to them, with no command more)
   local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
@@ -1634,7 +1667,8 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   if metaRead.prio and not suspectLeased then
     levelAt = {}
     local picked
-    picked, spare = priorityShare(ids, due, flags, common, limit, upTo, levelAt,
+    shares = shares or sharing()
+    picked, spare = shares.priorityShare(ids, due, flags, common, limit, upTo, levelAt,
       controls ~= nil and controls[9] == 'strict', tonumber(metaRead.token) or 0)
     chosen, dueOf = {}, {}
     for _, k in ipairs(picked) do
@@ -1650,7 +1684,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   if turns and #turns > 0 and not suspectLeased and #chosen < limit then
     -- (group rate limits count on the claim's Redis time)
     groupRateNow = now
-    picks, caps, flight, credits = groupPick(turns, limit - #chosen, upTo, chosen, dueOf, groupOf, groupLevelOf)
+    picks, caps, flight, credits = shares.groupPick(turns, limit - #chosen, upTo, chosen, dueOf, groupOf, groupLevelOf)
   end
   if not suspectLeased then
     for _, k in ipairs(spare) do
@@ -1663,7 +1697,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       levelOf[#chosen] = levelAt and levelAt[k]
     end
   end
-  local tries = hmget(TRIES, chosen)
+  local tries = noMarks and {} or hmget(TRIES, chosen)
   local expiries = {}
   -- only a topic that ever stored a message with an expiry has any: meta says so, read with the bucket count
   if metaRead.expiry then
@@ -1799,7 +1833,7 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   end
   if picks then
     -- groups: the buried and the dropped left their sets above
-    groupsServed(picks, caps, flight, leasedGrouped, tonumber(nowScore), credits, leasedGroupLevels)
+    shares.groupsServed(picks, caps, flight, leasedGrouped, tonumber(nowScore), credits, leasedGroupLevels)
   end
   if suspectLeased then
     -- it stays a suspect until its handler's outcome (ack, retry, dead letter) is known: handed back, or its
@@ -2020,6 +2054,8 @@ local V1_ERRORS = BASE .. 'errors'
 
 -- Moves one format-1 message (already taken off its format-1 set) into set 'into' at 'score'.
 local function adopt(id, score, into)
+  -- (it may carry an attempt count or an error over)
+  noMarks = false
   local envelope = redis.call('HGET', V1_MSGS, id)
   if envelope and redis.call('HSETNX', bodyOf(id), id, envelope) == 0 then
     -- the id was scheduled in both formats (a 0.1 producer during a rolling upgrade): the format-2 message

@@ -33,8 +33,14 @@ class ClaimCostTests {
 
 	private static final int ROUNDS = 10;
 
-	/** The commands of a claim of ten messages of one group carrying ten acknowledgements (as on main before 0.4). */
-	private static final long GROUPED_CLAIM_OF_TEN = 51;
+	/**
+	 * The commands of a claim of ten messages of one group carrying ten acknowledgements: 51 before a claim whose
+	 * acknowledgements found no attempt counts and no suspect marks stopped reading them (SCARD, HMGET).
+	 */
+	private static final long GROUPED_CLAIM_OF_TEN = 49;
+
+	/** The commands of a claim of ten messages without a group carrying ten acknowledgements (41 before, as above). */
+	private static final long CLAIM_OF_TEN = 39;
 
 	@Test
 	void aClaimThatLeasesNothingReadsNoClaimRecordsWhateverTheirNumber() {
@@ -55,7 +61,8 @@ class ClaimCostTests {
 
 		Map<String, Long> idleClaims = counts.sinceLast();
 		report("idle claim, 30 claim records", idleClaims, ROUNDS);
-		assertThat(idleClaims.getOrDefault("hgetall", 0L)).as("claim records read").isZero();
+		// one HGETALL per claim reads the topic's controls (an empty reply: the topic has none); none the claim records
+		assertThat(idleClaims.getOrDefault("hgetall", 0L)).as("claim records read").isEqualTo(ROUNDS);
 	}
 
 	@Test
@@ -113,7 +120,7 @@ class ClaimCostTests {
 		assertThat(extra).containsExactlyInAnyOrderEntriesOf(Map.of("zrangebyscore", (long) ROUNDS, "zrange",
 				(long) ROUNDS));
 		// and the topic without one runs what it ran before priorities existed
-		assertThat(CommandCounts.total(plain)).isEqualTo(41L * ROUNDS);
+		assertThat(CommandCounts.total(plain)).isEqualTo(CLAIM_OF_TEN * ROUNDS);
 	}
 
 	@Test
@@ -136,6 +143,46 @@ class ClaimCostTests {
 		assertThat(extra).containsExactlyInAnyOrderEntriesOf(Map.of("zrange", (long) ROUNDS));
 		// and a grouped topic whose groups hold no level runs what it ran before priorities within groups existed
 		assertThat(CommandCounts.total(plain)).isEqualTo(GROUPED_CLAIM_OF_TEN * ROUNDS);
+	}
+
+	@Test
+	void aClaimWhoseAcknowledgementsFoundNoCountsAndNoMarksReadsNeitherAttemptCountsNorSuspects() {
+		Claimant claimant = Claimant.create();
+		List<Lease> acks = new ArrayList<>();
+		CommandCounts counts = new CommandCounts(redis.get());
+		claimTen(claimant, acks, 0, counts);
+		Map<String, Long> claims = new TreeMap<>();
+
+		for (int round = 1; round <= ROUNDS; round++) {
+			claimTen(claimant, acks, round, counts).forEach((name, calls) -> claims.merge(name, calls, Long::sum));
+		}
+
+		// the acknowledgements' EXISTS found none of tries, error, suspect and expiry: no SCARD of the suspects, and of
+		// HMGETs only the meta fields' and the acknowledged leases', none of the attempt counts
+		assertThat(claims.getOrDefault("scard", 0L)).as("SCARD per claim").isZero();
+		assertThat(claims.getOrDefault("hmget", 0L)).as("HMGET per claim").isEqualTo(2 * ROUNDS);
+	}
+
+	@Test
+	void aClaimCarryingAcknowledgementsStillCountsTheAttemptsOfAMessageThatFailedBefore() {
+		Claimant claimant = Claimant.create();
+		schedule("fails", Duration.ZERO, null);
+		Claim first = claim(claimant, List.of(), 10);
+		assertThat(first.messages()).singleElement().satisfies((message) -> assertThat(message.attempt()).isOne());
+		// its attempt counted, it waits 20 s; another message is due now
+		assertThat(this.store.leases().retry(TOPIC, first.messages().get(0).lease(), 20_000, "boom")).isTrue();
+		schedule("other", Duration.ZERO, null);
+		Claim second = claim(claimant, List.of(), 10);
+		assertThat(second.messages()).extracting(ClaimedMessage::id).containsExactly("other");
+
+		// a claim that carries the other's acknowledgement and looks 25 s ahead: the acknowledgement found the count
+		Claim third = this.store.leases().claim(TOPIC, claimant, List.of(second.messages().get(0).lease()), 10, LEASE,
+				10, false, 25_000_000);
+
+		assertThat(third.messages()).singleElement().satisfies((message) -> {
+			assertThat(message.id()).isEqualTo("fails");
+			assertThat(message.attempt()).isEqualTo(2);
+		});
 	}
 
 	@Test
