@@ -170,13 +170,13 @@ class ClaimCostTests {
 		Claim first = claim(claimant, List.of(), 10);
 		assertThat(first.messages()).singleElement().satisfies((message) -> assertThat(message.attempt()).isOne());
 		// its attempt counted, it waits 20 s; another message is due now
-		assertThat(this.store.leases().retry(TOPIC, first.messages().get(0).lease(), 20_000, "boom")).isTrue();
+		assertThat(redis.store().leases().retry(TOPIC, first.messages().get(0).lease(), 20_000, "boom")).isTrue();
 		schedule("other", Duration.ZERO, null);
 		Claim second = claim(claimant, List.of(), 10);
 		assertThat(second.messages()).extracting(ClaimedMessage::id).containsExactly("other");
 
 		// a claim that carries the other's acknowledgement and looks 25 s ahead: the acknowledgement found the count
-		Claim third = this.store.leases().claim(TOPIC, claimant, List.of(second.messages().get(0).lease()), 10, LEASE,
+		Claim third = redis.store().leases().claim(TOPIC, claimant, List.of(second.messages().get(0).lease()), 10, LEASE,
 				10, false, 25_000_000);
 
 		assertThat(third.messages()).singleElement().satisfies((message) -> {
