@@ -89,15 +89,7 @@ class ClaimCostTests {
 
 	@Test
 	void aClaimOfTenMessagesReadsNoExpiryKeyInATopicWithoutExpiries() {
-		Claimant claimant = Claimant.create();
-		List<Lease> acks = new ArrayList<>();
-		CommandCounts counts = new CommandCounts(redis.get());
-		claimTen(claimant, acks, 0, counts);
-		Map<String, Long> claims = new TreeMap<>();
-
-		for (int round = 1; round <= ROUNDS; round++) {
-			claimTen(claimant, acks, round, counts).forEach((name, calls) -> claims.merge(name, calls, Long::sum));
-		}
+		Map<String, Long> claims = roundsOfClaimsOfTen();
 
 		report("claim of 10 carrying 10 acks", claims, ROUNDS);
 		// one EXISTS for format 1's keys, one for the keys the acknowledgements may clean up; none for the expiry hash
@@ -147,15 +139,7 @@ class ClaimCostTests {
 
 	@Test
 	void aClaimWhoseAcknowledgementsFoundNoCountsAndNoMarksReadsNeitherAttemptCountsNorSuspects() {
-		Claimant claimant = Claimant.create();
-		List<Lease> acks = new ArrayList<>();
-		CommandCounts counts = new CommandCounts(redis.get());
-		claimTen(claimant, acks, 0, counts);
-		Map<String, Long> claims = new TreeMap<>();
-
-		for (int round = 1; round <= ROUNDS; round++) {
-			claimTen(claimant, acks, round, counts).forEach((name, calls) -> claims.merge(name, calls, Long::sum));
-		}
+		Map<String, Long> claims = roundsOfClaimsOfTen();
 
 		// the acknowledgements' EXISTS found none of tries, error, suspect and expiry: no SCARD of the suspects, and of
 		// HMGETs only the meta fields' and the acknowledged leases', none of the attempt counts
@@ -255,6 +239,22 @@ class ClaimCostTests {
 	 * Schedules ten messages due now and claims them, carrying the acknowledgements of the round before; returns the
 	 * commands the claim ran.
 	 */
+	/**
+	 * A claim of ten that carries nothing, then {@link #ROUNDS} claims of ten each carrying the previous claim's ten
+	 * acknowledgements: the commands those rounds ran, by name, summed.
+	 */
+	private Map<String, Long> roundsOfClaimsOfTen() {
+		Claimant claimant = Claimant.create();
+		List<Lease> acks = new ArrayList<>();
+		CommandCounts counts = new CommandCounts(redis.get());
+		claimTen(claimant, acks, 0, counts);
+		Map<String, Long> claims = new TreeMap<>();
+		for (int round = 1; round <= ROUNDS; round++) {
+			claimTen(claimant, acks, round, counts).forEach((name, calls) -> claims.merge(name, calls, Long::sum));
+		}
+		return claims;
+	}
+
 	private Map<String, Long> claimTen(Claimant claimant, List<Lease> acks, int round, CommandCounts counts) {
 		scheduleTen("r" + round);
 		counts.sinceLast();
