@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -70,12 +71,16 @@ final class FairDeliveryBenchmark {
 				Report.Better.LOWER, groupPriorityLate, null, String.format(Locale.ROOT,
 						"priority 9 in its own group's backlog of priority 4, weighted mode; without a priority the "
 								+ "same message is %.1f ms late (behind the backlog)", plainLate));
-		double plainDrain = drain("drain-plain", 0);
-		double groupedDrain = drain("drain-grouped", GROUPS);
+		Drain plain = drain("drain-plain", 0);
+		Drain grouped = drain("drain-grouped", GROUPS);
+		double plainDrain = plain.rate();
+		double groupedDrain = grouped.rate();
 		this.report.row(SECTION, String.format(Locale.ROOT, "drain of %,d due messages over %,d groups, %d handlers",
 				this.backlog, GROUPS, THREADS), "msgs/s", Report.Better.HIGHER, groupedDrain, null,
-				String.format(Locale.ROOT, "without groups %.0f msgs/s: %.2f× (target ≥ 0.8×)", plainDrain,
-						groupedDrain / plainDrain));
+				String.format(Locale.ROOT, "without groups %.0f msgs/s: %.2f× (target ≥ 0.8×); per message, "
+						+ "Redis CPU %.1f µs and %.2f commands, without groups %.1f µs and %.2f", plainDrain,
+						groupedDrain / plainDrain, grouped.redisCpuMicros(), grouped.commands(),
+						plain.redisCpuMicros(), plain.commands()));
 		double plainBytes = bytesPerWaiting(false);
 		double groupedBytes = bytesPerWaiting(true);
 		this.report.row(SECTION, "Redis memory per waiting message with an 11-character group key", "bytes",
@@ -149,8 +154,16 @@ final class FairDeliveryBenchmark {
 		return lateMicros.get() / 1000.0;
 	}
 
-	/** Schedules the backlog due now (over 'groups' groups, or none), then drains it; returns messages per second. */
-	private double drain(String topic, int groups) {
+	/**
+	 * A drain's rate, and what it cost Redis per message: CPU (INFO cpu) and commands, those scripts ran included
+	 * (INFO stats' total_commands_processed).
+	 */
+	private record Drain(double rate, double redisCpuMicros, double commands) {
+
+	}
+
+	/** Schedules the backlog due now (over 'groups' groups, or none), then drains it. */
+	private Drain drain(String topic, int groups) {
 		this.admin.flush();
 		Instant due = Instant.now().minusSeconds(1);
 		List<ScheduleRequest> requests = new ArrayList<>(this.backlog);
@@ -160,6 +173,9 @@ final class FairDeliveryBenchmark {
 		}
 		schedule(requests);
 		CountDownLatch done = new CountDownLatch(this.backlog);
+		double cpuBefore = redisCpuSeconds();
+		long commandsBefore = this.admin.commandsProcessed();
+		Properties statsBefore = this.admin.info("commandstats");
 		long started = System.nanoTime();
 		try (QueueUnderTest.Consumer consumer = this.system.consume(topic, THREADS,
 				(payload, storedDue) -> done.countDown())) {
@@ -175,9 +191,34 @@ final class FairDeliveryBenchmark {
 			throw new IllegalStateException(ex);
 		}
 		double rate = this.backlog / ((System.nanoTime() - started) / 1e9);
-		Benchmarks.log(String.format(Locale.ROOT, "fair delivery: %s drained at %.0f msgs/s", topic, rate));
+		double cpu = (redisCpuSeconds() - cpuBefore) * 1e6 / this.backlog;
+		double commands = (this.admin.commandsProcessed() - commandsBefore) / (double) this.backlog;
+		Properties statsAfter = this.admin.info("commandstats");
+		Benchmarks.log(String.format(Locale.ROOT,
+				"fair delivery: %s drained at %.0f msgs/s, Redis CPU %.1f µs and %.2f commands per message, "
+						+ "script calls %d taking %.1f µs each", topic, rate, cpu, commands,
+				scriptCalls(statsAfter, "calls") - scriptCalls(statsBefore, "calls"),
+				(scriptCalls(statsAfter, "usec") - scriptCalls(statsBefore, "usec"))
+						/ (double) Math.max(1, scriptCalls(statsAfter, "calls") - scriptCalls(statsBefore, "calls"))));
 		this.admin.flush();
-		return rate;
+		return new Drain(rate, cpu, commands);
+	}
+
+	/** A field of {@code EVALSHA}'s line in {@code INFO commandstats}: its calls, or the microseconds they took. */
+	private static long scriptCalls(Properties commandstats, String field) {
+		String line = commandstats.getProperty("cmdstat_evalsha", "");
+		for (String part : line.trim().split(",")) {
+			if (part.startsWith(field + "=")) {
+				return Long.parseLong(part.substring(field.length() + 1));
+			}
+		}
+		return 0;
+	}
+
+	private double redisCpuSeconds() {
+		Properties cpu = this.admin.info("cpu");
+		return Double.parseDouble(cpu.getProperty("used_cpu_sys", "0").trim())
+				+ Double.parseDouble(cpu.getProperty("used_cpu_user", "0").trim());
 	}
 
 	/** Redis's used memory per waiting message (due in an hour), with an 11-character group key or without. */

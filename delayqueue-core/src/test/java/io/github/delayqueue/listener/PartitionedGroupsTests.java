@@ -154,7 +154,7 @@ class PartitionedGroupsTests {
 
 		await().atMost(Duration.ofSeconds(30)).until(() -> order.size() >= 400);
 		Map<String, Integer> first = new ConcurrentHashMap<>();
-		order.subList(0, 400).forEach((group) -> first.merge(group, 1, Integer::sum));
+		List.copyOf(order).subList(0, 400).forEach((group) -> first.merge(group, 1, Integer::sum));
 		assertThat((double) first.get("gold") / first.get("silver")).isBetween(2.6, 3.4);
 	}
 

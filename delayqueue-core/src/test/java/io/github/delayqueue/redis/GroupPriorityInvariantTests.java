@@ -62,6 +62,12 @@ class GroupPriorityInvariantTests {
 			    end
 			  end
 			end
+			local control = redis.call('HGETALL', base .. 'gcontrol')
+			for i = 1, #control, 2 do
+			  if string.sub(control[i], 1, 2) == 'd:' and not (tonumber(control[i + 1]) and tonumber(control[i + 1]) > 0) then
+			    bad[#bad + 1] = 'debt ' .. control[i] .. ' = ' .. control[i + 1]
+			  end
+			end
 			return table.concat(bad, '; ')
 			""";
 
@@ -78,7 +84,7 @@ class GroupPriorityInvariantTests {
 			redis.store().controls().priorityMode(TOPIC, true);
 		}
 		for (int step = 0; step < 400; step++) {
-			int op = random.nextInt(14);
+			int op = random.nextInt(16);
 			String g = groups[random.nextInt(groups.length)];
 			int level = levels[random.nextInt(levels.length)];
 			String what;
@@ -92,7 +98,8 @@ class GroupPriorityInvariantTests {
 				}
 				case 3, 4 -> {
 					long lease = random.nextInt(4) == 0 ? 1 : 60_000;
-					Claim claim = redis.store().leases().claim(TOPIC, random.nextInt(5) + 1, lease, 3);
+					Claim claim = redis.store().leases().claim(TOPIC, random.nextInt(4) == 0 ? random.nextInt(20) + 1
+							: random.nextInt(5) + 1, lease, 3);
 					claim.messages().forEach((m) -> held.add(m.lease()));
 					what = "claim lease " + lease + " -> " + claim.messages().stream().map(ClaimedMessage::id).toList();
 				}
@@ -136,6 +143,18 @@ class GroupPriorityInvariantTests {
 						redis.store().controls().resumeGroup(TOPIC, group);
 						what = "resume " + group;
 					}
+				}
+				case 13 -> {
+					String group = groups[random.nextInt(3)];
+					Integer weight = random.nextInt(3) == 0 ? null : random.nextInt(4) + 1;
+					redis.store().controls().weighGroup(TOPIC, group, weight);
+					what = "weigh " + group + " " + weight;
+				}
+				case 14 -> {
+					String group = groups[random.nextInt(3)];
+					Long cap = random.nextInt(3) == 0 ? null : (long) (random.nextInt(3) + 1);
+					redis.store().controls().capGroup(TOPIC, group, cap);
+					what = "cap " + group + " " + cap;
 				}
 				default -> {
 					String id = ids.isEmpty() ? "none" : ids.get(random.nextInt(ids.size()));

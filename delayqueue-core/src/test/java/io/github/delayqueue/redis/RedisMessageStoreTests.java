@@ -601,6 +601,31 @@ class RedisMessageStoreTests {
 	}
 
 	@Test
+	void messagesOfGroupsAndPrioritiesGrowTheBucketsAsOthersDoAndClaimsDoNotMergeThemWhileTheyWait() {
+		// grouped messages wait in their groups' sets and prioritized ones in their levels' sets, not in pending: the
+		// buckets hold their envelopes all the same, and must be sized by them (they once counted pending alone, so a
+		// grouped topic kept a dozen huge buckets, and each idle claim's upkeep merged what was left)
+		List<NewMessage> batch = new ArrayList<>();
+		for (int i = 0; i < 1000; i++) {
+			batch.add((i % 2 == 0) ? Scheduling.message("g-" + i, "tenant-" + (i % 10), Duration.ofHours(1))
+					: Scheduling.message("p-" + i, 7, null, Duration.ofHours(1)));
+		}
+		assertThat(Scheduling.scheduleAll(redis.store(), TOPIC, batch)).containsOnly(true);
+		assertThat(redis.get().call("ZCARD", key("pending"))).isEqualTo("0");
+		int buckets = Integer.parseInt(redis.get().call("HGET", key("meta"), "buckets"));
+		assertThat(buckets).isBetween(40, 60);
+		for (int i = 0; i < 20; i++) {
+			redis.store().leases().claim(TOPIC, 0, LEASE, 10);
+		}
+		assertThat(Integer.parseInt(redis.get().call("HGET", key("meta"), "buckets"))).isEqualTo(buckets);
+		for (int i = 0; i < buckets; i++) {
+			assertThat(redis.get().call("OBJECT", "ENCODING", key("body:" + i))).isEqualTo("listpack");
+		}
+		assertThat(redis.store().messages().cancel(TOPIC, "g-998")).isTrue();
+		assertThat(redis.store().messages().cancel(TOPIC, "p-999")).isTrue();
+	}
+
+	@Test
 	void loneSchedulesGrowTheBucketsAsBatchesDoAndEveryScriptFindsTheirEnvelopes() {
 		// one message per call takes the short script (schedule-one.lua), which places ids and splits buckets itself:
 		// the prelude's bodyOf (batches, claims, cancels) must find every envelope where it put them

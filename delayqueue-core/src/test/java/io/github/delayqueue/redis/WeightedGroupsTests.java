@@ -60,6 +60,39 @@ class WeightedGroupsTests {
 	}
 
 	@Test
+	void aGroupCutShortThatTakesMoreLaterInTheClaimOwesNothingAndEveryMessageIsDelivered() {
+		// two groups of weight 3, one with a single message: a claim of 4 gives the first 3 and the second 1 (cut short
+		// of its 3); the first takes its one message, so the room left goes to the second, which ends with all it was
+		// owed or more. It once kept a debt of zero or below: its next share was none, it lost its turn (or blocked the
+		// groups behind it), and its messages waited for ever
+		redis.store().controls().weighGroup(TOPIC, "one", 3);
+		redis.store().controls().weighGroup(TOPIC, "many", 3);
+		schedule("one", 1);
+		schedule("many", 20);
+
+		Map<String, Integer> delivered = drain(4, 21);
+
+		assertThat(delivered).containsEntry("one", 1).containsEntry("many", 20);
+		String debts = redis.get().call("HGETALL", key("gcontrol"));
+		assertThat(debts).doesNotContain("d:");
+		assertThat(redis.get().call("EXISTS", key("groups"), key("g:many"), key("g:one"))).isEqualTo("0");
+	}
+
+	@Test
+	void aGroupThatEmptiesLeavesNoDebtBehind() {
+		// 20 groups due and a claim of 8: a turn of one message each, the last in the claim cut short of a weight of 2
+		redis.store().controls().weighGroup(TOPIC, "g-07", 2);
+		for (int g = 0; g < 20; g++) {
+			schedule(String.format("g-%02d", g), 1);
+		}
+
+		Map<String, Integer> delivered = drain(8, 20);
+
+		assertThat(delivered.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(20);
+		assertThat(redis.get().call("HKEYS", key("gcontrol"))).doesNotContain("d:");
+	}
+
+	@Test
 	void aWeightIsReadBackAndClearedToTheDefault() {
 		assertThat(redis.store().controls().weighGroup(TOPIC, "heavy", 5).weight()).isEqualTo(5);
 		assertThat(redis.store().controls().readGroup(TOPIC, "heavy").weight()).isEqualTo(5);
