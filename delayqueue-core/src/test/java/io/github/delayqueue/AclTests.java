@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.build.redis.TestRedis;
@@ -138,6 +139,34 @@ class AclTests {
 		TopicStats stats = admin.stats("acl-old");
 		assertThat(stats.waiting()).isEqualTo(1);
 		assertThat(stats.retrying()).isZero();
+	}
+
+	@Test
+	void aUserGivenTheRuleOf02StillGrowsAndShrinksTheBucketsByCountingTheSets() {
+		// the buckets are sized with HLEN; without +hlen the scripts count pending, leased and buried as 0.2 did
+		assertThat(this.redis.call("ACL", "SETUSER", "delayqueue", "-hlen")).isEqualTo("OK");
+		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+		for (int i = 0; i < 200; i++) {
+			queue.schedule("acl-grow", "lone-" + i, "x", Duration.ZERO);
+		}
+		queue.scheduleAll(IntStream.range(0, 500)
+			.mapToObj((i) -> ScheduleRequest.builder("acl-grow", "x").id("batch-" + i).build())
+			.toList());
+		assertThat(Integer.parseInt(this.redis.call("HGET", "dq:{acl-grow}:meta", "buckets"))).isBetween(25, 45);
+		int leased = 0;
+		List<ClaimedMessage> claimed;
+		do {
+			claimed = store.leases().claim("acl-grow", 100, 30_000, 5).messages();
+			store.leases().ack("acl-grow", claimed.stream().map(ClaimedMessage::lease).toList());
+			leased += claimed.size();
+		}
+		while (!claimed.isEmpty());
+		assertThat(leased).isEqualTo(700);
+		for (int i = 0; i < 5; i++) {
+			store.leases().claim("acl-grow", 0, 30_000, 5);
+		}
+		assertThat(this.redis.call("HGET", "dq:{acl-grow}:meta", "buckets")).isNull();
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package io.github.delayqueue.benchmarks;
 
+import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -176,6 +177,7 @@ final class FairDeliveryBenchmark {
 		double cpuBefore = redisCpuSeconds();
 		long commandsBefore = this.admin.commandsProcessed();
 		Properties statsBefore = this.admin.info("commandstats");
+		long cpuNanosBefore = processCpuNanos();
 		long started = System.nanoTime();
 		try (QueueUnderTest.Consumer consumer = this.system.consume(topic, THREADS,
 				(payload, storedDue) -> done.countDown())) {
@@ -193,10 +195,12 @@ final class FairDeliveryBenchmark {
 		double rate = this.backlog / ((System.nanoTime() - started) / 1e9);
 		double cpu = (redisCpuSeconds() - cpuBefore) * 1e6 / this.backlog;
 		double commands = (this.admin.commandsProcessed() - commandsBefore) / (double) this.backlog;
+		double clientCpu = (processCpuNanos() - cpuNanosBefore) / 1e3 / this.backlog;
 		Properties statsAfter = this.admin.info("commandstats");
 		Benchmarks.log(String.format(Locale.ROOT,
 				"fair delivery: %s drained at %.0f msgs/s, Redis CPU %.1f µs and %.2f commands per message, "
-						+ "script calls %d taking %.1f µs each", topic, rate, cpu, commands,
+						+ "client CPU %.1f µs per message, script calls %d taking %.1f µs each", topic, rate, cpu,
+				commands, clientCpu,
 				scriptCalls(statsAfter, "calls") - scriptCalls(statsBefore, "calls"),
 				(scriptCalls(statsAfter, "usec") - scriptCalls(statsBefore, "usec"))
 						/ (double) Math.max(1, scriptCalls(statsAfter, "calls") - scriptCalls(statsBefore, "calls"))));
@@ -213,6 +217,12 @@ final class FairDeliveryBenchmark {
 			}
 		}
 		return 0;
+	}
+
+	/** This JVM's CPU time (the consumer runs in it), or 0 where the JVM does not tell. */
+	private static long processCpuNanos() {
+		return (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os)
+				? os.getProcessCpuTime() : 0;
 	}
 
 	private double redisCpuSeconds() {
