@@ -878,6 +878,7 @@ local function sharing()
     groupRatesPicked = nil
     local limit = tonumber(upTo)
     local picks = {}
+    local maxRead = math.max(#turns, room)
 
     -- one round of takes: each open pick takes its share (shares[i]); returns those that took it all and have more due
     local function takeShares(open, shares)
@@ -965,30 +966,53 @@ local function sharing()
           open[#open + 1] = { group, 0, nil, weights[group], (allowed and allowed < owed) and allowed or owed, 0 }
         end
       end
-      local shares = (#open > 0) and groupShares(open, room, 5) or {}
-      local first = {}
-      for i, pick in ipairs(open) do
-        if shares[i] == 0 then
-          break
+      local owed = 0
+      for _, pick in ipairs(open) do
+        owed = owed + pick[5]
+      end
+      local served = 0
+      if owed <= room then
+        -- room for every turn of the batch: the room shared among them by what each is owed (see groupShares)
+        local shares = groupShares(open, room, 5)
+        for i, pick in ipairs(open) do
+          pick[6] = shares[i]
+          picks[#picks + 1] = pick
         end
-        pick[6] = shares[i]
-        first[i] = pick
-        picks[#picks + 1] = pick
+        served = #open
+        for _, pick in ipairs(takeShares(open, shares)) do
+          again[#again + 1] = pick
+        end
+      else
+        -- less: in turn, each up to what it is owed of the room its predecessors left (a group with fewer due leaves
+        -- the rest to the next); the first the room cuts short keeps its place and is owed the rest (see
+        -- groupsServed), and the groups after it keep their turns for the next claim
+        for _, pick in ipairs(open) do
+          if room <= 0 then
+            break
+          end
+          local share = math.min(pick[5], room)
+          pick[6] = share
+          picks[#picks + 1] = pick
+          served = served + 1
+          for _, more in ipairs(takeShares({ pick }, { share })) do
+            again[#again + 1] = more
+          end
+        end
       end
       for _, pick in ipairs(idle) do
         picks[#picks + 1] = pick
       end
-      for _, pick in ipairs(takeShares(first, shares)) do
-        again[#again + 1] = pick
-      end
       read = read + #batch
       -- room left after every group read took its share: the next groups in turn, as many as there is room for (each
       -- has a message due)
-      if room <= 0 or not more or #first < #open then
+      -- (no more groups read in all than the claim's room: groups held back by a cap or a rate take none of it, and
+      -- a claim reads no further into them than a claim reading a group per message would)
+      if room <= 0 or not more or served < #open or read >= maxRead then
         break
       end
-      batch = redis.call('ZRANGEBYSCORE', GROUPS, '-inf', upTo, 'LIMIT', read, room)
-      more = #batch == room
+      local size = math.min(room, maxRead - read)
+      batch = redis.call('ZRANGEBYSCORE', GROUPS, '-inf', upTo, 'LIMIT', read, size)
+      more = #batch == size
       if #batch == 0 then
         break
       end
@@ -1230,23 +1254,35 @@ local function resizing()
     end
   end
 
-  -- How many messages the topic stores, estimated from its buckets: every message has its envelope in one, whichever
-  -- set it waits in (pending, a priority level's, a group's) and whether it is leased or dead, so the buckets count
-  -- them all where counting the sets would cost a command per group. Ids spread evenly over the hashes, and the bucket at
-  -- the split pointer, not split in this round, holds the ids of one bucketLow-th of them: its entries times bucketLow.
-  -- One command.
   -- A restricted Redis user given the rule of 0.2, which lacks +hlen (docs/reference/security.md), counts the sets as 0.2
   -- did instead (those of groups and levels, new in 0.3, left out), and Redis logs each refusal: add +hlen.
   local function counted()
     return redis.call('ZCARD', PENDING) + redis.call('ZCARD', BASE .. 'leased') + redis.call('ZCARD', BASE .. 'buried')
   end
 
+  -- How many messages the topic stores, estimated from its buckets: every message has its envelope in one, whichever
+  -- set it waits in (pending, a priority level's, a group's) and whether it is leased or dead, so the buckets count
+  -- them all where counting the sets would cost a command per group. Ids spread evenly over the hashes, so a bucket's
+  -- entries times the share of the hashes it holds estimate them all: a bucket split in this round (below the split
+  -- pointer, or at or above bucketLow) holds the ids of one 2 * bucketLow-th, the others one bucketLow-th. Two buckets
+  -- picked by the Redis clock's microseconds, not the one at the split pointer: splitting stops when the estimate
+  -- falls to the threshold, so the bucket it stops at holds fewer than most, and estimating from that one bucket again
+  -- kept the buckets lagging ever further behind a growing topic (twice the fill at 200,000 messages, simulated).
+  -- Three commands. The estimate is noisy and a split is not undone, so the topic would end up split by its highest
+  -- estimates: grow splits only past a quarter more than the fill (see grow).
   local function estimate()
-    local n = redis.pcall('HLEN', bucketKey(bucketCount - bucketLow))
-    if type(n) == 'table' then
-      return counted()
+    local t = redis.call('TIME')
+    local r = tonumber(t[2]) + (tonumber(t[1]) % 1000) * 1000000
+    local total = 0
+    for _, j in ipairs({ r % bucketCount, math.floor(r / bucketCount) % bucketCount }) do
+      local n = redis.pcall('HLEN', bucketKey(j))
+      if type(n) == 'table' then
+        return counted()
+      end
+      local split = j < bucketCount - bucketLow or j >= bucketLow
+      total = total + n * (split and 2 * bucketLow or bucketLow)
     end
-    return n * bucketLow
+    return total / 2
   end
 
   -- The same from the two buckets the next merge joins, the last and the one it was split from, which together hold
@@ -1306,11 +1342,12 @@ local function resizing()
     end
   end
 
-  -- Splits buckets while the topic holds (or, with 'extra' more, will hold) over BUCKET_FILL messages per bucket, at
-  -- most 64 per call (a batch of 1,000 into an empty topic takes 50; the estimate is taken anew after each split).
+  -- Splits buckets while the topic holds (or, with 'extra' more, will hold) over BUCKET_FILL messages per bucket (by
+  -- an estimate a quarter over it, see estimate), at most 64 per call (a batch of 1,000 into an empty topic takes 50).
   function resize.grow(extra)
+    local total = estimate() + (extra or 0)
     local splits = 0
-    while splits < 64 and estimate() + (extra or 0) > bucketCount * BUCKET_FILL do
+    while splits < 64 and total > bucketCount * BUCKET_FILL * 1.25 do
       split()
       splits = splits + 1
     end
@@ -1687,13 +1724,22 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   local shares = nil
   if turns and #turns > 0 then
     shares = sharing()
-    common = math.max(1, math.floor(limit / (shares.groupWeight(turns) + 1)))
   end
   -- (read up to the limit all the same: what the groups leave unused goes to them, with no command more)
   local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
   -- (priorities: the levels' sets may hold due messages while pending holds none)
   if #due == 0 and not (turns and #turns > 0) and not metaRead.prio then
     return 0, nil
+  end
+  if shares then
+    -- the messages without a group count as one more group of weight 1 among the groups whose turn has come: those
+    -- read by their weights, and, when more may have come than were read, the others at 1 each (one ZCOUNT, only
+    -- then and with messages without a group to lease)
+    local weight = shares.groupWeight(turns)
+    if #turns == asked and (#due > 0 or metaRead.prio) then
+      weight = weight + redis.call('ZCOUNT', GROUPS, '-inf', upTo) - #turns
+    end
+    common = math.max(1, math.floor(limit / (weight + 1)))
   end
   local ids = {}
   local flags = {}

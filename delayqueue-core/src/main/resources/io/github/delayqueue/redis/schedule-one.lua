@@ -59,23 +59,29 @@ if ARGV[5] ~= '' then
   -- claims read the expiry hash only in a topic that ever stored an expiry (see the prelude's meta)
   redis.call('HSET', META, 'expiry', '1')
 end
--- sizing the buckets: one message in sixteen (by its hash) estimates the messages the topic stores from the bucket at
--- the split pointer (its entries times low: one command), so the buckets lag the growth by a few messages at most; 20
--- messages per bucket on average (the prelude's BUCKET_FILL), at most 64 splits per call; a split moves the entries of
--- the bucket at the split pointer whose hash has the next bit set to their new bucket (the prelude's resizing().grow,
--- estimate and split, whose comments tell why; and why a user whose rule lacks +hlen counts the sets instead)
+-- sizing the buckets: one message in sixteen (by its hash) estimates the messages the topic stores from two buckets,
+-- this message's and one picked by other bits of its hash (each one's entries times the share of the hashes it holds:
+-- one 2 * low-th for a bucket split in this round, below the split pointer or at or above low, else one low-th; two
+-- commands), so the buckets lag the growth by a few messages at most; 20 messages per bucket on average (the
+-- prelude's BUCKET_FILL), at most 64 splits per call; a split moves the entries of the bucket at the split pointer
+-- whose hash has the next bit set to their new bucket (the prelude's resizing().grow, estimate and split, whose
+-- comments tell why; and why a user whose rule lacks +hlen counts the sets instead)
 if h % 16 == 0 then
-  local splits = 0
-  while splits < 64 do
-    local total = redis.pcall('HLEN', string.format('%sbody:%d', BASE, count - low))
-    if type(total) == 'table' then
-      total = redis.call('ZCARD', PENDING) + redis.call('ZCARD', BASE .. 'leased') + redis.call('ZCARD', BASE .. 'buried')
-    else
-      total = total * low
-    end
-    if total <= count * 20 then
+  local total = 0
+  for _, j in ipairs({ index, math.floor(h / 65536) % count }) do
+    local n = redis.pcall('HLEN', string.format('%sbody:%d', BASE, j))
+    if type(n) == 'table' then
+      total = nil
       break
     end
+    total = total + n * ((j < count - low or j >= low) and 2 * low or low) / 2
+  end
+  if total == nil then
+    total = redis.call('ZCARD', PENDING) + redis.call('ZCARD', BASE .. 'leased') + redis.call('ZCARD', BASE .. 'buried')
+  end
+  local splits = 0
+  -- (a quarter over the fill: the estimate is noisy and a split is not undone, see the prelude's estimate)
+  while splits < 64 and total > count * 25 do
     splits = splits + 1
     local from = count - low
     local source = string.format('%sbody:%d', BASE, from)

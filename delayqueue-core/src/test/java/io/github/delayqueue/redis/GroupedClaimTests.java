@@ -48,6 +48,40 @@ class GroupedClaimTests {
 	}
 
 	@Test
+	void withManyGroupsDueTheMessagesWithoutAGroupGetTheShareOfOneGroupNotOfOneClaimsTurn() {
+		// a claim serves 8 groups in its first round; the messages without a group count as one more group among all
+		// 100 due, not among the 8 read (which gave them a ninth of every claim: 14 of 128)
+		for (int g = 0; g < 100; g++) {
+			scheduleMany(String.format("g%02d", g), 20, Duration.ZERO);
+		}
+		for (int i = 0; i < 500; i++) {
+			schedule("plain-" + i, null, Duration.ZERO);
+		}
+
+		Map<String, Integer> delivered = Claims.drain(redis.store(), TOPIC, 128, 1280, Claims::groupOf);
+
+		assertThat(delivered.getOrDefault("", 0)).isBetween(10, 20);
+	}
+
+	@Test
+	void aClaimReadsNoMoreGroupsThanItsSizeWhateverTheCapsHoldBack() {
+		// 300 groups in turn, each at its cap of 1 already: a claim of 8 reads 8 of them (holds them), not all 300
+		for (int g = 0; g < 300; g++) {
+			schedule("first-" + g, String.format("g%03d", g), Duration.ZERO);
+		}
+		assertThat(claim(300).messages()).hasSize(300);
+		redis.store().controls().capGroup(TOPIC, null, 1L);
+		for (int g = 0; g < 300; g++) {
+			schedule("second-" + g, String.format("g%03d", g), Duration.ZERO);
+		}
+
+		assertThat(claim(8).messages()).isEmpty();
+
+		assertThat(redis.get().call("SCARD", key("gheld"))).isEqualTo("8");
+		assertThat(redis.get().call("ZCARD", key("groups"))).isEqualTo("292");
+	}
+
+	@Test
 	void messagesWithoutAGroupShareTheClaimAsOneMoreGroup() {
 		for (int i = 0; i < 100; i++) {
 			schedule("plain-" + i, null, Duration.ZERO);
