@@ -111,6 +111,18 @@ local function each(command, key, args)
   end
 end
 
+-- The earliest score among the sorted sets 'keys' (a number; nil: all empty or absent). One command per set.
+local function earliestIn(keys)
+  local first = nil
+  for _, key in ipairs(keys) do
+    local head = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+    if head and (first == nil or head < first) then
+      first = head
+    end
+  end
+  return first
+end
+
 -- HMGET over a list of fields (none: an empty list); absent fields are false. With 'command' SMISMEMBER: 1 or 0 per
 -- member.
 local function hmget(key, fields, command)
@@ -293,14 +305,11 @@ local function groupHead(group, raw)
   if raw == nil then
     raw = groupLevelsRead(group)
   end
-  local first = nil
+  local keys = {}
   for _, set in ipairs(groupSets(group, raw)) do
-    local head = tonumber(redis.call('ZRANGE', set[2], 0, 0, 'WITHSCORES')[2])
-    if head and (first == nil or head < first) then
-      first = head
-    end
+    keys[#keys + 1] = set[2]
   end
-  return first
+  return earliestIn(keys)
 end
 
 -- How many messages wait in a group's sets, 'raw' its 'l:' field as read (nil: read here). One command per set.
@@ -1172,14 +1181,11 @@ end
 
 -- The earliest due time among the levels' sets, or nil (none, or a topic that never stored a priority).
 local function earliestLevel()
-  local first = nil
+  local keys = {}
   for _, level in ipairs(storedLevels()) do
-    local head = tonumber(redis.call('ZRANGE', levelKey(level), 0, 0, 'WITHSCORES')[2])
-    if head and (first == nil or head < first) then
-      first = head
-    end
+    keys[#keys + 1] = levelKey(level)
   end
-  return first
+  return earliestIn(keys)
 end
 
 -- @section buckets -----------------------------------------------------------------------------------------------

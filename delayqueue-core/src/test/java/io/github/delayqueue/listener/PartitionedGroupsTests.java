@@ -155,7 +155,10 @@ class PartitionedGroupsTests {
 		await().atMost(Duration.ofSeconds(30)).until(() -> order.size() >= 400);
 		Map<String, Integer> first = new ConcurrentHashMap<>();
 		List.copyOf(order).subList(0, 400).forEach((group) -> first.merge(group, 1, Integer::sum));
-		assertThat((double) first.get("gold") / first.get("silver")).isBetween(2.6, 3.4);
+		// each partition leases 3 of gold to 1 of silver exactly; the handlers' order across two instances, each
+		// holding a few leased ahead, interleaves them (silver's count in 400 varies by about 9 from run to run): ±20 %
+		// still tells weight 3 from 2 or 4
+		assertThat((double) first.get("gold") / first.get("silver")).isBetween(2.4, 3.6);
 	}
 
 }
