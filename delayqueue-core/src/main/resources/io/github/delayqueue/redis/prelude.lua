@@ -882,7 +882,8 @@ local function sharing()
   -- share, or held back), then as many groups as it has room for.
   local function groupPick(turns, room, upTo, chosen, dueOf, groupOf, groupLevelOf, quantum, more)
     local defaultCap = controls and controls[8]
-    local caps, weights, credits, levels = groupCaps(turns, defaultCap)
+    -- (read per batch below: groupCaps and groupRates for its groups, and their counts in flight)
+    local caps, weights, credits, levels
     local flight = {}
     groupRatesPicked = nil
     local limit = tonumber(upTo)

@@ -80,6 +80,8 @@ class GroupControlsTests {
 			int now = running.computeIfAbsent(group, (g) -> new AtomicInteger()).incrementAndGet();
 			mostRunning.computeIfAbsent(group, (g) -> new AtomicInteger()).accumulateAndGet(now, Math::max);
 			try {
+				// the handler's work, not a wait for a condition: long enough that two of a group would overlap (and
+				// be counted) if the cap let them, and that the uncapped group does overlap
 				Thread.sleep(20);
 			}
 			finally {

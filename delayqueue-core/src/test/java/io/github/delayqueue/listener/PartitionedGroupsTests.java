@@ -115,6 +115,8 @@ class PartitionedGroupsTests {
 			int now = running.computeIfAbsent(group, (g) -> new AtomicInteger()).incrementAndGet();
 			mostRunning.computeIfAbsent(group, (g) -> new AtomicInteger()).accumulateAndGet(now, Math::max);
 			try {
+				// the handler's work, not a wait for a condition: long enough that two of a group would overlap (and
+				// be counted) if the cap let them, and that the uncapped group does overlap
 				Thread.sleep(15);
 			}
 			finally {

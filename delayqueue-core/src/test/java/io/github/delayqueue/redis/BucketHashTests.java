@@ -10,9 +10,7 @@ import java.util.SplittableRandom;
 
 import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.RedisFixture;
-import io.github.delayqueue.build.redis.TestRedisExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.delayqueue.StoreExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,24 +24,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class BucketHashTests {
 
 	@RegisterExtension
-	static final TestRedisExtension redis = TestRedisExtension.create();
+	static final StoreExtension redis = StoreExtension.create();
 
 	private static final String TOPIC = "t";
-
-	private RedisFixture fixture;
-
-	private RedisMessageStore store;
-
-	@BeforeEach
-	void setUp() {
-		this.fixture = new RedisFixture(redis.get());
-		this.store = this.fixture.store(this.fixture.connectionFactory());
-	}
-
-	@AfterEach
-	void tearDown() {
-		this.fixture.close();
-	}
 
 	@Test
 	void javaAndLuaHashEveryKindOfIdAlike() {
@@ -69,18 +52,18 @@ class BucketHashTests {
 			ids.add(randomId(random) + "-" + i);
 		}
 		for (String id : ids) {
-			assertThat(this.store.messages().schedule(TOPIC, List.of(message(id)))).containsExactly(true);
+			assertThat(redis.store().messages().schedule(TOPIC, List.of(message(id)))).containsExactly(true);
 		}
 		// splits happened on the way (the lone script moves entries by the hash bodyOf would compute)
 		assertThat(Integer.parseInt(redis.get().call("HGET", key("meta"), "buckets"))).isGreaterThan(4);
 		List<NewMessage> again = new ArrayList<>();
 		for (String id : ids) {
-			assertThat(this.store.messages().lookup(TOPIC, id)).as("lookup of %s", id).isNotNull();
+			assertThat(redis.store().messages().lookup(TOPIC, id)).as("lookup of %s", id).isNotNull();
 			again.add(message(id));
 		}
-		assertThat(this.store.messages().schedule(TOPIC, again)).hasSize(300).containsOnly(false);
-		assertThat(this.store.messages().cancel(TOPIC, ids.get(17))).isTrue();
-		assertThat(this.store.messages().lookup(TOPIC, ids.get(17))).isNull();
+		assertThat(redis.store().messages().schedule(TOPIC, again)).hasSize(300).containsOnly(false);
+		assertThat(redis.store().messages().cancel(TOPIC, ids.get(17))).isTrue();
+		assertThat(redis.store().messages().lookup(TOPIC, ids.get(17))).isNull();
 	}
 
 	@Test
