@@ -6,8 +6,9 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * The hash that places a message id in its bucket, as the scripts compute it (the prelude's {@code bodyOf}): the first
- * eight hex digits of the SHA-1 of the id's bytes. A lone schedule sends it with the id, so that {@code
- * schedule-one.lua} need not compute it in Redis, where it cost 6 % of the call.
+ * eight hex digits of the SHA-1 of the id's bytes. A schedule of plain messages sends it with each id, so that {@code
+ * schedule-plain.lua} need not compute it in Redis, where it cost 6 % of a lone call. An instance hashes on one thread
+ * (a call's arguments); it is not thread-safe.
  */
 final class BucketHash {
 
@@ -15,8 +16,7 @@ final class BucketHash {
 
 	private static final MessageDigest PROTOTYPE = sha1();
 
-	private BucketHash() {
-	}
+	private final MessageDigest sha1 = digest();
 
 	/**
 	 * The hash of an id as eight lowercase hex digits, the text {@code string.sub(redis.sha1hex(id), 1, 8)} gives.
@@ -24,7 +24,16 @@ final class BucketHash {
 	 * @return eight ASCII bytes
 	 */
 	static byte[] of(byte[] id) {
-		byte[] digest = digest().digest(id);
+		return new BucketHash().hash(id);
+	}
+
+	/**
+	 * {@link #of(byte[])} with this instance's digest: one for all the ids of a call.
+	 * @param id the id's bytes, exactly as sent to the script
+	 * @return eight ASCII bytes
+	 */
+	byte[] hash(byte[] id) {
+		byte[] digest = this.sha1.digest(id);
 		byte[] hex = new byte[8];
 		for (int i = 0; i < 4; i++) {
 			hex[2 * i] = HEX[(digest[i] >> 4) & 0xf];

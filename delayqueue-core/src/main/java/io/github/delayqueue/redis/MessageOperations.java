@@ -29,8 +29,10 @@ public final class MessageOperations {
 
 	private static final Script SCHEDULE = Script.load("schedule");
 
-	/** {@link #SCHEDULE} for one message without a group: the same effects, a shorter call. */
-	private static final Script SCHEDULE_ONE = Script.load("schedule-one");
+	/**
+	 * {@link #SCHEDULE} for messages without a group and of the default priority: the same effects, a shorter call.
+	 */
+	private static final Script SCHEDULE_PLAIN = Script.load("schedule-plain");
 
 	private static final Script CANCEL = Script.load("cancel");
 
@@ -112,11 +114,17 @@ public final class MessageOperations {
 	 * @return per message, whether it was stored ({@code false}: its id existed, nothing changed)
 	 */
 	public List<Boolean> schedule(String topic, List<NewMessage> messages) {
-		if (lone(messages)) {
-			Object stored = this.scripts.runReplicated(SCHEDULE_ONE, ReturnType.INTEGER, loneArguments(topic, messages));
+		if (!plain(messages)) {
+			return storedFlags(
+					this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages)));
+		}
+		if (messages.size() == 1) {
+			Object stored = this.scripts.runReplicated(SCHEDULE_PLAIN, ReturnType.INTEGER,
+					plainArguments(topic, messages));
 			return List.of(number(stored) == 1L);
 		}
-		return storedFlags(this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages)));
+		return storedFlags(
+				this.scripts.runReplicated(SCHEDULE_PLAIN, ReturnType.MULTI, plainArguments(topic, messages)));
 	}
 
 	/**
@@ -131,26 +139,33 @@ public final class MessageOperations {
 	 */
 	public CompletableFuture<List<Boolean>> scheduleAsync(String topic, List<NewMessage> messages) {
 		ReactiveScriptExecutor reactive = reactiveScripts();
-		if (lone(messages)) {
-			return reactive.runReplicated(SCHEDULE_ONE, ReturnType.INTEGER, loneArguments(topic, messages))
+		if (!plain(messages)) {
+			return reactive.<List<?>>runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages))
+				.thenApply(MessageOperations::storedFlags);
+		}
+		if (messages.size() == 1) {
+			return reactive.runReplicated(SCHEDULE_PLAIN, ReturnType.INTEGER, plainArguments(topic, messages))
 				.thenApply((stored) -> List.of(number(stored) == 1L));
 		}
-		return reactive.<List<?>>runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages))
+		return reactive.<List<?>>runReplicated(SCHEDULE_PLAIN, ReturnType.MULTI, plainArguments(topic, messages))
 			.thenApply(MessageOperations::storedFlags);
 	}
 
 	/**
-	 * Whether a schedule call takes {@link #SCHEDULE_ONE}: one message without a group and of the default priority
+	 * Whether a schedule call takes {@link #SCHEDULE_PLAIN}: messages without a group and of the default priority
 	 * (the others need the prelude's groups or priorities: schedule.lua). Both scripts have the same effects.
 	 */
-	private static boolean lone(List<NewMessage> messages) {
-		return messages.size() == 1 && messages.get(0).group() == null
-				&& messages.get(0).priority() == Envelope.DEFAULT_PRIORITY;
+	private static boolean plain(List<NewMessage> messages) {
+		for (NewMessage message : messages) {
+			if (message.group() != null || message.priority() != Envelope.DEFAULT_PRIORITY) {
+				return false;
+			}
+		}
+		return !messages.isEmpty();
 	}
 
 	private byte[][] scheduleArguments(String topic, List<NewMessage> messages) {
-		Assert.isTrue(messages.size() <= RedisMessageStore.CHUNK_SIZE,
-				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " messages per call, but got " + messages.size());
+		checkSize(messages);
 		byte[][] args = new byte[1 + messages.size() * 5][];
 		int i = 0;
 		args[i++] = this.keys.pending(topic);
@@ -166,15 +181,31 @@ public final class MessageOperations {
 	}
 
 	/**
-	 * {@link #scheduleArguments} of a lone message, and the bucket hash of its id (computed here, on the caller's
-	 * thread, so that the script need not: see {@link BucketHash}).
+	 * {@link #scheduleArguments} of plain messages, each with the bucket hash of its id (computed here, on the
+	 * caller's thread, so that the script need not: see {@link BucketHash}).
 	 */
-	private byte[][] loneArguments(String topic, List<NewMessage> messages) {
-		NewMessage message = messages.get(0);
-		byte[] id = bytes(message.id());
-		return new byte[][] { this.keys.pending(topic), id, bytes(message.due().kind()),
-				bytes(message.due().argument(System.nanoTime())), message.envelope().encode(), expiryOf(message),
-				BucketHash.of(id) };
+	private byte[][] plainArguments(String topic, List<NewMessage> messages) {
+		checkSize(messages);
+		byte[][] args = new byte[1 + messages.size() * 6][];
+		int i = 0;
+		args[i++] = this.keys.pending(topic);
+		long now = System.nanoTime();
+		BucketHash hashes = new BucketHash();
+		for (NewMessage message : messages) {
+			byte[] id = bytes(message.id());
+			args[i++] = id;
+			args[i++] = bytes(message.due().kind());
+			args[i++] = bytes(message.due().argument(now));
+			args[i++] = message.envelope().encode();
+			args[i++] = expiryOf(message);
+			args[i++] = hashes.hash(id);
+		}
+		return args;
+	}
+
+	private static void checkSize(List<NewMessage> messages) {
+		Assert.isTrue(messages.size() <= RedisMessageStore.CHUNK_SIZE,
+				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " messages per call, but got " + messages.size());
 	}
 
 	private static List<Boolean> storedFlags(List<?> reply) {

@@ -50,7 +50,7 @@ local metaRead = {}
 -- Messages per bucket on average before a bucket splits; the fullest buckets hold about twice this, well under
 -- the 128 entries up to which Redis keeps a hash listpack-encoded by default. 20 since 0.3 (40 before: a topic stored
 -- then splits as it grows): an HSETNX or HGET scans its bucket's listpack, and at 20 a lone schedule ran 4 % fewer
--- instructions for the same splitting work (schedule-one.lua uses the same number).
+-- instructions for the same splitting work (schedule-plain.lua uses the same number).
 local BUCKET_FILL = 20
 
 -- An integer as Redis text (no exponent, no fraction).
@@ -1218,9 +1218,9 @@ do
 end
 
 -- The bucket of an id, and the id's hash. Linear hashing: buckets below the split pointer (count - low) have been
--- split already and use one more bit of the hash. schedule-one.lua (a lone schedule, without this prelude) places ids
--- (with the hash its client computed, BucketHash.java) and splits buckets itself: a change to either here is made
--- there too.
+-- split already and use one more bit of the hash. schedule-plain.lua (messages without a group or a priority, without
+-- this prelude) places ids (with the hashes its client computed, BucketHash.java) and splits buckets itself: a change
+-- to either here is made there too.
 local bodyKeys = {}
 local function bodyOf(id)
   local h = tonumber(string.sub(redis.sha1hex(id), 1, 8), 16)

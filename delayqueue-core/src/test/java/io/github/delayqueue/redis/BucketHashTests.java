@@ -76,8 +76,23 @@ class BucketHashTests {
 		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
 	}
 
+	@Test
+	void aBatchWithOneInvalidHashChangesNothing() {
+		// every hash is checked before the first write: the valid message before the bad one is not stored either
+		String valid = new String(BucketHash.of("a".getBytes(StandardCharsets.UTF_8)), StandardCharsets.US_ASCII);
+		assertThatIllegalStateException()
+			.isThrownBy(() -> redis.get()
+				.call("EVAL", script(), "1", key("pending"), "a", "d", "0", "e", "", valid, "b", "d", "0", "e", "",
+						"12345"))
+			.withMessageContaining("bucket hash must be eight hex digits, got '12345'");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> redis.get().call("EVAL", script(), "1", key("pending"), "a", "d", "0", "e", "", valid, "b"))
+			.withMessageContaining("six arguments per message, got 7");
+		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
+	}
+
 	private static String script() {
-		try (var in = BucketHashTests.class.getResourceAsStream("/io/github/delayqueue/redis/schedule-one.lua")) {
+		try (var in = BucketHashTests.class.getResourceAsStream("/io/github/delayqueue/redis/schedule-plain.lua")) {
 			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {

@@ -522,6 +522,30 @@ class RedisMessageStoreTests {
 	}
 
 	@Test
+	void aBatchWhoseEarliestTiesWithTheHeadWakesConsumersOnlyIfOneOfItsMessagesIsTheNewHead() {
+		List<String> wakes = redis.fixture().recordWakes(TOPIC);
+		long due = System.currentTimeMillis() + 60_000;
+		redis.store().messages().schedule(TOPIC, List.of(message("m-head", DueTime.at(due), "p")));
+		// the same due time sorts by id: "a-tie" comes before "m-head" and is the new head, though the batch's earliest
+		// (by the order of the call) is "z-tie"
+		redis.store().messages().schedule(TOPIC, List.of(message("z-tie", DueTime.at(due), "p"),
+				message("a-tie", DueTime.at(due), "p"), message("later", DueTime.at(due + 1000), "p")));
+		// "n-tie" sorts after the head: not the new head, no wake-up
+		redis.store().messages().schedule(TOPIC,
+				List.of(message("n-tie", DueTime.at(due), "p"), message("later-2", DueTime.at(due + 1000), "p")));
+		redis.store().messages().schedule(TOPIC,
+				List.of(message("earlier", DueTime.at(due - 30_000), "p"), message("later-3", DueTime.at(due), "p")));
+		await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() >= 3);
+		assertThat(wakes).hasSize(3);
+		assertThat(wakes).extracting(Long::parseLong).satisfies((delays) -> {
+			assertThat(delays.get(0)).isBetween(58_000L, 60_000L);
+			assertThat(delays.get(1)).isBetween(58_000L, 60_000L);
+			assertThat(delays.get(2)).isBetween(28_000L, 30_000L);
+		});
+		assertThat(redis.get().call("ZRANGE", key("pending"), "0", "0")).isEqualTo("earlier");
+	}
+
+	@Test
 	void theNextWakeUpIncludesLeaseDeadlines() {
 		schedule("m1", "p");
 		Claim claim = redis.store().leases().claim(TOPIC, 1, 5_000, 10);
@@ -627,7 +651,7 @@ class RedisMessageStoreTests {
 
 	@Test
 	void loneSchedulesGrowTheBucketsAsBatchesDoAndEveryScriptFindsTheirEnvelopes() {
-		// one message per call takes the short script (schedule-one.lua), which places ids and splits buckets itself:
+		// one message per call takes the short script (schedule-plain.lua), which places ids and splits buckets itself:
 		// the prelude's bodyOf (batches, claims, cancels) must find every envelope where it put them
 		for (int i = 0; i < 1000; i++) {
 			schedule("s-" + i, "p" + i);
