@@ -20,15 +20,7 @@ final class BucketHash {
 
 	/**
 	 * The hash of an id as eight lowercase hex digits, the text {@code string.sub(redis.sha1hex(id), 1, 8)} gives.
-	 * @param id the id's bytes, exactly as sent to the script
-	 * @return eight ASCII bytes
-	 */
-	static byte[] of(byte[] id) {
-		return new BucketHash().hash(id);
-	}
-
-	/**
-	 * {@link #of(byte[])} with this instance's digest: one for all the ids of a call.
+	 * One instance serves all the ids of a call.
 	 * @param id the id's bytes, exactly as sent to the script
 	 * @return eight ASCII bytes
 	 */

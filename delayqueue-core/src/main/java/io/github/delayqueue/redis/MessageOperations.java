@@ -114,17 +114,8 @@ public final class MessageOperations {
 	 * @return per message, whether it was stored ({@code false}: its id existed, nothing changed)
 	 */
 	public List<Boolean> schedule(String topic, List<NewMessage> messages) {
-		if (!plain(messages)) {
-			return storedFlags(
-					this.scripts.runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages)));
-		}
-		if (messages.size() == 1) {
-			Object stored = this.scripts.runReplicated(SCHEDULE_PLAIN, ReturnType.INTEGER,
-					plainArguments(topic, messages));
-			return List.of(number(stored) == 1L);
-		}
-		return storedFlags(
-				this.scripts.runReplicated(SCHEDULE_PLAIN, ReturnType.MULTI, plainArguments(topic, messages)));
+		ScheduleCall call = scheduleCall(topic, messages);
+		return call.outcomes(this.scripts.runReplicated(call.script(), call.type(), call.arguments()));
 	}
 
 	/**
@@ -139,16 +130,20 @@ public final class MessageOperations {
 	 */
 	public CompletableFuture<List<Boolean>> scheduleAsync(String topic, List<NewMessage> messages) {
 		ReactiveScriptExecutor reactive = reactiveScripts();
+		ScheduleCall call = scheduleCall(topic, messages);
+		return reactive.runReplicated(call.script(), call.type(), call.arguments()).thenApply(call::outcomes);
+	}
+
+	/**
+	 * The script call that stores messages: {@link #SCHEDULE_PLAIN} for plain ones (one alone replies with a
+	 * number), else {@link #SCHEDULE}.
+	 */
+	private ScheduleCall scheduleCall(String topic, List<NewMessage> messages) {
 		if (!plain(messages)) {
-			return reactive.<List<?>>runReplicated(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages))
-				.thenApply(MessageOperations::storedFlags);
+			return new ScheduleCall(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages));
 		}
-		if (messages.size() == 1) {
-			return reactive.runReplicated(SCHEDULE_PLAIN, ReturnType.INTEGER, plainArguments(topic, messages))
-				.thenApply((stored) -> List.of(number(stored) == 1L));
-		}
-		return reactive.<List<?>>runReplicated(SCHEDULE_PLAIN, ReturnType.MULTI, plainArguments(topic, messages))
-			.thenApply(MessageOperations::storedFlags);
+		return new ScheduleCall(SCHEDULE_PLAIN, (messages.size() == 1) ? ReturnType.INTEGER : ReturnType.MULTI,
+				plainArguments(topic, messages));
 	}
 
 	/**
@@ -208,12 +203,28 @@ public final class MessageOperations {
 				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " messages per call, but got " + messages.size());
 	}
 
-	private static List<Boolean> storedFlags(List<?> reply) {
-		List<Boolean> stored = new ArrayList<>(reply.size());
-		for (Object flag : reply) {
-			stored.add(number(flag) == 1L);
+	/**
+	 * A schedule's script call.
+	 *
+	 * @param script the script
+	 * @param type its reply's type: a number for one message, else one per message
+	 * @param arguments its key and arguments
+	 */
+	private record ScheduleCall(Script script, ReturnType type, byte[][] arguments) {
+
+		/** Per message, whether it was stored, from the script's reply. */
+		List<Boolean> outcomes(Object reply) {
+			if (this.type == ReturnType.INTEGER) {
+				return List.of(number(reply) == 1L);
+			}
+			List<?> flags = (List<?>) reply;
+			List<Boolean> stored = new ArrayList<>(flags.size());
+			for (Object flag : flags) {
+				stored.add(number(flag) == 1L);
+			}
+			return stored;
 		}
-		return stored;
+
 	}
 
 	private static byte[] expiryOf(NewMessage message) {

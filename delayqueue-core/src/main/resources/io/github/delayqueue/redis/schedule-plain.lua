@@ -22,18 +22,25 @@ local n = #ARGV / 6
 if n < 1 or n ~= math.floor(n) then
   error({ err = 'delayqueue: six arguments per message, got ' .. #ARGV })
 end
--- every hash is checked before anything is written: bad input changes nothing
+-- every argument the script reads is checked before anything is written: bad input changes nothing (the client's
+-- hash is trusted to be the id's: BucketHashTests)
 local hashes = {}
 local sample = nil
 for k = 1, n do
   local hash = ARGV[k * 6]
-  local h = tonumber(hash, 16)
-  if not h or #hash ~= 8 then
+  if not string.find(hash, '^%x%x%x%x%x%x%x%x$') then
     error({ err = 'delayqueue: bucket hash must be eight hex digits, got \'' .. hash .. '\'' })
   end
+  local kind, value = ARGV[k * 6 - 4], ARGV[k * 6 - 3]
+  if (kind ~= 'd' and kind ~= 'a') or not tonumber(value) then
+    error({ err = 'delayqueue: a due time is \'d\' or \'a\' and a number, got \'' .. kind .. '\' \''
+      .. value .. '\'' })
+  end
+  local h = tonumber(hash, 16)
   hashes[k] = h
-  -- one message in sixteen (by its hash) has the topic's size estimated (below)
-  if not sample and h % 16 == 0 then
+  -- the topic's size is estimated (below) for one lone message in sixteen (by its hash), and for every call of
+  -- sixteen or more (as schedule.lua makes room for a batch)
+  if not sample and (h % 16 == 0 or n >= 16) then
     sample = h
   end
 end

@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * The bucket hash a lone schedule sends with an id is the one the scripts compute: else the message would sit in a
- * bucket where claims, cancels and duplicate checks do not look for it.
+ * The bucket hash a schedule of plain messages sends with each id is the one the scripts compute: else the message
+ * would sit in a bucket where claims, cancels and duplicate checks do not look for it.
  */
 class BucketHashTests {
 
@@ -38,7 +38,7 @@ class BucketHashTests {
 		}
 		for (String id : ids) {
 			String lua = redis.get().call("EVAL", "return string.sub(redis.sha1hex(ARGV[1]), 1, 8)", "0", id);
-			assertThat(new String(BucketHash.of(id.getBytes(StandardCharsets.UTF_8)), StandardCharsets.US_ASCII))
+			assertThat(new String(new BucketHash().hash(id.getBytes(StandardCharsets.UTF_8)), StandardCharsets.US_ASCII))
 				.as("hash of %s", id)
 				.isEqualTo(lua);
 		}
@@ -79,7 +79,7 @@ class BucketHashTests {
 	@Test
 	void aBatchWithOneInvalidHashChangesNothing() {
 		// every hash is checked before the first write: the valid message before the bad one is not stored either
-		String valid = new String(BucketHash.of("a".getBytes(StandardCharsets.UTF_8)), StandardCharsets.US_ASCII);
+		String valid = new String(new BucketHash().hash("a".getBytes(StandardCharsets.UTF_8)), StandardCharsets.US_ASCII);
 		assertThatIllegalStateException()
 			.isThrownBy(() -> redis.get()
 				.call("EVAL", script(), "1", key("pending"), "a", "d", "0", "e", "", valid, "b", "d", "0", "e", "",
@@ -88,6 +88,13 @@ class BucketHashTests {
 		assertThatIllegalStateException()
 			.isThrownBy(() -> redis.get().call("EVAL", script(), "1", key("pending"), "a", "d", "0", "e", "", valid, "b"))
 			.withMessageContaining("six arguments per message, got 7");
+		for (String[] due : new String[][] { { "a", "abc" }, { "a", "" }, { "x", "5" }, { "d", "later" } }) {
+			assertThatIllegalStateException()
+				.isThrownBy(() -> redis.get()
+					.call("EVAL", script(), "1", key("pending"), "a", "d", "0", "e", "", valid, "b", due[0], due[1], "e",
+							"", valid))
+				.withMessageContaining("a due time is 'd' or 'a' and a number, got '" + due[0] + "' '" + due[1] + "'");
+		}
 		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
 	}
 

@@ -15,6 +15,7 @@ import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.StoreExtension;
 import io.github.delayqueue.build.redis.TestRedis;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -64,8 +65,8 @@ class RedisMessageStoreTests {
 	}
 
 	@ParameterizedTest
-	@ValueSource(ints = { 0, 3000 })
-	void aBatchStoresEachNewIdOnceAndLeavesExistingOnesAlone(int alreadyWaiting) {
+	@CsvSource({ "0, false", "3000, false", "0, true", "3000, true" })
+	void aBatchStoresEachNewIdOnceAndLeavesExistingOnesAlone(int alreadyWaiting, boolean withAGroupedMessage) {
 		List<NewMessage> earlier = new ArrayList<>();
 		for (int i = 0; i < alreadyWaiting; i++) {
 			earlier.add(message("w-" + i, DueTime.in(60_000_000), "w"));
@@ -75,7 +76,8 @@ class RedisMessageStoreTests {
 		}
 		schedule("old-1", "first");
 		schedule("old-2", "first");
-		// 40 messages (a batch, not one command each): two ids that exist, one id three times, the rest new
+		// 40 messages: two ids that exist, one id three times, the rest new; plain messages alone are stored by
+		// schedule-plain.lua, a batch with a grouped message by schedule.lua (which must see what the other stored)
 		List<NewMessage> batch = new ArrayList<>();
 		List<Boolean> expected = new ArrayList<>();
 		for (int i = 0; i < 40; i++) {
@@ -88,12 +90,16 @@ class RedisMessageStoreTests {
 			batch.add(message(id, DueTime.in(0), "second-" + i));
 			expected.add(!id.startsWith("old") && !(id.equals("again") && i != 8));
 		}
+		if (withAGroupedMessage) {
+			batch.add(Scheduling.message("grouped", "g", Duration.ZERO));
+			expected.add(true);
+		}
 		assertThat(redis.store().messages().schedule(TOPIC, batch)).containsExactlyElementsOf(expected);
 		Claim claim = redis.store().leases().claim(TOPIC, 100, LEASE, 10);
 		Map<String, String> payloads = new HashMap<>();
 		claim.messages().forEach((claimed) -> payloads.put(claimed.id(), new String(claimed.message().payload(),
 				StandardCharsets.UTF_8)));
-		assertThat(payloads).hasSize(2 + 38 - 2)
+		assertThat(payloads).hasSize(2 + 38 - 2 + (withAGroupedMessage ? 1 : 0))
 			.containsEntry("old-1", "first")
 			.containsEntry("old-2", "first")
 			.containsEntry("again", "second-8")
@@ -651,8 +657,8 @@ class RedisMessageStoreTests {
 
 	@Test
 	void loneSchedulesGrowTheBucketsAsBatchesDoAndEveryScriptFindsTheirEnvelopes() {
-		// one message per call takes the short script (schedule-plain.lua), which places ids and splits buckets itself:
-		// the prelude's bodyOf (batches, claims, cancels) must find every envelope where it put them
+		// plain messages take the short script (schedule-plain.lua), which places ids and splits buckets itself: the
+		// prelude's bodyOf (schedule.lua, claims, cancels) must find every envelope where it put them
 		for (int i = 0; i < 1000; i++) {
 			schedule("s-" + i, "p" + i);
 		}
@@ -666,12 +672,15 @@ class RedisMessageStoreTests {
 			ids.addAll(List.of(redis.get().call("HKEYS", bucket).split("\n")));
 		}
 		assertThat(ids).hasSize(1000).doesNotHaveDuplicates();
-		// a batch (schedule.lua) sees each id as existing, and so does a lone call
+		// a batch sees each id as existing, with a grouped message in it (schedule.lua) or without, and so does a lone
+		// call
 		List<NewMessage> again = new ArrayList<>();
 		for (int i = 0; i < 1000; i += 50) {
 			again.add(message("s-" + i, DueTime.in(0), "again"));
 		}
 		assertThat(redis.store().messages().schedule(TOPIC, again)).hasSize(20).containsOnly(false);
+		again.add(Scheduling.message("s-3", "g", Duration.ZERO));
+		assertThat(redis.store().messages().schedule(TOPIC, again)).hasSize(21).containsOnly(false);
 		assertThat(redis.store().messages().schedule(TOPIC, List.of(message("s-999", DueTime.in(0), "again"))))
 			.containsExactly(false);
 		assertThat(redis.store().messages().cancel(TOPIC, "s-500")).isTrue();
