@@ -15,9 +15,8 @@ import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.util.Assert;
 
 /**
- * Runs the store's scripts without blocking a thread: on Lettuce's shared native connection where the connection
- * factory shares it (a Spring Boot application's default: {@link SharedConnectionScripts}), else through Spring Data
- * Redis's reactive connection, {@code EVALSHA} with a fall back to {@code EVAL}, and,
+ * Runs the store's scripts without blocking a thread: through Spring Data Redis's reactive connection (Lettuce's
+ * shared reactive connection in a Spring Boot application), {@code EVALSHA} with a fall back to {@code EVAL}, and,
  * for a change a user relies on with replica acknowledgement, {@code WAIT} on the same connection right after it.
  * Replies come back as {@link ScriptExecutor}'s do (bulk strings as {@code byte[]}), so the operations read them
  * alike. Each call completes on the client's I/O thread.
@@ -58,15 +57,8 @@ final class ReactiveScriptExecutor {
 			});
 	}
 
-	/**
-	 * Runs a script: straight on Lettuce's shared native connection where the blocking calls share it (the default),
-	 * as they run theirs, else on a reactive connection of the factory.
-	 */
+	/** Runs a script. */
 	<T> CompletableFuture<T> run(Script script, ReturnType type, byte[]... keysAndArgs) {
-		SharedConnectionScripts shared = this.blocking.sharedConnection();
-		if (shared != null) {
-			return shared.runAsync(script, type, keysAndArgs);
-		}
 		return this.<T>withConnection((connection) -> eval(connection, script, type, keysAndArgs)).toFuture();
 	}
 

@@ -57,15 +57,6 @@ final class ScriptExecutor {
 		return this.replicaTimeout;
 	}
 
-	/**
-	 * The scripts run straight on Lettuce's shared native connection, or {@code null} when the factory does not share
-	 * one (or is not Lettuce's).
-	 */
-	@Nullable SharedConnectionScripts sharedConnection() {
-		SharedConnectionScripts shared = this.shared;
-		return (shared != null && shared.applies()) ? shared : null;
-	}
-
 	/** Whether the connection factory hands every caller Lettuce's one shared native connection. */
 	boolean sharesNativeConnection() {
 		return this.template.getConnectionFactory() instanceof LettuceConnectionFactory lettuce

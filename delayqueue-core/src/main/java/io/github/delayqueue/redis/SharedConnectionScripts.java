@@ -2,8 +2,6 @@ package io.github.delayqueue.redis;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.LettuceFutures;
@@ -37,10 +35,7 @@ import org.springframework.data.redis.core.RedisTemplate;
  * call costs Lettuce's command and nothing more. What a caller sees is the same: the same {@code EVALSHA} with its
  * {@code EVAL} fall back, the same reply types, the factory's command timeout, and Lettuce's failures translated into
  * Spring's {@link DataAccessException}s by Spring Data Redis's own converter. The native connection is taken from the
- * template once and again whenever it was closed (the factory reset or restarted). The same holds for the
- * non-blocking calls ({@link #runAsync}), which Spring Data Redis's reactive connection would otherwise wrap in a
- * connection and a chain of Reactor operators per call; their futures complete on the I/O thread of this connection,
- * where a blocking call on it would wait for a reply that thread is to read.
+ * template once and again whenever it was closed (the factory reset or restarted).
  */
 final class SharedConnectionScripts {
 
@@ -85,37 +80,6 @@ final class SharedConnectionScripts {
 		catch (RuntimeException ex) {
 			throw translated(ex);
 		}
-	}
-
-	/**
-	 * {@link #run} without blocking: the call is sent at once, and the future completes on the shared connection's
-	 * I/O thread once Redis replied (Lettuce's command timeout applies, as it does to the reactive connection's
-	 * calls).
-	 * @return the reply, as a {@link RedisConnection} gives it
-	 */
-	<T> CompletableFuture<T> runAsync(Script script, ReturnType type, byte[]... keysAndArgs) {
-		RedisClusterAsyncCommands<byte[], byte[]> commands;
-		try {
-			commands = commands();
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(translated(ex));
-		}
-		return send(commands, CommandType.EVALSHA, script.sha1Bytes(), type, keysAndArgs).toCompletableFuture()
-			.exceptionallyCompose((ex) -> Script.isNoScript(ex)
-					? send(commands, CommandType.EVAL, script.text(), type, keysAndArgs).toCompletableFuture()
-					: CompletableFuture.failedFuture(ex))
-			.handle((reply, ex) -> {
-				if (ex != null) {
-					Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-					throw translated((cause instanceof Exception exception) ? exception
-							: new IllegalStateException(cause));
-				}
-				if (reply == null) {
-					throw new IllegalStateException("Redis returned no reply to the delayqueue script " + script.name());
-				}
-				return checked(type, reply);
-			});
 	}
 
 	private static RedisFuture<Object> send(RedisClusterAsyncCommands<byte[], byte[]> commands, CommandType command,
