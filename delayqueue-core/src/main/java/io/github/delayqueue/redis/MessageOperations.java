@@ -140,10 +140,10 @@ public final class MessageOperations {
 	 */
 	private ScheduleCall scheduleCall(String topic, List<NewMessage> messages) {
 		if (!plain(messages)) {
-			return new ScheduleCall(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages));
+			return new ScheduleCall(SCHEDULE, ReturnType.MULTI, scheduleArguments(topic, messages, false));
 		}
 		return new ScheduleCall(SCHEDULE_PLAIN, (messages.size() == 1) ? ReturnType.INTEGER : ReturnType.MULTI,
-				plainArguments(topic, messages));
+				scheduleArguments(topic, messages, true));
 	}
 
 	/**
@@ -159,33 +159,18 @@ public final class MessageOperations {
 		return !messages.isEmpty();
 	}
 
-	private byte[][] scheduleArguments(String topic, List<NewMessage> messages) {
-		checkSize(messages);
-		byte[][] args = new byte[1 + messages.size() * 5][];
-		int i = 0;
-		args[i++] = this.keys.pending(topic);
-		long now = System.nanoTime();
-		for (NewMessage message : messages) {
-			args[i++] = bytes(message.id());
-			args[i++] = bytes(message.due().kind());
-			args[i++] = bytes(message.due().argument(now));
-			args[i++] = message.envelope().encode();
-			args[i++] = expiryOf(message);
-		}
-		return args;
-	}
-
 	/**
-	 * {@link #scheduleArguments} of plain messages, each with the bucket hash of its id (computed here, on the
-	 * caller's thread, so that the script need not: see {@link BucketHash}).
+	 * A schedule script's key and arguments: per message its id, due time, envelope and expiry, and for
+	 * {@link #SCHEDULE_PLAIN} the bucket hash of its id (computed here, on the caller's thread, so that the script
+	 * need not: see {@link BucketHash}).
 	 */
-	private byte[][] plainArguments(String topic, List<NewMessage> messages) {
+	private byte[][] scheduleArguments(String topic, List<NewMessage> messages, boolean withHashes) {
 		checkSize(messages);
-		byte[][] args = new byte[1 + messages.size() * 6][];
+		byte[][] args = new byte[1 + messages.size() * (withHashes ? 6 : 5)][];
 		int i = 0;
 		args[i++] = this.keys.pending(topic);
 		long now = System.nanoTime();
-		BucketHash hashes = new BucketHash();
+		@Nullable BucketHash hashes = withHashes ? new BucketHash() : null;
 		for (NewMessage message : messages) {
 			byte[] id = bytes(message.id());
 			args[i++] = id;
@@ -193,7 +178,9 @@ public final class MessageOperations {
 			args[i++] = bytes(message.due().argument(now));
 			args[i++] = message.envelope().encode();
 			args[i++] = expiryOf(message);
-			args[i++] = hashes.hash(id);
+			if (hashes != null) {
+				args[i++] = hashes.hash(id);
+			}
 		}
 		return args;
 	}

@@ -104,7 +104,11 @@ class ReactiveTransactionTests {
 			.then(this.reactive.schedule(ScheduleRequest.builder("order-timeout", "o-1").id("o-1")
 				.delay(Duration.ofMinutes(30)).build()))
 			.doOnNext(result::set)
-			.doOnNext((held) -> storedBeforeCommit.set(this.queue.lookup("order-timeout", "o-1").isPresent()))
+			// looked up without blocking: the chain runs on the client's I/O thread, where nothing may block
+			.flatMap((held) -> this.reactive.lookup("order-timeout", "o-1")
+				.hasElement()
+				.doOnNext(storedBeforeCommit::set)
+				.thenReturn(held))
 			.as(this.transaction::transactional)
 			.block(TIMEOUT);
 
@@ -273,7 +277,8 @@ class ReactiveTransactionTests {
 
 		insert("o-7")
 			.then(this.reactive.schedule("order-timeout", "o-7", "x", Duration.ofMinutes(1)))
-			.doOnNext((stored) -> assertThat(this.queue.lookup("order-timeout", "o-7")).isPresent())
+			.flatMap((stored) -> this.reactive.lookup("order-timeout", "o-7").hasElement())
+			.doOnNext((found) -> assertThat(found).as("stored at once").isTrue())
 			.as(this.transaction::transactional)
 			.block(TIMEOUT);
 
