@@ -165,7 +165,8 @@ public final class MessageOperations {
 	 * need not: see {@link BucketHash}).
 	 */
 	private byte[][] scheduleArguments(String topic, List<NewMessage> messages, boolean withHashes) {
-		checkSize(messages);
+		Assert.isTrue(messages.size() <= RedisMessageStore.CHUNK_SIZE,
+				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " messages per call, but got " + messages.size());
 		byte[][] args = new byte[1 + messages.size() * (withHashes ? 6 : 5)][];
 		int i = 0;
 		args[i++] = this.keys.pending(topic);
@@ -183,11 +184,6 @@ public final class MessageOperations {
 			}
 		}
 		return args;
-	}
-
-	private static void checkSize(List<NewMessage> messages) {
-		Assert.isTrue(messages.size() <= RedisMessageStore.CHUNK_SIZE,
-				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " messages per call, but got " + messages.size());
 	}
 
 	/**
