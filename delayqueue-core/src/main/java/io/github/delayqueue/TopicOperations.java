@@ -40,7 +40,7 @@ public interface TopicOperations {
 
 	/**
 	 * Makes every dead letter of a topic due again at once, with their attempts reset: those that died before the
-	 * call began, in chunks of at most 250 per partition (one script call each, atomic), so that no call holds
+	 * call began, in chunks of at most 100 per partition (one script call each, atomic), so that no call holds
 	 * Redis for long however many are dead. Meanwhile an observer sees the dead letters leave and the waiting
 	 * messages grow a chunk at a time, and consumers deliver the first chunks while the later ones are still dead; a
 	 * message that dies again meanwhile stays dead (the call ends). Interrupted, what it did not reach stays dead and
@@ -59,7 +59,7 @@ public interface TopicOperations {
 	boolean purgeDeadLetter(String topic, String id);
 
 	/**
-	 * Deletes every dead letter of a topic: those that died before the call began, in chunks of at most 250 per
+	 * Deletes every dead letter of a topic: those that died before the call began, in chunks of at most 100 per
 	 * partition (one script call each, atomic), so that no call holds Redis for long however many are dead.
 	 * Meanwhile an observer sees the dead letters shrink a chunk at a time. Interrupted, what it did not reach stays
 	 * and a second call deletes it; beside another purge or replay, each dead letter is deleted or replayed once.

@@ -32,7 +32,12 @@ final class Report {
 	}
 
 	void row(String section, String figure, String unit, Better better, Double ours, Double redisson, String note) {
-		this.rows.add(new Row(section, figure, unit, better, ours, redisson, note));
+		// a figure not measured (NaN: a system that failed, or an operation it lacks) reads "n/a", with no ratio
+		this.rows.add(new Row(section, figure, unit, better, measured(ours), measured(redisson), note));
+	}
+
+	private static Double measured(Double value) {
+		return (value == null || value.isNaN()) ? null : value;
 	}
 
 	void note(String note) {

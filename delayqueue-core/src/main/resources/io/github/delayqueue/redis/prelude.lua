@@ -1350,11 +1350,16 @@ local function resizing()
   end
 
   -- Splits buckets while the topic holds (or, with 'extra' more, will hold) over BUCKET_FILL messages per bucket (by
-  -- an estimate a quarter over it, see estimate), at most 64 per call (a batch of 1,000 into an empty topic takes 50).
+  -- an estimate a quarter over it, see estimate), at most as many per call as the call's own messages need, and two
+  -- more (a call without 'extra' stands for the sixteen messages that sample the size once): a split costs about a
+  -- tenth of a millisecond, and a noisy estimate asked for up to 64 at once, so calls of 250 messages that grew
+  -- held Redis for 16 to 18 ms at a million waiting (docs/benchmarks-journal.md). The buckets still keep up: a call
+  -- may split for more messages than it stores, so one that estimated low is caught up by the next.
   function resize.grow(extra)
     local total = estimate() + (extra or 0)
+    local most = math.ceil(math.max(extra or 0, 16) / BUCKET_FILL) + 2
     local splits = 0
-    while splits < 64 and total > bucketCount * BUCKET_FILL * 1.25 do
+    while splits < most and total > bucketCount * BUCKET_FILL * 1.25 do
       split()
       splits = splits + 1
     end

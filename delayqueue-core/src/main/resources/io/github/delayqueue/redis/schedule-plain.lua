@@ -74,7 +74,8 @@ end
 -- of its hash (each one's entries times the share of the hashes it holds: one 2 * low-th for a bucket split in this
 -- round, below the split pointer or at or above low, else one low-th; two commands), plus this call's messages, so
 -- the buckets lag the growth by a few messages at most; 20 messages per bucket on average (the prelude's
--- BUCKET_FILL), at most 64 splits per call; a split moves the entries of the bucket at the split pointer whose hash
+-- BUCKET_FILL), at most as many splits per call as its messages need and two more (a lone message stands for the
+-- sixteen that sample the size once); a split moves the entries of the bucket at the split pointer whose hash
 -- has the next bit set to their new bucket (the prelude's resizing().grow, estimate and split, whose comments tell
 -- why; and why a user whose rule lacks +hlen counts the sets instead)
 if sample then
@@ -92,8 +93,9 @@ if sample then
         + redis.call('ZCARD', BASE .. 'buried')
   end
   local splits = 0
+  local most = math.ceil(math.max(n, 16) / 20) + 2
   -- (a quarter over the fill: the estimate is noisy and a split is not undone, see the prelude's estimate)
-  while splits < 64 and total > count * 25 do
+  while splits < most and total > count * 25 do
     splits = splits + 1
     local from = count - low
     local source = string.format('%sbody:%d', BASE, from)

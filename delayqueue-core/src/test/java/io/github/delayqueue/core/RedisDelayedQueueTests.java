@@ -458,7 +458,7 @@ class RedisDelayedQueueTests {
 	}
 
 	@Test
-	void scheduleAllOfAThousandIsStoredInScriptCallsOfAtMost250SoThatNoneHoldsRedisLong() {
+	void scheduleAllOfAThousandIsStoredInScriptCallsOfAtMost100SoThatNoneHoldsRedisLong() {
 		List<ScheduleRequest> requests = new ArrayList<>();
 		for (int i = 0; i < 1_000; i++) {
 			requests.add(ScheduleRequest.builder("bulk", "p").id("b-" + i).delay(Duration.ofMinutes(1)).build());

@@ -655,6 +655,61 @@ class RedisMessageStoreTests {
 		assertThat(redis.store().messages().cancel(TOPIC, "p-999")).isTrue();
 	}
 
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void aCallSplitsAtMostTheBucketsItsOwnMessagesNeedSoThatNoCallHoldsRedisLong(boolean grouped) {
+		// a topic whose buckets lag far behind it (all of 2,000 envelopes in its one bucket, as a restored or migrated
+		// topic may be): a call of 100 messages splits at most the 5 buckets they need and 2 more (each split is a
+		// tenth of a millisecond of Redis's time; a noisy estimate once asked for up to 64 at once, and calls of 250
+		// that grew held Redis for 16 to 18 ms at a million waiting); the calls after it catch up, and every
+		// envelope stays where the scripts find it
+		String source = "lagging-source";
+		List<NewMessage> first = new ArrayList<>();
+		for (int i = 0; i < 2000; i++) {
+			first.add(message("l-" + i, DueTime.in(3_600_000_000L), "p" + i));
+		}
+		Scheduling.scheduleAll(redis.store(), source, first);
+		String sourceKey = RedisFixture.PREFIX + ":{" + source + "}:";
+		int sourceBuckets = Integer.parseInt(redis.get().call("HGET", sourceKey + "meta", "buckets"));
+		// copied inside Redis (an envelope may hold any bytes)
+		redis.get().call("EVAL", """
+				for i = 0, tonumber(ARGV[2]) - 1 do
+				  local e = redis.call('HGETALL', ARGV[1] .. 'body:' .. i)
+				  for j = 1, #e, 2 do redis.call('HSET', KEYS[1], e[j], e[j + 1]) end
+				end
+				local z = redis.call('ZRANGE', ARGV[1] .. 'pending', 0, -1, 'WITHSCORES')
+				for j = 1, #z, 2 do redis.call('ZADD', KEYS[2], z[j + 1], z[j]) end
+				""", "2", key("body:0"), key("pending"), sourceKey, String.valueOf(sourceBuckets));
+		assertThat(redis.get().call("HLEN", key("body:0"))).isEqualTo("2000");
+		assertThat(redis.get().call("HGET", key("meta"), "buckets")).isNull();
+
+		List<Integer> counts = new ArrayList<>();
+		for (int call = 0; call < 60; call++) {
+			List<NewMessage> batch = new ArrayList<>();
+			for (int i = 0; i < 100; i++) {
+				batch.add((grouped && i == 0) ? Scheduling.message("b-" + call + "-" + i, "g", Duration.ofHours(1))
+						: message("b-" + call + "-" + i, DueTime.in(3_600_000_000L), "b"));
+			}
+			assertThat(redis.store().messages().schedule(TOPIC, batch)).hasSize(100).containsOnly(true);
+			String count = redis.get().call("HGET", key("meta"), "buckets");
+			counts.add((count != null) ? Integer.parseInt(count) : 1);
+		}
+		int before = 1;
+		for (int call = 0; call < counts.size(); call++) {
+			int splits = counts.get(call) - before;
+			assertThat(splits).as("buckets split by call %d of 100, counts %s", call, counts)
+				.isBetween((call < 10) ? 1 : 0, 7);
+			before = counts.get(call);
+		}
+		// 8,000 messages: the buckets caught up with them (a quarter over 20 per bucket, by a noisy estimate)
+		assertThat(counts.get(counts.size() - 1)).isGreaterThanOrEqualTo(8000 / 25 * 3 / 4);
+		for (int i = 0; i < 2000; i += 97) {
+			assertThat(redis.store().messages().lookup(TOPIC, "l-" + i)).as("l-%d", i).isNotNull();
+		}
+		assertThat(redis.store().messages().cancel(TOPIC, "l-1999")).isTrue();
+		assertThat(redis.store().messages().cancel(TOPIC, "b-19-99")).isTrue();
+	}
+
 	@Test
 	void loneSchedulesGrowTheBucketsAsBatchesDoAndEveryScriptFindsTheirEnvelopes() {
 		// plain messages take the short script (schedule-plain.lua), which places ids and splits buckets itself: the
