@@ -20,16 +20,13 @@ import io.github.delayqueue.MessagePage;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.benchmarks.QueueUnderTest.Message;
+import io.github.delayqueue.benchmarks.RedisWatch.Operation;
 import io.github.delayqueue.benchmarks.Report.Better;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -40,7 +37,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * timeline), and Redis's longest command while the admin operations that could hold it run: replay and purge of up
  * to 1 M dead letters, a paused topic resumed with up to 1 M due at once, paging to page 10,000. Redisson beside us
  * where its {@code RDelayedQueue} has the operation (its {@code clear()} stands for the purge, and 1 M offers due at
- * once for the resumed topic). Redis's longest command comes from its slow log (every command over 100 µs kept).
+ * once for the resumed topic). Redis's longest command and its CPU per call come from {@link RedisWatch}.
  */
 final class ProductionSize {
 
@@ -77,8 +74,8 @@ final class ProductionSize {
 
 	private final Settings settings;
 
-	/** Reads Redis's slow log (Lettuce's own API, which spring-data-redis does not offer). */
-	private final StatefulRedisConnection<String, String> slowLog;
+	/** What Redis does during each operation. */
+	private final RedisWatch redis;
 
 	ProductionSize(String host, int port, AdminConnection admin, Report report, Settings settings) {
 		this.host = host;
@@ -86,7 +83,7 @@ final class ProductionSize {
 		this.admin = admin;
 		this.report = report;
 		this.settings = settings;
-		this.slowLog = RedisClient.create(RedisURI.create(host, port)).connect();
+		this.redis = new RedisWatch(host, port, admin);
 	}
 
 	void run() {
@@ -94,7 +91,7 @@ final class ProductionSize {
 			runSizes();
 		}
 		finally {
-			this.slowLog.close();
+			this.redis.close();
 		}
 	}
 
@@ -135,13 +132,13 @@ final class ProductionSize {
 			warmUp(system, queue, queueAdmin, store, senders);
 			// storing: memory, Redis CPU and the longest command per message, through the batched API
 			List<Message> waiting = spreadOverADay(size);
-			Watch fill = watch();
+			RedisWatch.Watch fill = this.redis.start();
 			long start = System.nanoTime();
 			for (int from = 0; from < size; from += 100_000) {
 				system.scheduleMany(waiting.subList(from, Math.min(size, from + 100_000)));
 			}
 			figures.fillRate = size / Workloads.seconds(start);
-			fill.stop(figures, "fill", size);
+			figures.operations.add(fill.stop("fill", size));
 			log("delayqueue", size, "stored at " + Math.round(figures.fillRate) + " msgs/s");
 
 			int samples = Math.min(this.settings.latencySamples(), 200);
@@ -177,7 +174,7 @@ final class ProductionSize {
 					+ " msgs/s");
 
 			// paging by cursor to page 10,000 (or the last page of a smaller topic): every page costs the same
-			Watch paging = watch();
+			RedisWatch.Watch paging = this.redis.start();
 			int pages = Math.min(DEEP_PAGE, size / PAGE);
 			MessagePage page = queueAdmin.listWaiting(DelayQueueSystem.TOPIC, WaitingQuery.first(PAGE));
 			long deepest = 0;
@@ -188,16 +185,16 @@ final class ProductionSize {
 			}
 			figures.deepPage = deepest;
 			figures.deepPageNumber = pages;
-			paging.stop(figures, "paging", pages);
+			figures.operations.add(paging.stop("paging", pages));
 
 			// dead letters: made by claims (their expiry passed), then replayed into a paused topic
 			bury(queue, store, senders, admin);
 			queueAdmin.pause(DEAD_TOPIC);
-			Watch replay = watch();
+			RedisWatch.Watch replay = this.redis.start();
 			start = System.nanoTime();
 			long replayed = queueAdmin.replayDeadLetters(DEAD_TOPIC);
 			figures.replaySeconds = Workloads.seconds(start);
-			replay.stop(figures, "replay", admin);
+			figures.operations.add(replay.stop("replay", admin));
 			check(replayed == admin, "replayed " + replayed + " of " + admin);
 			log("delayqueue", size, String.format(Locale.ROOT, "replayed %,d in %.1f s", replayed, figures.replaySeconds));
 
@@ -207,22 +204,22 @@ final class ProductionSize {
 					(payload, due) -> delivered.incrementAndGet())) {
 				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300));
 				check(delivered.get() == 0, "delivered while paused");
-				Watch resume = watch();
+				RedisWatch.Watch resume = this.redis.start();
 				start = System.nanoTime();
 				queueAdmin.resume(DEAD_TOPIC);
 				awaitCount(delivered::get, admin, Duration.ofMinutes(20));
 				figures.resumeRate = admin / Workloads.seconds(start);
-				resume.stop(figures, "resume", admin);
+				figures.operations.add(resume.stop("resume", admin));
 			}
 			log("delayqueue", size, "resumed and drained at " + Math.round(figures.resumeRate) + " msgs/s");
 
 			// dead letters again, purged
 			bury(queue, store, senders, admin);
-			Watch purge = watch();
+			RedisWatch.Watch purge = this.redis.start();
 			start = System.nanoTime();
 			long purged = queueAdmin.purgeDeadLetters(DEAD_TOPIC);
 			figures.purgeSeconds = Workloads.seconds(start);
-			purge.stop(figures, "purge", admin);
+			figures.operations.add(purge.stop("purge", admin));
 			check(purged == admin, "purged " + purged + " of " + admin);
 			log("delayqueue", size, String.format(Locale.ROOT, "purged %,d in %.1f s", purged, figures.purgeSeconds));
 		}
@@ -330,11 +327,11 @@ final class ProductionSize {
 		figures.size = size;
 		try (RedissonSystem system = new RedissonSystem(this.host, this.port)) {
 			List<Message> waiting = spreadOverADay(size);
-			Watch fill = watch();
+			RedisWatch.Watch fill = this.redis.start();
 			long start = System.nanoTime();
 			system.scheduleMany(waiting);
 			figures.fillRate = size / Workloads.seconds(start);
-			fill.stop(figures, "fill", size);
+			figures.operations.add(fill.stop("fill", size));
 			log("Redisson", size, "stored at " + Math.round(figures.fillRate) + " msgs/s");
 
 			int samples = Math.min(this.settings.latencySamples(), 200);
@@ -356,11 +353,11 @@ final class ProductionSize {
 			figures.lookup = bounded(slow, (i) -> system.contains(scheduled.get(i)));
 
 			// its clear(): every waiting message deleted at once
-			Watch clear = watch();
+			RedisWatch.Watch clear = this.redis.start();
 			start = System.nanoTime();
 			system.clear();
 			figures.purgeSeconds = Workloads.seconds(start);
-			clear.stop(figures, "purge", size);
+			figures.operations.add(clear.stop("purge", size));
 
 			// a backlog due at once, drained by one consumer of 8 handlers (its nearest to a resumed topic)
 			AtomicLong delivered = new AtomicLong();
@@ -370,14 +367,14 @@ final class ProductionSize {
 				due.add(Message.dueAtMicros(Workloads.id("d-", i), now + 2_000_000));
 			}
 			system.scheduleMany(due);
-			Watch resume = watch();
+			RedisWatch.Watch resume = this.redis.start();
 			start = System.nanoTime();
 			try (QueueUnderTest.Consumer consumer = system.consume(Workloads.CONSUMER_THREADS,
 					(payload, storedDue) -> delivered.incrementAndGet())) {
 				awaitCount(delivered::get, admin, Duration.ofMinutes(20));
 				figures.resumeRate = admin / Workloads.seconds(start);
 			}
-			resume.stop(figures, "resume", admin);
+			figures.operations.add(resume.stop("resume", admin));
 			log("Redisson", size, "drained a backlog due at once at " + Math.round(figures.resumeRate) + " msgs/s");
 		}
 		finally {
@@ -401,12 +398,12 @@ final class ProductionSize {
 		}
 		system.scheduleMany(due);
 		AtomicLong delivered = new AtomicLong();
-		Watch claim = watch();
+		RedisWatch.Watch claim = this.redis.start();
 		long start = System.nanoTime();
 		try (QueueUnderTest.Consumer consumer = consumers.apply((payload, storedDue) -> delivered.incrementAndGet())) {
 			awaitCount(delivered::get, CLAIMED, Duration.ofMinutes(10));
 			figures.claimRate = CLAIMED / Workloads.seconds(start);
-			claim.stop(figures, "claim", CLAIMED);
+			figures.operations.add(claim.stop("claim", CLAIMED));
 		}
 	}
 
@@ -464,145 +461,11 @@ final class ProductionSize {
 		Benchmarks.log(String.format(Locale.ROOT, "%s at %,d waiting: %s", system, size, line));
 	}
 
-	/** Starts watching Redis: its slow log (every command, the latest 200,000 kept), CPU and memory. */
-	private Watch watch() {
-		RedisCommands<String, String> redis = this.slowLog.sync();
-		redis.configSet("slowlog-log-slower-than", "0");
-		redis.configSet("slowlog-max-len", "200000");
-		redis.slowlogReset();
-		return new Watch(redisCpuSeconds(), this.admin.usedMemory(), scriptCalls());
-	}
-
-	private double redisCpuSeconds() {
-		java.util.Properties cpu = this.admin.info("cpu");
-		return Double.parseDouble(cpu.getProperty("used_cpu_sys", "0").trim())
-				+ Double.parseDouble(cpu.getProperty("used_cpu_user", "0").trim());
-	}
-
-	/** The script calls Redis ran so far ({@code EVALSHA} and {@code EVAL}, from its command statistics). */
-	private long scriptCalls() {
-		java.util.Properties stats = this.admin.info("commandstats");
-		long calls = 0;
-		for (String command : List.of("cmdstat_evalsha", "cmdstat_eval")) {
-			String value = stats.getProperty(command);
-			if (value != null) {
-				calls += Long.parseLong(value.replaceAll("^calls=(\\d+),.*$", "$1"));
-			}
-		}
-		return calls;
-	}
-
-	/**
-	 * A slow log entry's command as the report names it: for a script call its first key and how many arguments the
-	 * script had after its keys (six per message for a schedule), which tell which call it was. The slow log keeps a
-	 * command's first 31 words, then one saying how many more there were.
-	 */
-	static String describeCommand(List<?> words) {
-		String name = String.valueOf(words.get(0)).toUpperCase(Locale.ROOT);
-		if (!name.startsWith("EVAL") || words.size() < 4) {
-			return name;
-		}
-		int count = words.size() - 1;
-		java.util.regex.Matcher more = java.util.regex.Pattern.compile("\\.\\.\\. \\((\\d+) more arguments\\)")
-			.matcher(String.valueOf(words.get(words.size() - 1)));
-		if (more.matches()) {
-			count = words.size() - 2 + Integer.parseInt(more.group(1));
-		}
-		// less the script's digest, the key count and the keys
-		int scriptArguments = count - 2 - Integer.parseInt(String.valueOf(words.get(2)));
-		return String.format(Locale.ROOT, "%s on %s with %,d argument%s", name, words.get(3), scriptArguments,
-				(scriptArguments == 1) ? "" : "s");
-	}
-
 	@FunctionalInterface
 	private interface Sample {
 
 		void run(int i);
 
-	}
-
-	/** What Redis did from a {@link #watch()} on. */
-	private final class Watch {
-
-		private final double cpuBefore;
-
-		private final long memoryBefore;
-
-		private final long scriptCallsBefore;
-
-		Watch(double cpuBefore, long memoryBefore, long scriptCallsBefore) {
-			this.cpuBefore = cpuBefore;
-			this.memoryBefore = memoryBefore;
-			this.scriptCallsBefore = scriptCallsBefore;
-		}
-
-		/** Records Redis CPU per message, memory per message and the longest command for an operation. */
-		void stop(Figures figures, String operation, long messages) {
-			double cpu = redisCpuSeconds() - this.cpuBefore;
-			long memory = ProductionSize.this.admin.usedMemory() - this.memoryBefore;
-			long longest = 0;
-			String command = "";
-			long overMilli = 0;
-			Samples durations = new Samples();
-			// the five longest, logged (which calls they were: the same operation's, or a one-off)
-			java.util.TreeMap<Long, String> longestFive = new java.util.TreeMap<>();
-			Map<String, Integer> byName = new java.util.TreeMap<>();
-			for (Object entry : ProductionSize.this.slowLog.sync().slowlogGet(-1)) {
-				List<?> fields = (List<?>) entry;
-				String name = String.valueOf(((List<?>) fields.get(3)).get(0)).toUpperCase(Locale.ROOT);
-				if (name.equals("INFO") || name.startsWith("SLOWLOG") || name.equals("CONFIG")) {
-					// the harness's own
-					continue;
-				}
-				if (fields.size() > 4 && "?:0".equals(String.valueOf(fields.get(4)))) {
-					// a command a script ran (Redis logs those too, with no client address): part of its call
-					continue;
-				}
-				long micros = ((Number) fields.get(2)).longValue();
-				durations.add(micros);
-				byName.merge(describeCommand((List<?>) fields.get(3)).replaceAll(" with .*", ""), 1, Integer::sum);
-				if (micros > 1000) {
-					overMilli++;
-				}
-				if (micros > longest) {
-					longest = micros;
-					command = describeCommand((List<?>) fields.get(3));
-				}
-				if (longestFive.size() < 5 || micros > longestFive.firstKey()) {
-					longestFive.put(micros, describeCommand((List<?>) fields.get(3)));
-					if (longestFive.size() > 5) {
-						longestFive.pollFirstEntry();
-					}
-				}
-			}
-			Benchmarks.log(operation + ": the longest commands (µs): " + longestFive.descendingMap() + "; commands kept: "
-					+ byName);
-			// every script call (where the slow log keeps only its latest 200,000 commands, those run by scripts
-			// among them)
-			long commands = scriptCalls() - this.scriptCallsBefore;
-			Samples.Summary summary = durations.summary();
-			figures.operations.add(new Operation(operation, cpu * 1e6 / Math.max(1, messages),
-					memory / (double) Math.max(1, messages), longest, command, overMilli, summary.p99(),
-					summary.count(), commands));
-		}
-
-	}
-
-	/**
-	 * What Redis did during one operation.
-	 *
-	 * @param name the operation
-	 * @param redisCpuMicrosPerMessage Redis CPU (all its threads) per message handled
-	 * @param bytesPerMessage Redis memory per message handled (after less before)
-	 * @param longestMicros the longest command Redis ran (a script call counts as one command)
-	 * @param longestCommand that command's name
-	 * @param overOneMillisecond how many commands ran over a millisecond
-	 * @param p99Micros the 99th percentile of the commands' durations
-	 * @param commands how many commands clients sent that the slow log kept (of its latest 200,000)
-	 * @param commandsRun how many script calls Redis ran
-	 */
-	record Operation(String name, double redisCpuMicrosPerMessage, double bytesPerMessage, long longestMicros,
-			String longestCommand, long overOneMillisecond, long p99Micros, int commands, long commandsRun) {
 	}
 
 	/** One system's figures at one size (latencies in µs; absent where the system lacks the operation). */

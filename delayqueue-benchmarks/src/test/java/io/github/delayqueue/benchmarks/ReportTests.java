@@ -33,10 +33,10 @@ class ReportTests {
 		// the key count, the key and 1,500 arguments)
 		arguments.add("... (1473 more arguments)");
 		assertThat(arguments).hasSize(32);
-		assertThat(ProductionSize.describeCommand(arguments)).isEqualTo("EVALSHA on dq:{t}:pending with 1,500 arguments");
-		assertThat(ProductionSize.describeCommand(List.of("EVALSHA", "6b0c", "1", "dq:{t}:meta", "x")))
+		assertThat(RedisWatch.describeCommand(arguments)).isEqualTo("EVALSHA on dq:{t}:pending with 1,500 arguments");
+		assertThat(RedisWatch.describeCommand(List.of("EVALSHA", "6b0c", "1", "dq:{t}:meta", "x")))
 			.isEqualTo("EVALSHA on dq:{t}:meta with 1 argument");
-		assertThat(ProductionSize.describeCommand(List.of("zadd", "k", "1", "m"))).isEqualTo("ZADD");
+		assertThat(RedisWatch.describeCommand(List.of("zadd", "k", "1", "m"))).isEqualTo("ZADD");
 	}
 
 }
