@@ -31,7 +31,7 @@ class SchedulingSnippets {
 		// tag::api[]
 		ScheduleResult r = queue.schedule(ScheduleRequest.builder("reminders", reminder)
 				.id("reminder-7").dueAt(Instant.parse("2027-01-01T09:00:00Z")).header("tenant", "acme").build());
-		List<ScheduleResult> rs = queue.scheduleAll(requests);      // atomic script calls of up to 250 messages
+		List<ScheduleResult> rs = queue.scheduleAll(requests);      // atomic script calls of up to 100 messages
 		// if Redis fails part way: PartialScheduleException says per request STORED / EXISTED / UNKNOWN / NOT_SENT,
 		// and getUnfinished() gives the requests (with their ids) that are safe to schedule again
 		queue.reschedule("order-timeout", "order-42", Duration.ofHours(1));
