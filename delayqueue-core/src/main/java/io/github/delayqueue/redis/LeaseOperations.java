@@ -155,7 +155,7 @@ public final class LeaseOperations {
 				() -> "At most " + RedisMessageStore.CHUNK_SIZE + " acks per call");
 		long number = (claimant != null) ? claimant.next() : 0;
 		Claim claim = claimOf(this.scripts.run(CLAIM, ReturnType.MULTI,
-				leaseArgs(this.keys.pending(topic), acks, bytes(limit), bytes(leaseMillis), bytes(maxAttempts),
+				ackArgs(this.keys.pending(topic), acks, bytes(limit), bytes(leaseMillis), bytes(maxAttempts),
 						this.deadMaxCount, this.deadMaxAge, flag(mayLeaseSuspect),
 						this.deadlines.forClaimSentNow(topic), bytes(lookaheadMicros),
 						(claimant != null) ? claimant.id() : NONE, bytes(number),
@@ -190,7 +190,7 @@ public final class LeaseOperations {
 	 */
 	public long ack(String topic, List<Lease> leases) {
 		return chunked(leases,
-				(chunk) -> number(this.scripts.run(ACK, ReturnType.INTEGER, leaseArgs(this.keys.pending(topic), chunk))));
+				(chunk) -> number(this.scripts.run(ACK, ReturnType.INTEGER, ackArgs(this.keys.pending(topic), chunk))));
 	}
 
 	/**
@@ -288,7 +288,21 @@ public final class LeaseOperations {
 	}
 
 	private static byte[][] leaseArgs(byte[] key, List<Lease> leases, byte[]... first) {
-		byte[][] args = new byte[1 + first.length + leases.size() * 2][];
+		return leaseArgs(key, leases, null, first);
+	}
+
+	/**
+	 * The arguments of the calls that acknowledge (ack, and claims carrying acknowledgements): per lease its id, token
+	 * and the id's bucket hash, computed here on the caller's thread so that Redis does not compute a SHA-1 per
+	 * delivered message (the script checks it against the bucket: a hash that finds no envelope there is followed by
+	 * the id's own).
+	 */
+	private static byte[][] ackArgs(byte[] key, List<Lease> leases, byte[]... first) {
+		return leaseArgs(key, leases, leases.isEmpty() ? null : new BucketHash(), first);
+	}
+
+	private static byte[][] leaseArgs(byte[] key, List<Lease> leases, @Nullable BucketHash hashes, byte[]... first) {
+		byte[][] args = new byte[1 + first.length + leases.size() * ((hashes != null) ? 3 : 2)][];
 		int i = 0;
 		args[i++] = key;
 		for (byte[] arg : first) {
@@ -298,12 +312,16 @@ public final class LeaseOperations {
 		long token = 0;
 		byte[] tokenBytes = null;
 		for (Lease lease : leases) {
-			args[i++] = bytes(lease.id());
+			byte[] id = bytes(lease.id());
+			args[i++] = id;
 			if (tokenBytes == null || lease.token() != token) {
 				token = lease.token();
 				tokenBytes = bytes(token);
 			}
 			args[i++] = tokenBytes;
+			if (hashes != null) {
+				args[i++] = hashes.hash(id);
+			}
 		}
 		return args;
 	}

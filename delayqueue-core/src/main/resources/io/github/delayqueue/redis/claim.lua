@@ -14,7 +14,8 @@
 -- order), ARGV[11] the number of the consumer's last claim whose reply it received (0: none), so that the messages of a
 -- claim whose reply it never received go back at once (see handBackUnseen; the claims hash keeps each consumer's last
 -- claim that leased messages), and a copy of a claim that runs after a later claim of its consumer leases nothing;
--- then id, token, id, token, ... to acknowledge
+-- then id, token, hash, id, token, hash, ... to acknowledge (the hash of each id as BucketHash.java computes it: see the
+-- prelude's acknowledge)
 -- The topic's controls (pause, cap, rate: see admit) may lease fewer; the delay then says when a claim may lease
 -- again (the next token; none while paused or at the cap, whose consumers are woken when it changes).
 -- Returns {the Redis time (microseconds) as the script ends, delay in microseconds to the next due time or lease deadline (-1: none), buried count,

@@ -1217,13 +1217,12 @@ do
   end
 end
 
--- The bucket of an id, and the id's hash. Linear hashing: buckets below the split pointer (count - low) have been
--- split already and use one more bit of the hash. schedule-plain.lua (messages without a group or a priority, without
--- this prelude) places ids (with the hashes its client computed, BucketHash.java) and splits buckets itself: a change
--- to either here is made there too.
+-- The bucket of an id's hash (bucketOf), and of an id with its hash (bodyOf). Linear hashing: buckets below the split
+-- pointer (count - low) have been split already and use one more bit of the hash. schedule-plain.lua (messages without
+-- a group or a priority, without this prelude) places ids (with the hashes its client computed, BucketHash.java) and
+-- splits buckets itself: a change to either here is made there too.
 local bodyKeys = {}
-local function bodyOf(id)
-  local h = tonumber(string.sub(redis.sha1hex(id), 1, 8), 16)
+local function bucketOf(h)
   local index = h % bucketLow
   if index < bucketCount - bucketLow then
     index = h % (bucketLow * 2)
@@ -1235,7 +1234,12 @@ local function bodyOf(id)
     key = string.format('%sbody:%d', BASE, index)
     bodyKeys[index] = key
   end
-  return key, h
+  return key
+end
+
+local function bodyOf(id)
+  local h = tonumber(string.sub(redis.sha1hex(id), 1, 8), 16)
+  return bucketOf(h), h
 end
 
 -- Growing and shrinking the buckets: built only by the calls that need it (every call of a script runs its whole
@@ -1590,13 +1594,15 @@ local function forget(id)
   redis.call('HDEL', EXPIRY, id)
 end
 
--- Deletes delivered messages whose lease presented is their current one: ids and tokens in ARGV[from..to] (id,
--- token, ...). A few commands for the whole batch, one per message (its envelope's bucket). Returns how many. With
--- 'anchorLater' the caller drops a lone anchor itself once it is done (a claim may lease again at once, and would put
--- it back).
+-- Deletes delivered messages whose lease presented is their current one: ids, tokens and the ids' bucket hashes in
+-- ARGV[from..to] (id, token, hash, ...: the hash as eight hex digits, computed by the client as BucketHash.java does,
+-- so that Redis need not compute a SHA-1 per message; one that does not find the envelope, a wrong one included, is
+-- followed by the id's own bucket, so a client's hash is never trusted). A few commands for the whole batch, one per
+-- message (its envelope's bucket). Returns how many. With 'anchorLater' the caller drops a lone anchor itself once it
+-- is done (a claim may lease again at once, and would put it back).
 local function acknowledge(from, to, anchorLater)
   local ids = {}
-  for i = from, to, 2 do
+  for i = from, to, 3 do
     ids[#ids + 1] = ARGV[i]
   end
   local raw = hmget(LEASE, ids)
@@ -1607,7 +1613,8 @@ local function acknowledge(from, to, anchorLater)
   -- groups: the groups of the leases ended, read only in a topic that ever stored a grouped message
   local ended = grouped() and {} or nil
   for k, id in ipairs(ids) do
-    local token = ARGV[from + 2 * k - 1]
+    local at = from + 3 * k - 2
+    local token = ARGV[at]
     local prefix = prefixes[token]
     if not prefix then
       prefix = token .. ':'
@@ -1617,7 +1624,10 @@ local function acknowledge(from, to, anchorLater)
     if record and string.sub(record, 1, #prefix) == prefix and not seen[id] then
       seen[id] = true
       done[#done + 1] = id
-      redis.call('HDEL', (bodyOf(id)), id)
+      local h = tonumber(ARGV[at + 1], 16)
+      if not (h and redis.call('HDEL', bucketOf(h), id) == 1) then
+        redis.call('HDEL', (bodyOf(id)), id)
+      end
       if ended then
         noteGroup(ended, recordGroup(record, #prefix))
       end
