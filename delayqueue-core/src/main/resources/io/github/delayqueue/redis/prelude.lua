@@ -1601,18 +1601,21 @@ end
 -- message (its envelope's bucket). Returns how many. With 'anchorLater' the caller drops a lone anchor itself once it
 -- is done (a claim may lease again at once, and would put it back).
 local function acknowledge(from, to, anchorLater)
-  local ids = {}
+  local ids, n = {}, 0
   for i = from, to, 3 do
-    ids[#ids + 1] = ARGV[i]
+    n = n + 1
+    ids[n] = ARGV[i]
   end
   local raw = hmget(LEASE, ids)
   -- a lease is current if its record starts with the token presented (the token's own digits, then ':'): an
   -- acknowledgement needs no more of the record, and a claim's acknowledgements mostly share one token (a record
   -- whose due time or attempt is unreadable is still acknowledged by its token: its handler finished under it)
   local done, seen, prefixes = {}, {}, {}
+  local nDone = 0
   -- groups: the groups of the leases ended, read only in a topic that ever stored a grouped message
   local ended = grouped() and {} or nil
-  for k, id in ipairs(ids) do
+  for k = 1, n do
+    local id = ids[k]
     local at = from + 3 * k - 2
     local token = ARGV[at]
     local prefix = prefixes[token]
@@ -1623,7 +1626,8 @@ local function acknowledge(from, to, anchorLater)
     local record = raw[k]
     if record and string.sub(record, 1, #prefix) == prefix and not seen[id] then
       seen[id] = true
-      done[#done + 1] = id
+      nDone = nDone + 1
+      done[nDone] = id
       local h = tonumber(ARGV[at + 1], 16)
       if not (h and redis.call('HDEL', bucketOf(h), id) == 1) then
         redis.call('HDEL', (bodyOf(id)), id)
@@ -1763,10 +1767,12 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
     end
     common = math.max(1, math.floor(limit / (weight + 1)))
   end
-  local ids = {}
+  -- (the loops over a claim's messages count their lists themselves: a # per message is a search each time)
+  local ids, nIds = {}, 0
   local flags = {}
   for i = 1, #due, 2 do
-    ids[#ids + 1] = due[i]
+    nIds = nIds + 1
+    ids[nIds] = due[i]
   end
   if suspectCount > 0 then
     flags = hmget(SUSPECT, ids, 'SMISMEMBER')
@@ -1812,7 +1818,9 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       end
     end
   end
-  for k, id in ipairs(ids) do
+  local nChosen, nSpare = #chosen, 0
+  for k = 1, nIds do
+    local id = ids[k]
     local suspect = flags[k] == 1
     if suspectLeased then
       if suspect and id ~= suspectLeased and leftDue == nil and tonumber(due[2 * k]) <= tonumber(nowScore) then
@@ -1820,12 +1828,14 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       end
     elseif suspect and tonumber(due[2 * k]) > tonumber(nowScore) then
       -- not due yet: a suspect is leased only once due
-    elseif not suspect and #chosen < common then
-      chosen[#chosen + 1] = id
-      dueOf[#chosen] = due[2 * k]
-    elseif not suspect and #chosen + #spare < limit then
+    elseif not suspect and nChosen < common then
+      nChosen = nChosen + 1
+      chosen[nChosen] = id
+      dueOf[nChosen] = due[2 * k]
+    elseif not suspect and nChosen + nSpare < limit then
       -- groups: beyond the share of the messages without a group, for what the groups leave unused
-      spare[#spare + 1] = k
+      nSpare = nSpare + 1
+      spare[nSpare] = k
     elseif suspect and leftDue == nil then
       leftDue = due[2 * k]
     end
@@ -1887,8 +1897,10 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   local leasedGroupLevels = nil
   local leasedLevels = nil
   local n, o = 0, #out
+  local nLeased = 0
   local buried = 0
-  for k, id in ipairs(chosen) do
+  for k = 1, #chosen do
+    local id = chosen[k]
     local envelope = redis.call('HGET', bodyOf(id), id)
     local attempt, reason = nil, 'No stored envelope for this message'
     local deadline, onExpiry, expired = nil, nil, false
@@ -1913,7 +1925,11 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
       if id == suspectLeased then
         attempt, reason = charge(tries[k], maxAttempts)
       else
-        local n = count(tries[k])
+        -- (no count stored: the usual message, and every one of a claim that read none)
+        local n = nil
+        if tries[k] ~= nil then
+          n = count(tries[k])
+        end
         if n == false then
           reason = 'Corrupt attempt count ' .. tostring(tries[k]) .. ' stored for this message'
         elseif (n or 0) >= maxAttempts then
@@ -1977,7 +1993,8 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
           byLevel[level][#byLevel[level] + 1] = id
         end
       else
-        leased[#leased + 1] = id
+        nLeased = nLeased + 1
+        leased[nLeased] = id
       end
       out[o + 1] = id
       out[o + 2] = dueOf[k]

@@ -5,9 +5,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -43,23 +45,33 @@ class DrainInstructionsProbe {
 		int limit = Integer.getInteger("drain.limit", 128);
 		boolean mayLeaseSuspect = Boolean.getBoolean("drain.suspects");
 		long lookahead = Long.getLong("drain.lookahead", 0);
+		// stored in an order shuffled with a fixed seed (the due times stay those of the ids), as the benchmark's
+		// drain-random row stores them
+		boolean shuffled = Boolean.getBoolean("drain.shuffle");
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1",
 				port), LettuceClientConfiguration.builder().commandTimeout(Duration.ofMinutes(10)).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		try {
 			RedisMessageStore store = new RedisMessageStore(factory, "dq", DeadLetterPolicy.DEFAULT);
-			List<NewMessage> batch = new ArrayList<>();
+			// message i due i µs after the first, stored in calls of a chunk (a due time in ms, to the µs, as a delay
+			// from the Redis time would be: the order of the due times is the ids', whatever the order of storing)
+			long first = System.currentTimeMillis() + 10;
+			List<NewMessage> messages = new ArrayList<>();
 			for (int i = 0; i < n; i++) {
 				String id = String.format("d-%06d", i);
 				byte[] payload = ("\"" + id + "|1764262800000000\"").getBytes(StandardCharsets.UTF_8);
-				batch.add(new NewMessage(id, DueTime.in(i), Instant.now(), Map.of(), payload));
-				if (batch.size() == RedisMessageStore.CHUNK_SIZE || i == n - 1) {
-					assertThat(store.messages().schedule(TOPIC, batch)).containsOnly(true);
-					batch.clear();
-				}
+				messages.add(new NewMessage(id, DueTime.at(first + i / 1000), Instant.now(), Map.of(), payload));
 			}
-			// every message is due once the last one is (its due time is n µs after the first)
+			if (shuffled) {
+				Collections.shuffle(messages, new Random(20240601));
+			}
+			for (int from = 0; from < n; from += RedisMessageStore.CHUNK_SIZE) {
+				assertThat(store.messages()
+					.schedule(TOPIC, messages.subList(from, Math.min(n, from + RedisMessageStore.CHUNK_SIZE))))
+					.containsOnly(true);
+			}
+			// every message is due once the last one is
 			Thread.sleep(Math.max(100, n / 1000 + 50));
 			Claimant claimant = Claimant.create();
 			List<Lease> acks = new ArrayList<>();
