@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 
+import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.build.redis.TestRedis;
 import io.github.delayqueue.build.redis.TestRedisCluster;
@@ -16,7 +17,6 @@ import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
-import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -93,13 +93,13 @@ class AclTests {
 	@Test
 	void everythingWorksAsARestrictedUser() {
 		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
-		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
-		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, new JacksonPayloadConverter());
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, PayloadConverter.json());
+		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, PayloadConverter.json());
 		this.scheduler = new WakeUpTimer(this.connectionFactory, Duration.ofMillis(5),
 				Duration.ofMillis(200));
 		this.scheduler.start();
 		Recorder<String> recorder = new Recorder<>();
-		this.container = new DefaultDelayedListenerContainerFactory(store, new JacksonPayloadConverter(),
+		this.container = new DefaultDelayedListenerContainerFactory(store, PayloadConverter.json(),
 				this.scheduler)
 			.createListenerContainer(SimpleDelayedListenerEndpoint.from(ListenerRegistration.of("acl", String.class,
 					(payload, message) -> {
@@ -127,8 +127,8 @@ class AclTests {
 	@Test
 	void aUserGivenTheRuleOf02StillCountsATopicButNoRetryingMessage() {
 		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
-		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
-		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, new JacksonPayloadConverter());
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, PayloadConverter.json());
+		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, PayloadConverter.json());
 		queue.schedule("acl-old", "r-1", "x", Duration.ZERO);
 		ClaimedMessage claimed = store.leases().claim("acl-old", 10, 30_000, 5).messages().get(0);
 		assertThat(store.leases().retry("acl-old", claimed.lease(), 3_600_000, "java.lang.IllegalStateException: x"))
@@ -146,7 +146,7 @@ class AclTests {
 		// the buckets are sized with HLEN; without +hlen the scripts count pending, leased and buried as 0.2 did
 		assertThat(this.redis.call("ACL", "SETUSER", "delayqueue", "-hlen")).isEqualTo("OK");
 		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
-		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, PayloadConverter.json());
 		for (int i = 0; i < 200; i++) {
 			queue.schedule("acl-grow", "lone-" + i, "x", Duration.ZERO);
 		}
@@ -175,8 +175,8 @@ class AclTests {
 		assertThat(this.redis.call("ACL", "SETUSER", "delayqueue", "-zrank")).isEqualTo("OK");
 		assertThat(this.redis.call("ACL", "LOG", "RESET")).isEqualTo("OK");
 		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
-		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
-		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, new JacksonPayloadConverter());
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, PayloadConverter.json());
+		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, PayloadConverter.json());
 		List<String> wakes = new CopyOnWriteArrayList<>();
 		RedisConnection subscriber = this.connectionFactory.getConnection();
 		try {
@@ -212,8 +212,8 @@ class AclTests {
 			clusterFactory.start();
 			try {
 				RedisMessageStore store = new RedisMessageStore(clusterFactory, "dq", DeadLetterPolicy.DEFAULT);
-				RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
-				RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, new JacksonPayloadConverter());
+				RedisDelayedQueue queue = new RedisDelayedQueue(store, PayloadConverter.json());
+				RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, PayloadConverter.json());
 				for (int i = 0; i < 30; i++) {
 					queue.schedule("acl-" + i, "m", "x", Duration.ofMinutes(5));
 				}
@@ -243,7 +243,7 @@ class AclTests {
 			.withMessageContaining("NOPERM");
 		RedisMessageStore elsewhere = new RedisMessageStore(this.connectionFactory, "other", DeadLetterPolicy.DEFAULT);
 		assertThatExceptionOfType(DataAccessException.class)
-			.isThrownBy(() -> new RedisDelayedQueue(elsewhere, new JacksonPayloadConverter()).schedule("acl", "x",
+			.isThrownBy(() -> new RedisDelayedQueue(elsewhere, PayloadConverter.json()).schedule("acl", "x",
 					Duration.ZERO))
 			.havingRootCause()
 			.withMessageContaining("NOPERM");

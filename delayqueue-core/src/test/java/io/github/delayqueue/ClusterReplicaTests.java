@@ -2,10 +2,10 @@ package io.github.delayqueue;
 
 import java.time.Duration;
 
+import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.build.redis.TestRedisCluster;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
-import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.NotReplicatedException;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -50,8 +50,8 @@ class ClusterReplicaTests {
 	void eachChangeWaitsForTheReplicaOfItsOwnMaster() {
 		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
 		store.setReplicaAcknowledgement(1, Duration.ofMillis(500));
-		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
-		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, new JacksonPayloadConverter());
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, PayloadConverter.json());
+		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, PayloadConverter.json());
 		String quiet = topicOn(this.cluster.masterPorts().get(0));
 		String lonely = topicOn(this.cluster.masterPorts().get(1));
 		assertThat(queue.schedule(quiet, "a", "x", Duration.ofMinutes(5))).isTrue();
@@ -69,8 +69,8 @@ class ClusterReplicaTests {
 	void aChangeToASlotThatMovedFollowsItAndWaitsForTheNewMastersReplica() {
 		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
 		store.setReplicaAcknowledgement(1, Duration.ofMillis(500));
-		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
-		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, new JacksonPayloadConverter());
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, PayloadConverter.json());
+		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, PayloadConverter.json());
 		int from = this.cluster.masterPorts().get(0);
 		int to = this.cluster.masterPorts().get(2);
 		String topic = topicOn(from);

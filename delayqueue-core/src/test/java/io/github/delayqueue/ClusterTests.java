@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
 import io.github.delayqueue.build.redis.TestRedisCluster;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
@@ -16,7 +17,6 @@ import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
-import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.TopicKeys;
@@ -84,12 +84,12 @@ class ClusterTests {
 		connectionFactory.start();
 		this.closeables.add(connectionFactory::destroy);
 		this.store = new RedisMessageStore(connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
-		this.queue = new RedisDelayedQueue(this.store, new JacksonPayloadConverter());
-		this.admin = new RedisDelayedQueueAdmin(this.store, new JacksonPayloadConverter());
+		this.queue = new RedisDelayedQueue(this.store, PayloadConverter.json());
+		this.admin = new RedisDelayedQueueAdmin(this.store, PayloadConverter.json());
 		this.scheduler = new WakeUpTimer(connectionFactory, Duration.ofMillis(5), Duration.ofMillis(500));
 		this.scheduler.start();
 		this.closeables.add(0, this.scheduler::stop);
-		this.factory = new DefaultDelayedListenerContainerFactory(this.store, new JacksonPayloadConverter(),
+		this.factory = new DefaultDelayedListenerContainerFactory(this.store, PayloadConverter.json(),
 				this.scheduler);
 		this.factory.getContainerProperties().setShutdownTimeout(Duration.ofSeconds(2));
 		this.registry = new DelayedListenerEndpointRegistry();

@@ -12,7 +12,6 @@ import io.github.delayqueue.build.redis.TestRedis;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
-import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -34,7 +33,7 @@ public final class RedisFixture implements AutoCloseable {
 
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 
-	private final PayloadConverter converter = new JacksonPayloadConverter();
+	private final PayloadConverter converter = PayloadConverter.json();
 
 	public RedisFixture(TestRedis redis) {
 		this.redis = redis;

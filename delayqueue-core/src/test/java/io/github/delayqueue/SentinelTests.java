@@ -4,12 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.build.redis.TestRedisSentinel;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.core.RedisDelayedQueue;
-import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.wakeup.WakeUpTimer;
@@ -62,13 +62,13 @@ class SentinelTests {
 		connectionFactory.start();
 		this.closeables.add(connectionFactory::destroy);
 		RedisMessageStore store = new RedisMessageStore(connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
-		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, PayloadConverter.json());
 		WakeUpTimer scheduler = new WakeUpTimer(connectionFactory, Duration.ofMillis(5),
 				Duration.ofMillis(500));
 		scheduler.start();
 		this.closeables.add(0, scheduler::stop);
 		DefaultDelayedListenerContainerFactory factory = new DefaultDelayedListenerContainerFactory(store,
-				new JacksonPayloadConverter(), scheduler);
+				PayloadConverter.json(), scheduler);
 		DelayedListenerEndpointRegistry registry = new DelayedListenerEndpointRegistry();
 		Recorder<String> recorder = new Recorder<>();
 		registry.registerListenerContainer(SimpleDelayedListenerEndpoint.of("failover", String.class, recorder),

@@ -74,6 +74,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * @since 0.1.0
  */
 @Endpoint(id = "delayqueue", defaultAccess = Access.READ_ONLY)
+// the operations' optional parameters carry Spring's own @Nullable (deprecated in Spring Framework 7, where
+// JSpecify's replaces it): the one Boot 3.5's Actuator recognises as "optional"; Boot 4 recognises either
+@SuppressWarnings("deprecation")
 public class DelayQueueEndpoint {
 
 	private static final String DEAD = "dead";
@@ -178,9 +181,11 @@ public class DelayQueueEndpoint {
 	 * @return the part, or {@code null} (404) for another {@code part}
 	 */
 	@ReadOperation
-	public @Nullable Object topicPart(@Selector String topic, @Selector String part, @Nullable Integer offset,
-			@Nullable Integer limit, @Nullable String cursor, @Nullable Instant from, @Nullable Instant to,
-			@Nullable Integer windows, @Nullable Integer top) {
+	public @Nullable Object topicPart(@Selector String topic, @Selector String part,
+			@org.springframework.lang.Nullable Integer offset, @org.springframework.lang.Nullable Integer limit,
+			@org.springframework.lang.Nullable String cursor, @org.springframework.lang.Nullable Instant from,
+			@org.springframework.lang.Nullable Instant to, @org.springframework.lang.Nullable Integer windows,
+			@org.springframework.lang.Nullable Integer top) {
 		validTopic(topic);
 		int count = (limit != null) ? limit : DEFAULT_LIMIT;
 		return switch (part) {
@@ -254,8 +259,8 @@ public class DelayQueueEndpoint {
 	 */
 	@WriteOperation
 	public @Nullable GroupControlState changeGroup(@Selector String topic, @Selector String part,
-			@Selector String group, @Selector String action, @Nullable Integer maxInFlight, @Nullable Integer weight,
-			@Nullable Double ratePerSecond) {
+			@Selector String group, @Selector String action, @org.springframework.lang.Nullable Integer maxInFlight,
+			@org.springframework.lang.Nullable Integer weight, @org.springframework.lang.Nullable Double ratePerSecond) {
 		if (!GROUPS.equals(part)) {
 			return null;
 		}
@@ -324,8 +329,10 @@ public class DelayQueueEndpoint {
 	 * @return the topic's controls now
 	 */
 	@WriteOperation
-	public TopicControlState limits(@Selector String topic, @Nullable Double ratePerSecond,
-			@Nullable Integer maxInFlight, @Nullable Integer groupMaxInFlight, @Nullable Double groupRatePerSecond) {
+	public TopicControlState limits(@Selector String topic, @org.springframework.lang.Nullable Double ratePerSecond,
+			@org.springframework.lang.Nullable Integer maxInFlight,
+			@org.springframework.lang.Nullable Integer groupMaxInFlight,
+			@org.springframework.lang.Nullable Double groupRatePerSecond) {
 		validTopic(topic);
 		return badRequest("Invalid limits", () -> {
 			if (groupRatePerSecond != null) {

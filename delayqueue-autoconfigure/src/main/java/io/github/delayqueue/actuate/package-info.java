@@ -1,5 +1,5 @@
 /**
- * Spring Boot Actuator support: the {@code delayqueue} endpoint and health indicator.
+ * Spring Boot Actuator support on every Boot line: the {@code delayqueue} endpoint and the health check that each line's health indicator reports.
  */
 @NullMarked
 package io.github.delayqueue.actuate;

@@ -14,7 +14,6 @@ import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.core.RedisReactiveDelayedQueue;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
-import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.recurring.RecurringSchedules;
 import io.github.delayqueue.recurring.RedisRecurringSchedules;
@@ -28,7 +27,6 @@ import io.github.delayqueue.support.micrometer.DelayQueueScheduleObservationConv
 import io.micrometer.observation.ObservationRegistry;
 import jakarta.validation.Validator;
 import reactor.core.publisher.Mono;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -37,12 +35,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnJava;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.thread.Threading;
+import org.springframework.boot.system.JavaVersion;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Fallback;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
@@ -55,26 +54,34 @@ import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
  * Auto-configuration for delayqueue: a {@link DelayedQueue} on the application's Redis, the wake-up timer that wakes
  * listeners, the listener container factory (with its {@link DelayedListenerContainerFactoryConfigurer}) and
  * {@code @DelayedListener} support, with the application's validator for {@code @Valid} payloads; with Reactor and a
- * reactive connection factory (Lettuce's), an {@link AsyncDelayedQueue} and a {@link ReactiveDelayedQueue} too. Every bean backs off
+ * reactive connection factory (Lettuce's), an {@link AsyncDelayedQueue} and a {@link ReactiveDelayedQueue} too.
+ * Payloads are JSON through the application's own Jackson mapper: its Jackson 3 {@code JsonMapper} (Spring Boot 4),
+ * else its Jackson 2 {@code ObjectMapper} (Spring Boot 3.5), else a mapper of Jackson's defaults, Jackson 3 where it is
+ * on the class path. The same auto-configuration runs on Spring Boot 3.5 and 4. Every bean backs off
  * when the application defines its own; {@code delayqueue.enabled=false} turns all of it off; without a
  * {@link RedisConnectionFactory} nothing is configured.
  *
  * @since 0.1.0
  */
-@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+@AutoConfiguration(afterName = {
+		// Spring Boot 4
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
-		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
-@ConditionalOnClass({ RedisConnectionFactory.class, JsonMapper.class })
+		"org.springframework.boot.jackson2.autoconfigure.Jackson2AutoConfiguration",
+		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+		// Spring Boot 3.5
+		"org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+		"org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
+		"org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration" })
+@ConditionalOnClass(RedisConnectionFactory.class)
 @ConditionalOnBooleanProperty(name = "delayqueue.enabled", matchIfMissing = true)
 @ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 @EnableConfigurationProperties(DelayQueueProperties.class)
+@Import({ PayloadConverterConfigurations.ApplicationJsonMapper.class,
+		PayloadConverterConfigurations.ApplicationObjectMapper.class,
+		PayloadConverterConfigurations.DefaultJsonMapper.class,
+		PayloadConverterConfigurations.DefaultObjectMapper.class })
 public final class DelayQueueAutoConfiguration {
-
-	@Bean
-	@ConditionalOnMissingBean
-	PayloadConverter delayQueuePayloadConverter(ObjectProvider<JsonMapper> jsonMapper) {
-		return new JacksonPayloadConverter(jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()));
-	}
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -173,22 +180,15 @@ public final class DelayQueueAutoConfiguration {
 		return new DelayQueuePropertiesMapper(properties).wakeUpTimer(connectionFactory);
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
-	@ConditionalOnThreading(Threading.PLATFORM)
-	DelayedListenerContainerFactoryConfigurer delayedListenerContainerFactoryConfigurer(
-			DelayQueueProperties properties, ObjectProvider<DelayQueueMonitor> monitor,
-			ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
-			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator,
-			TopicPartitioning partitioning, ObjectProvider<DelayedQueueAdmin> admin) {
-		return configurer(properties, monitor, observationRegistry, observationConvention, errorHandler,
-				taskDecorator, partitioning, admin);
-	}
-
+	/**
+	 * Handlers on virtual threads where the application runs on them ({@code spring.threads.virtual.enabled} on Java
+	 * 21+, as Boot's {@code Threading.VIRTUAL} on every line); declared before the platform-thread configurer, which
+	 * backs off when this one is there.
+	 */
 	@Bean(name = "delayedListenerContainerFactoryConfigurer")
 	@ConditionalOnMissingBean
-	@ConditionalOnThreading(Threading.VIRTUAL)
+	@ConditionalOnJava(JavaVersion.TWENTY_ONE)
+	@ConditionalOnBooleanProperty("spring.threads.virtual.enabled")
 	DelayedListenerContainerFactoryConfigurer delayedListenerContainerFactoryConfigurerVirtualThreads(
 			DelayQueueProperties properties, ObjectProvider<DelayQueueMonitor> monitor,
 			ObjectProvider<ObservationRegistry> observationRegistry,
@@ -201,6 +201,18 @@ public final class DelayQueueAutoConfiguration {
 		virtualThreads.setVirtualThreads(true);
 		configurer.setTaskExecutor(virtualThreads);
 		return configurer;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayedListenerContainerFactoryConfigurer delayedListenerContainerFactoryConfigurer(
+			DelayQueueProperties properties, ObjectProvider<DelayQueueMonitor> monitor,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<DelayQueueListenerObservationConvention> observationConvention,
+			ObjectProvider<DeliveryErrorHandler> errorHandler, ObjectProvider<TaskDecorator> taskDecorator,
+			TopicPartitioning partitioning, ObjectProvider<DelayedQueueAdmin> admin) {
+		return configurer(properties, monitor, observationRegistry, observationConvention, errorHandler,
+				taskDecorator, partitioning, admin);
 	}
 
 	private static DelayedListenerContainerFactoryConfigurer configurer(DelayQueueProperties properties,

@@ -24,8 +24,12 @@ import org.springframework.context.annotation.Bean;
  * @since 0.1.0
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class, afterName = {
+		// Spring Boot 4
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
+		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+		// Spring Boot 3.5
+		"org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+		"org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean({ MeterRegistry.class, DelayedQueue.class })
 @ConditionalOnBooleanProperty(name = "delayqueue.metrics.enabled", matchIfMissing = true)

@@ -6,6 +6,7 @@ import java.time.ZoneId;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.delayqueue.build.BootLine;
 import io.github.delayqueue.AsyncDelayedQueue;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
@@ -25,7 +26,6 @@ import io.github.delayqueue.listener.DeliveryErrorHandler;
 import io.github.delayqueue.listener.FailureAction;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
-import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisReactiveDelayedQueue;
@@ -44,8 +44,6 @@ import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -65,8 +63,7 @@ class DelayQueueAutoConfigurationTests {
 	static final TestRedisExtension redis = TestRedisExtension.create();
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-				DelayQueueAutoConfiguration.class, DelayQueueMetricsAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(BootLine.redisAndJackson(DelayQueueAutoConfiguration.class, DelayQueueMetricsAutoConfiguration.class)))
 		.withPropertyValues("spring.data.redis.host=" + redis.get().host(),
 				"spring.data.redis.port=" + redis.get().port(), "spring.data.redis.database=" + redis.get().database());
 
@@ -173,10 +170,9 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
-	void aWrappedQueueIsTheOneInjectedAndTheEndpointHealthAndTopicMetricsKeepWorking() {
+	void aWrappedQueueIsTheOneInjectedAndTheEndpointAndTopicMetricsKeepWorking() {
 		this.runner.withBean(SimpleMeterRegistry.class)
-			.withConfiguration(AutoConfigurations.of(DelayQueueHealthContributorAutoConfiguration.class,
-					DelayQueueEndpointAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(DelayQueueEndpointAutoConfiguration.class))
 			.withPropertyValues("management.endpoints.web.exposure.include=delayqueue")
 			.withUserConfiguration(WrappingQueue.class)
 			.run((context) -> {
@@ -184,7 +180,6 @@ class DelayQueueAutoConfigurationTests {
 				assertThat(context.getBean(DelayedQueue.class)).isSameAs(context.getBean("tenantQueue"));
 				assertThat(context).hasSingleBean(RedisDelayedQueue.class);
 				assertThat(context).hasSingleBean(io.github.delayqueue.DelayedQueueAdmin.class);
-				assertThat(context).hasSingleBean(io.github.delayqueue.actuate.DelayQueueHealthIndicator.class);
 				assertThat(context).hasSingleBean(io.github.delayqueue.actuate.DelayQueueEndpoint.class);
 				assertThat(context).hasSingleBean(DelayQueueTopicMetrics.class);
 				context.getBean(DelayedQueue.class).schedule("wrapped", "x", Duration.ofMinutes(1));
@@ -358,15 +353,6 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
-	void healthIndicatorIsConfigured() {
-		this.runner.withConfiguration(AutoConfigurations.of(DelayQueueHealthContributorAutoConfiguration.class))
-			.run((context) -> assertThat(context).hasBean("delayqueueHealthIndicator"));
-		this.runner.withConfiguration(AutoConfigurations.of(DelayQueueHealthContributorAutoConfiguration.class))
-			.withPropertyValues("management.health.delayqueue.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean("delayqueueHealthIndicator"));
-	}
-
-	@Test
 	void canBeDisabled() {
 		this.runner.withPropertyValues("delayqueue.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed();
@@ -379,7 +365,7 @@ class DelayQueueAutoConfigurationTests {
 	@Test
 	void withoutARedisConnectionFactoryNothingIsConfigured() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, DelayQueueAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(BootLine.jackson(), DelayQueueAutoConfiguration.class))
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context).doesNotHaveBean(DelayedQueue.class);
@@ -708,8 +694,7 @@ class DelayQueueAutoConfigurationTests {
 	void worksBehindRedisSentinelWithBootsProperties() {
 		try (io.github.delayqueue.build.redis.TestRedisSentinel sentinel = io.github.delayqueue.build.redis.TestRedisSentinel.start()) {
 			new ApplicationContextRunner()
-				.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-						DelayQueueAutoConfiguration.class))
+				.withConfiguration(AutoConfigurations.of(BootLine.redisAndJackson(DelayQueueAutoConfiguration.class)))
 				.withPropertyValues("spring.data.redis.sentinel.master=" + sentinel.masterName(),
 						"spring.data.redis.sentinel.nodes=" + String.join(",", sentinel.sentinelAddresses()),
 						"delayqueue.durability.replicas=1")
@@ -761,7 +746,7 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(options.batchSize()).isEqualTo(defaults.batchSize());
 			// the same exponential backoff (compared by its settings: each execution is jittered at random)
 			assertThat(((DefaultDeliveryErrorHandler) options.errorHandler()).getBackOff())
-				.isInstanceOf(org.springframework.util.backoff.ExponentialBackOff.class)
+				.hasToString(DefaultDeliveryErrorHandler.defaultBackOff().toString())
 				.usingRecursiveComparison()
 				.isEqualTo(DefaultDeliveryErrorHandler.defaultBackOff());
 			DelayQueueProperties properties = new DelayQueueProperties();
@@ -903,7 +888,7 @@ class DelayQueueAutoConfigurationTests {
 
 	static class UserBeans {
 
-		static final PayloadConverter CONVERTER = new JacksonPayloadConverter();
+		static final PayloadConverter CONVERTER = PayloadConverter.json();
 
 		@Bean
 		PayloadConverter userConverter() {

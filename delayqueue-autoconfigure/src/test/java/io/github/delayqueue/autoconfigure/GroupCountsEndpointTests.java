@@ -3,6 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.delayqueue.build.BootLine;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.ScheduleRequest;
@@ -18,8 +19,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,9 +35,8 @@ class GroupCountsEndpointTests {
 	static final TestRedisExtension redis = TestRedisExtension.create();
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-				DelayQueueAutoConfiguration.class, DelayQueueMetricsAutoConfiguration.class,
-				DelayQueueEndpointAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(BootLine.redisAndJackson(DelayQueueAutoConfiguration.class, DelayQueueMetricsAutoConfiguration.class,
+				DelayQueueEndpointAutoConfiguration.class)))
 		.withPropertyValues("spring.data.redis.host=" + redis.get().host(),
 				"spring.data.redis.port=" + redis.get().port(), "spring.data.redis.database=" + redis.get().database(),
 				"management.endpoints.web.exposure.include=delayqueue");

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delayqueue.build.BootLine;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageState;
@@ -21,8 +22,6 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -85,8 +84,7 @@ class JedisTests {
 
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayQueueAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(BootLine.redisAndJackson(DelayQueueAutoConfiguration.class)))
 			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,
 					"spring.data.redis.client-type=jedis", "delayqueue.key-prefix=jedis");
 	}

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.build.BootLine;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.annotation.DelayedListener;
 import io.github.delayqueue.build.redis.TestRedisExtension;
@@ -18,8 +19,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,8 +44,7 @@ class RecurringIntegrationTests {
 	private static final List<Instant> caughtUp = new CopyOnWriteArrayList<>();
 
 	private final ApplicationContextRunner application = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-				DelayQueueAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(BootLine.redisAndJackson(DelayQueueAutoConfiguration.class)))
 		.withUserConfiguration(PulseListener.class)
 		.withPropertyValues("spring.data.redis.host=" + redis.get().host(),
 				"spring.data.redis.port=" + redis.get().port(), "spring.data.redis.database=" + redis.get().database(),

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delayqueue.build.BootLine;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.config.DelayQueueConfigUtils;
@@ -21,8 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.test.util.TestSocketUtils;
 
@@ -63,8 +62,7 @@ class TlsTests {
 		}
 		try (server) {
 			new ApplicationContextRunner()
-				.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, DataRedisAutoConfiguration.class,
-						JacksonAutoConfiguration.class, DelayQueueAutoConfiguration.class))
+				.withConfiguration(AutoConfigurations.of(BootLine.redisAndJackson(SslAutoConfiguration.class, DelayQueueAutoConfiguration.class)))
 				.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + tlsPort,
 						"spring.data.redis.ssl.bundle=test-ca",
 						"spring.ssl.bundle.pem.test-ca.truststore.certificate=file:"

@@ -7,9 +7,9 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
  * What a GraalVM native image of an application with delayqueue needs at run time that static analysis cannot see:
- * the Lua scripts, read as class-path resources when the store starts. The recurring schedules' stored definitions
- * are registered by {@code RecurringRuntimeHints}; listener methods and their payload types are registered per
- * application by {@link DelayedListenerBeanRegistrationAotProcessor}.
+ * the Lua scripts, read as class-path resources when the store starts. Listener methods and their payload types are
+ * registered per application by {@link DelayedListenerBeanRegistrationAotProcessor}; the recurring schedules' stored
+ * definitions are read field by field and need no reflection.
  *
  * @since 0.3.0
  */

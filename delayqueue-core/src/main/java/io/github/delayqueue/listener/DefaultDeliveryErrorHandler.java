@@ -13,7 +13,6 @@ import io.github.delayqueue.payload.PayloadConversionException;
 import org.springframework.util.Assert;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
-import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * The default {@link DeliveryErrorHandler}, which owns its policy as spring-kafka's {@code DefaultErrorHandler(BackOff)}
@@ -86,7 +85,8 @@ public final class DefaultDeliveryErrorHandler implements DeliveryErrorHandler {
 	/**
 	 * An exponential backoff: {@code delay}, then each delay the previous one times {@code multiplier}, at most
 	 * {@code maxDelay}, each moved by a random amount of up to {@code jitter} (scaled as the delay grows), never
-	 * below the first delay nor above the longest (Spring's {@link ExponentialBackOff}).
+	 * below the first delay nor above the longest (Spring's {@code ExponentialBackOff} with Spring Framework 7's
+	 * jitter, on 6.2 too).
 	 * @param delay the delay before the second attempt, at least 1 ms
 	 * @param multiplier the growth per attempt, at least 1
 	 * @param maxDelay the longest delay, at least {@code delay}
@@ -95,15 +95,7 @@ public final class DefaultDeliveryErrorHandler implements DeliveryErrorHandler {
 	 * @since 0.3.0
 	 */
 	public static BackOff exponentialBackOff(Duration delay, double multiplier, Duration maxDelay, Duration jitter) {
-		Assert.isTrue(delay != null && delay.toMillis() >= 1, () -> "Backoff delay must be at least 1ms, but was " + delay);
-		Assert.isTrue(multiplier >= 1, () -> "Backoff multiplier must be at least 1, but was " + multiplier);
-		Assert.isTrue(maxDelay != null && maxDelay.compareTo(delay) >= 0,
-				() -> "Max backoff delay must be at least the delay (" + delay + "), but was " + maxDelay);
-		Assert.isTrue(jitter != null && !jitter.isNegative(), () -> "Backoff jitter must not be negative, but was " + jitter);
-		ExponentialBackOff backOff = new ExponentialBackOff(delay.toMillis(), multiplier);
-		backOff.setMaxInterval(maxDelay.toMillis());
-		backOff.setJitter(jitter.toMillis());
-		return backOff;
+		return new JitteredExponentialBackOff(delay, multiplier, maxDelay, jitter);
 	}
 
 	/**

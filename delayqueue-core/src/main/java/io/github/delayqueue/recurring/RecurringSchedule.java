@@ -7,9 +7,8 @@ import java.time.ZonedDateTime;
 import java.util.Objects;
 
 import io.github.delayqueue.Topics;
+import io.github.delayqueue.payload.JsonValues;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.scheduling.support.CronExpression;
 import org.springframework.util.Assert;
@@ -33,8 +32,6 @@ public final class RecurringSchedule {
 	public static final int DEFAULT_MAX_MISSED = 10;
 
 	private static final int MAX_NAME_LENGTH = 100;
-
-	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private final String name;
 
@@ -280,12 +277,10 @@ public final class RecurringSchedule {
 		 */
 		public Builder payloadJson(String json) {
 			Assert.hasText(json, "Payload JSON must not be empty");
-			try {
-				JSON.readTree(json);
-			}
-			catch (JacksonException ex) {
+			String problem = JsonValues.problem(json);
+			if (problem != null) {
 				throw new IllegalArgumentException(
-						"Payload of recurring schedule '" + this.name + "' is not JSON: " + ex.getOriginalMessage());
+						"Payload of recurring schedule '" + this.name + "' is not JSON: " + problem);
 			}
 			this.payloadJson = json;
 			this.payload = null;

@@ -8,13 +8,16 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.github.delayqueue.payload.JsonValues;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A recurring schedule as kept in Redis: JSON of fixed fields (no type names), the payload as the JSON text it was
- * serialised to when defined.
+ * A recurring schedule as kept in Redis: a JSON object of fixed fields (no type names), the payload as the JSON text
+ * it was serialised to when defined. Read and written field by field, so that Jackson 2 and Jackson 3 store the same
+ * thing and each reads what the other wrote.
  *
  * @param version the format, 1
  * @param topic the topic
@@ -29,8 +32,6 @@ import tools.jackson.databind.json.JsonMapper;
 record StoredDefinition(int version, String topic, @Nullable String cron, @Nullable Long everyMillis, String zone,
 		String payload, String missedTicks, int maxMissed, boolean paused) {
 
-	private static final JsonMapper JSON = JsonMapper.builder().build();
-
 	static StoredDefinition of(RecurringSchedule schedule, byte[] payload, boolean paused) {
 		Duration every = schedule.every();
 		return new StoredDefinition(1, schedule.topic(), schedule.cron(), (every != null) ? every.toMillis() : null,
@@ -44,7 +45,7 @@ record StoredDefinition(int version, String topic, @Nullable String cron, @Nulla
 	 */
 	static StoredDefinition decode(String name, byte[] bytes) {
 		try {
-			StoredDefinition definition = JSON.readValue(bytes, StoredDefinition.class);
+			StoredDefinition definition = fromFields(JsonValues.readObject(bytes));
 			if (definition.version() != 1) {
 				throw new IllegalStateException(
 						"Recurring schedule '" + name + "' is stored in format " + definition.version());
@@ -53,7 +54,7 @@ record StoredDefinition(int version, String topic, @Nullable String cron, @Nulla
 			definition.schedule(name);
 			return definition;
 		}
-		catch (JacksonException | IllegalArgumentException | DateTimeException | NullPointerException ex) {
+		catch (IllegalArgumentException | DateTimeException | NullPointerException | ClassCastException ex) {
 			throw new IllegalStateException("Recurring schedule '" + name + "' is not readable: " + ex.getMessage(),
 					ex);
 		}
@@ -67,16 +68,54 @@ record StoredDefinition(int version, String topic, @Nullable String cron, @Nulla
 				.onUnmappableCharacter(CodingErrorAction.REPORT)
 				.decode(ByteBuffer.wrap(bytes))
 				.toString();
-			JSON.readTree(text);
-			return !text.isBlank();
+			return !text.isBlank() && JsonValues.isValue(text);
 		}
-		catch (CharacterCodingException | JacksonException ex) {
+		catch (CharacterCodingException ex) {
 			return false;
 		}
 	}
 
 	byte[] encode() {
-		return JSON.writeValueAsBytes(this);
+		return JsonValues.write(fields());
+	}
+
+	/** Its fields, by the names that every version reads. */
+	Map<String, @Nullable Object> fields() {
+		Map<String, @Nullable Object> fields = new LinkedHashMap<>();
+		fields.put("version", this.version);
+		fields.put("topic", this.topic);
+		fields.put("cron", this.cron);
+		fields.put("everyMillis", this.everyMillis);
+		fields.put("zone", this.zone);
+		fields.put("payload", this.payload);
+		fields.put("missedTicks", this.missedTicks);
+		fields.put("maxMissed", this.maxMissed);
+		fields.put("paused", this.paused);
+		return fields;
+	}
+
+	static StoredDefinition fromFields(Map<String, Object> fields) {
+		Number everyMillis = (Number) fields.get("everyMillis");
+		return new StoredDefinition(number(fields, "version").intValue(), text(fields, "topic"),
+				(String) fields.get("cron"), (everyMillis != null) ? everyMillis.longValue() : null,
+				text(fields, "zone"), text(fields, "payload"), text(fields, "missedTicks"),
+				number(fields, "maxMissed").intValue(), Boolean.TRUE.equals(fields.get("paused")));
+	}
+
+	private static Number number(Map<String, Object> fields, String name) {
+		Object value = fields.get(name);
+		if (!(value instanceof Number number)) {
+			throw new IllegalArgumentException("'" + name + "' is not a number");
+		}
+		return number;
+	}
+
+	private static String text(Map<String, Object> fields, String name) {
+		Object value = fields.get(name);
+		if (!(value instanceof String text)) {
+			throw new IllegalArgumentException("'" + name + "' is not a string");
+		}
+		return text;
 	}
 
 	StoredDefinition paused(boolean paused) {

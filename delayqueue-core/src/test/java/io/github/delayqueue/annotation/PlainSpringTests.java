@@ -14,7 +14,6 @@ import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.core.RedisDelayedQueue;
-import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -144,7 +143,7 @@ class PlainSpringTests {
 
 		@Bean
 		PayloadConverter payloadConverter() {
-			return new JacksonPayloadConverter();
+			return PayloadConverter.json();
 		}
 
 		@Bean

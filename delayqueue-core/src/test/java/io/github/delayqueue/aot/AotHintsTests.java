@@ -48,7 +48,7 @@ class AotHintsTests {
 	void theRegistrarsAndTheProcessorAreFoundWhereSpringLooks() {
 		SpringFactoriesLoader aot = SpringFactoriesLoader.forResourceLocation("META-INF/spring/aot.factories");
 		assertThat(aot.load(RuntimeHintsRegistrar.class)).extracting(Object::getClass)
-			.contains(DelayQueueRuntimeHints.class, io.github.delayqueue.recurring.RecurringRuntimeHints.class);
+			.contains(DelayQueueRuntimeHints.class);
 		assertThat(aot.load(BeanRegistrationAotProcessor.class)).extracting(Object::getClass)
 			.contains(DelayedListenerBeanRegistrationAotProcessor.class);
 	}

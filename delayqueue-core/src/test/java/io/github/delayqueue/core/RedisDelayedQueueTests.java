@@ -25,7 +25,6 @@ import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.build.redis.TestRedisExtension;
-import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.ClaimedMessage;
@@ -86,7 +85,7 @@ class RedisDelayedQueueTests {
 	void aDelayCountsFromTheCallNotFromWhenItsScriptRan() {
 		// the call is slow before it reaches Redis: its payload is written only once the Redis clock is 400 ms past
 		// the call's start
-		JacksonPayloadConverter json = new JacksonPayloadConverter();
+		PayloadConverter json = PayloadConverter.json();
 		AtomicReference<Instant> called = new AtomicReference<>();
 		RedisDelayedQueue slow = new RedisDelayedQueue(this.store, new PayloadConverter() {
 			@Override
@@ -364,7 +363,7 @@ class RedisDelayedQueueTests {
 
 	@Test
 	void payloadOverTheLimitIsRejected() {
-		RedisDelayedQueue small = new RedisDelayedQueue(this.store, new JacksonPayloadConverter(),
+		RedisDelayedQueue small = new RedisDelayedQueue(this.store, PayloadConverter.json(),
 				DataSize.ofBytes(100));
 		assertThatThrownBy(() -> small.schedule("t", "x".repeat(200), Duration.ZERO))
 			.isInstanceOf(PayloadTooLargeException.class)

@@ -2,11 +2,11 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 
+import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedisSentinel;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
-import io.github.delayqueue.payload.JacksonPayloadConverter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,8 +42,8 @@ class ReplicaAcknowledgementTests {
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		this.store = new RedisMessageStore(this.connectionFactory, RedisFixture.PREFIX, DeadLetterPolicy.DEFAULT);
-		this.queue = new RedisDelayedQueue(this.store, new JacksonPayloadConverter());
-		this.admin = new RedisDelayedQueueAdmin(this.store, new JacksonPayloadConverter());
+		this.queue = new RedisDelayedQueue(this.store, PayloadConverter.json());
+		this.admin = new RedisDelayedQueueAdmin(this.store, PayloadConverter.json());
 	}
 
 	@AfterEach

@@ -7,14 +7,13 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 
+import io.github.delayqueue.build.JsonTree;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -37,7 +36,6 @@ class ActuatorEndpointTests {
 
 	private final HttpClient client = HttpClient.newHttpClient();
 
-	private final JsonMapper mapper = JsonMapper.builder().build();
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
@@ -66,23 +64,23 @@ class ActuatorEndpointTests {
 			this.store.leases().bury("reports", message.lease(), "java.lang.IllegalStateException: printer on fire");
 		}
 
-		JsonNode topics = call("GET", "/actuator/delayqueue").body();
-		JsonNode reports = topic(topics, "reports");
+		JsonTree topics = call("GET", "/actuator/delayqueue").body();
+		JsonTree reports = topic(topics, "reports");
 		assertThat(reports.get("waiting").asLong()).isEqualTo(1);
 		assertThat(reports.get("dead").asLong()).isEqualTo(2);
 		assertThat(reports.get("nextDueAt").isNull()).isFalse();
-		JsonNode timeouts = topic(topics, "order-timeout");
+		JsonTree timeouts = topic(topics, "order-timeout");
 		assertThat(reports.get("listener").isNull()).isTrue();
 		assertThat(timeouts.get("listener").get("running").asBoolean()).isTrue();
 		// the sample's recurring report, declared in application.yml, with its next tick
 		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-			JsonNode recurring = call("GET", "/actuator/delayqueue").body().get("recurring");
+			JsonTree recurring = call("GET", "/actuator/delayqueue").body().get("recurring");
 			assertThat(recurring.get(0).get("name").asString()).isEqualTo("cancelled-orders-report");
 			assertThat(recurring.get(0).get("topic").asString()).isEqualTo("order-report");
 			assertThat(recurring.get(0).get("nextTick").isNull()).isFalse();
 		});
 
-		JsonNode dead = call("GET", "/actuator/delayqueue/reports/dead?limit=10").body();
+		JsonTree dead = call("GET", "/actuator/delayqueue/reports/dead?limit=10").body();
 		assertThat(dead.get("total").asLong()).isEqualTo(2);
 		assertThat(dead.get("deadLetters").get(0).get("error").asString()).contains("printer on fire");
 		assertThat(dead.get("deadLetters").get(0).get("payload").asString()).isIn("\"first\"", "\"second\"");
@@ -104,23 +102,23 @@ class ActuatorEndpointTests {
 				.delay(Duration.ofHours(1).plusSeconds(i))
 				.build());
 		}
-		JsonNode message = call("GET", "/actuator/delayqueue/controlled/messages/c-2").body();
+		JsonTree message = call("GET", "/actuator/delayqueue/controlled/messages/c-2").body();
 		assertThat(message.get("state").asString()).isEqualTo("WAITING");
 		assertThat(message.get("payload").asString()).isEqualTo("\"p-2\"");
 		assertThat(call("GET", "/actuator/delayqueue/controlled/messages/none").status()).isEqualTo(404);
 
-		JsonNode page = call("GET", "/actuator/delayqueue/controlled/waiting?limit=3").body();
+		JsonTree page = call("GET", "/actuator/delayqueue/controlled/waiting?limit=3").body();
 		assertThat(page.get("messages").size()).isEqualTo(3);
 		assertThat(page.get("messages").get(0).get("id").asString()).isEqualTo("c-0");
 		String cursor = page.get("nextCursor").asString();
-		JsonNode next = call("GET", "/actuator/delayqueue/controlled/waiting?limit=3&cursor=" + cursor).body();
+		JsonTree next = call("GET", "/actuator/delayqueue/controlled/waiting?limit=3&cursor=" + cursor).body();
 		assertThat(next.get("messages").size()).isEqualTo(2);
 		assertThat(next.get("nextCursor").isNull()).isTrue();
 		assertThat(call("GET", "/actuator/delayqueue/controlled/waiting?cursor=bogus").status()).isEqualTo(400);
 
 		// counted by due time, exactly, without reading a message: all five fall due an hour from now
 		Instant from = Instant.now().plus(Duration.ofMinutes(30));
-		JsonNode due = call("GET", "/actuator/delayqueue/controlled/due?windows=2&from=" + from + "&to="
+		JsonTree due = call("GET", "/actuator/delayqueue/controlled/due?windows=2&from=" + from + "&to="
 				+ from.plus(Duration.ofHours(2))).body();
 		assertThat(due.get("windows").size()).isEqualTo(2);
 		assertThat(due.get("windows").get(0).get("count").asLong()).isEqualTo(5);
@@ -132,21 +130,21 @@ class ActuatorEndpointTests {
 		assertThat(call("GET", "/actuator/delayqueue/controlled").body().get("paused").asBoolean()).isTrue();
 		assertThat(call("POST", "/actuator/delayqueue/controlled/resume").body().get("paused").asBoolean()).isFalse();
 
-		JsonNode limited = post("/actuator/delayqueue/controlled", "{\"ratePerSecond\": 50, \"maxInFlight\": 4}");
+		JsonTree limited = post("/actuator/delayqueue/controlled", "{\"ratePerSecond\": 50, \"maxInFlight\": 4}");
 		assertThat(limited.get("limits").get("ratePerSecond").asDouble()).isEqualTo(50.0);
 		assertThat(limited.get("limits").get("maxInFlight").asInt()).isEqualTo(4);
 		assertThat(call("GET", "/actuator/delayqueue/controlled").body().get("limits").get("maxInFlight").asInt())
 			.isEqualTo(4);
 		assertThat(postStatus("/actuator/delayqueue/controlled", "{\"maxInFlight\": -1}")).isEqualTo(400);
-		JsonNode kept = post("/actuator/delayqueue/controlled", "{\"ratePerSecond\": 0}");
+		JsonTree kept = post("/actuator/delayqueue/controlled", "{\"ratePerSecond\": 0}");
 		assertThat(kept.get("limits").get("ratePerSecond").isNull()).as("0 clears").isTrue();
 		assertThat(kept.get("limits").get("maxInFlight").asInt()).as("left out: kept").isEqualTo(4);
 	}
 
-	private JsonNode post(String path, String json) throws Exception {
+	private JsonTree post(String path, String json) throws Exception {
 		HttpResponse<String> response = postJson(path, json);
 		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-		return this.mapper.readTree(response.body());
+		return JsonTree.parse(response.body());
 	}
 
 	private int postStatus(String path, String json) throws Exception {
@@ -164,18 +162,18 @@ class ActuatorEndpointTests {
 	@Test
 	void metricsAndHealthAreExposed() throws Exception {
 		this.queue.schedule("metered", "x", Duration.ofHours(1));
-		JsonNode scheduled = call("GET", "/actuator/metrics/delayqueue.messages.scheduled?tag=topic:metered").body();
+		JsonTree scheduled = call("GET", "/actuator/metrics/delayqueue.messages.scheduled?tag=topic:metered").body();
 		assertThat(scheduled.get("measurements").get(0).get("value").asDouble()).isEqualTo(1.0);
 		await().atMost(Duration.ofSeconds(20)).until(() -> call("GET",
 				"/actuator/metrics/delayqueue.messages.waiting?tag=topic:metered").status() == 200);
 
-		JsonNode health = call("GET", "/actuator/health").body();
+		JsonTree health = call("GET", "/actuator/health").body();
 		assertThat(health.get("status").asString()).isEqualTo("UP");
 		assertThat(health.get("components").get("delayqueue").get("status").asString()).isEqualTo("UP");
 	}
 
-	private static JsonNode topic(JsonNode topics, String name) {
-		for (JsonNode topic : topics.get("topics")) {
+	private static JsonTree topic(JsonTree topics, String name) {
+		for (JsonTree topic : topics.get("topics")) {
 			if (topic.get("topic").asString().equals(name)) {
 				return topic;
 			}
@@ -188,11 +186,11 @@ class ActuatorEndpointTests {
 			.method(method, HttpRequest.BodyPublishers.noBody())
 			.build();
 		HttpResponse<String> response = this.client.send(request, HttpResponse.BodyHandlers.ofString());
-		JsonNode body = response.body().isEmpty() ? null : this.mapper.readTree(response.body());
+		JsonTree body = response.body().isEmpty() ? null : JsonTree.parse(response.body());
 		return new Response(response.statusCode(), body);
 	}
 
-	record Response(int status, JsonNode body) {
+	record Response(int status, JsonTree body) {
 	}
 
 }

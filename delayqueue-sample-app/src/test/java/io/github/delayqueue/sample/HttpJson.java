@@ -6,15 +6,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
+import io.github.delayqueue.build.JsonTree;
 
 /** Real HTTP calls to the running sample, with JSON bodies. */
 final class HttpJson {
 
 	private final HttpClient client = HttpClient.newHttpClient();
-
-	private final JsonMapper mapper = JsonMapper.builder().build();
 
 	private final String base;
 
@@ -36,7 +33,7 @@ final class HttpJson {
 	private Response send(HttpRequest request) {
 		try {
 			HttpResponse<String> response = this.client.send(request, HttpResponse.BodyHandlers.ofString());
-			JsonNode body = response.body().isEmpty() ? null : this.mapper.readTree(response.body());
+			JsonTree body = response.body().isEmpty() ? null : JsonTree.parse(response.body());
 			return new Response(response.statusCode(), body, response.headers().firstValue("Location").orElse(null));
 		}
 		catch (IOException ex) {
@@ -48,7 +45,7 @@ final class HttpJson {
 		}
 	}
 
-	record Response(int status, JsonNode body, String location) {
+	record Response(int status, JsonTree body, String location) {
 
 		String text(String field) {
 			return this.body.get(field).asString();

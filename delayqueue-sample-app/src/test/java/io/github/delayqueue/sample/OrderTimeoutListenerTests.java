@@ -9,16 +9,19 @@ import io.github.delayqueue.test.DelayQueueTester;
 import io.github.delayqueue.test.autoconfigure.DelayQueueTest;
 import org.junit.jupiter.api.Test;
 
+import javax.sql.DataSource;
+
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcClientAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,11 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * of 30 minutes, made to pass on the Redis clock.
  */
 @DelayQueueTest
-@Import({ OrderService.class, OrderRepository.class })
+@Import({ OrderService.class, OrderRepository.class, OrderTimeoutListenerTests.OrdersDatabase.class })
 @EnableConfigurationProperties(SampleProperties.class)
-@ImportAutoConfiguration({ DataSourceAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
-		JdbcTemplateAutoConfiguration.class, JdbcClientAutoConfiguration.class,
-		DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class })
 class OrderTimeoutListenerTests {
 
 	@Autowired
@@ -76,6 +76,35 @@ class OrderTimeoutListenerTests {
 		assertThat(this.tester.received(OrderService.TIMEOUT_TOPIC)).extracting((call) -> call.id())
 			.containsExactly(order.id());
 		assertThat(this.orders.get(order.id()).status()).isEqualTo(OrderStatus.PAID);
+	}
+
+	/**
+	 * The orders' embedded database with its schema and transactions, in plain Spring: the slice brings no JDBC
+	 * auto-configuration, and this test runs on every Boot line (whose JDBC auto-configurations have different
+	 * names).
+	 */
+	@TestConfiguration(proxyBeanMethods = false)
+	@EnableTransactionManagement
+	static class OrdersDatabase {
+
+		@Bean(destroyMethod = "shutdown")
+		org.springframework.jdbc.datasource.embedded.EmbeddedDatabase ordersDataSource() {
+			return new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+				.generateUniqueName(true)
+				.addScript("schema.sql")
+				.build();
+		}
+
+		@Bean
+		JdbcClient ordersJdbcClient(DataSource dataSource) {
+			return JdbcClient.create(dataSource);
+		}
+
+		@Bean
+		PlatformTransactionManager ordersTransactionManager(DataSource dataSource) {
+			return new DataSourceTransactionManager(dataSource);
+		}
+
 	}
 
 }

@@ -15,9 +15,8 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.delayqueue.build.JsonTree;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -58,7 +57,6 @@ class ReadmeWalkThroughTests {
 
 	private final HttpClient client = HttpClient.newHttpClient();
 
-	private final JsonMapper mapper = JsonMapper.builder().build();
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
@@ -155,7 +153,7 @@ class ReadmeWalkThroughTests {
 				: HttpRequest.BodyPublishers.noBody());
 		try {
 			HttpResponse<String> response = this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-			JsonNode json = response.body().isEmpty() ? null : this.mapper.readTree(response.body());
+			JsonTree json = response.body().isEmpty() ? null : JsonTree.parse(response.body());
 			return new Answer(response.statusCode(), response.body(), json);
 		}
 		catch (IOException ex) {
@@ -237,7 +235,7 @@ class ReadmeWalkThroughTests {
 
 	}
 
-	record Answer(int status, String body, JsonNode json) {
+	record Answer(int status, String body, JsonTree json) {
 	}
 
 }

@@ -50,8 +50,13 @@ import org.springframework.web.servlet.DispatcherServlet;
  */
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayQueueMetricsAutoConfiguration.class },
 		afterName = {
+				// Spring Boot 4
 				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 				"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+				// Spring Boot 3.5
+				"org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+				"org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration",
+				// both
 				"org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration" })
 @Conditional(DelayQueueDashboardAutoConfiguration.OnMvcOrWebFlux.class)
 @ConditionalOnBean(DelayedQueueAdmin.class)

@@ -1,5 +1,6 @@
 package io.github.delayqueue.dashboard.autoconfigure;
 
+import io.github.delayqueue.build.BootLine;
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.dashboard.DueTimeline;
 import io.github.delayqueue.dashboard.TopicActions;
@@ -20,8 +21,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.ApplicationConversionService;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
@@ -36,9 +35,8 @@ class DelayQueueDashboardAutoConfigurationTests {
 	@RegisterExtension
 	static final TestRedisExtension redis = TestRedisExtension.create();
 
-	private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(DataRedisAutoConfiguration.class,
-			JacksonAutoConfiguration.class, DelayQueueAutoConfiguration.class, EndpointAutoConfiguration.class,
-			DelayQueueDashboardAutoConfiguration.class);
+	private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(BootLine.redisAndJackson(DelayQueueAutoConfiguration.class, EndpointAutoConfiguration.class,
+			DelayQueueDashboardAutoConfiguration.class));
 
 	// the environment converts property values as a Spring Boot application's does (enums in any case)
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
@@ -128,8 +126,7 @@ class DelayQueueDashboardAutoConfigurationTests {
 	@Test
 	void withoutActuatorOnlyTheDashboardsOwnAccessOpensWrites() {
 		WebApplicationContextRunner withoutActuator = new WebApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					DelayQueueAutoConfiguration.class, DelayQueueDashboardAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(BootLine.redisAndJackson(DelayQueueAutoConfiguration.class, DelayQueueDashboardAutoConfiguration.class)))
 			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
 			.withPropertyValues("spring.data.redis.host=" + redis.get().host(),
 					"spring.data.redis.port=" + redis.get().port(),

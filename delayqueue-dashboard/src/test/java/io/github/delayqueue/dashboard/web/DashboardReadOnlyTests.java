@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.github.delayqueue.build.JsonTree;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.ScheduleRequest;
@@ -12,7 +13,6 @@ import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.build.redis.TestRedis;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -58,7 +58,7 @@ class DashboardReadOnlyTests {
 		awaitTopic(http, "ro-orders", (t) -> t.get("waiting").asLong() == 1);
 		this.queue.schedule("ro-orders", "o-2", Map.of("order", "o-2"), Duration.ZERO);
 		// a rate needs samples before and after the second schedule
-		JsonNode topic = awaitTopic(http, "ro-orders",
+		JsonTree topic = awaitTopic(http, "ro-orders",
 				(t) -> t.get("waiting").asLong() == 1 && !t.get("scheduledPerSecond").isNull());
 		assertThat(topic.get("ready").asLong()).isEqualTo(1);
 		assertThat(topic.get("partitions").asInt()).isEqualTo(1);
@@ -118,12 +118,12 @@ class DashboardReadOnlyTests {
 			.build());
 		deadLetter("ro-lookup", "l-2");
 
-		JsonNode waiting = http.get("/delayqueue/api/topics/ro-lookup/message?id=l-1").json();
+		JsonTree waiting = http.get("/delayqueue/api/topics/ro-lookup/message?id=l-1").json();
 		assertThat(waiting.get("state").asString()).isEqualTo("WAITING");
 		assertThat(waiting.get("payload").asString()).isEqualTo("{\"n\":1}");
 		assertThat(waiting.get("headers").get("tenant").asString()).isEqualTo("acme");
 		assertThat(waiting.get("dueAt").isNull()).isFalse();
-		JsonNode dead = http.get("/delayqueue/api/topics/ro-lookup/message?id=l-2").json();
+		JsonTree dead = http.get("/delayqueue/api/topics/ro-lookup/message?id=l-2").json();
 		assertThat(dead.get("state").asString()).isEqualTo("DEAD");
 		assertThat(dead.get("error").asString()).contains("printer on fire");
 		assertThat(http.get("/delayqueue/api/topics/ro-lookup/message?id=none").status()).isEqualTo(404);
@@ -148,7 +148,7 @@ class DashboardReadOnlyTests {
 		do {
 			String query = "/delayqueue/api/topics/ro-paged/waiting?limit=10"
 					+ ((cursor != null) ? "&cursor=" + cursor : "");
-			JsonNode page = http.get(query).json();
+			JsonTree page = http.get(query).json();
 			assertThat(page.get("messages").size()).isLessThanOrEqualTo(10);
 			page.get("messages").forEach((m) -> ids.add(m.get("id").asString()));
 			cursor = page.get("nextCursor").isNull() ? null : page.get("nextCursor").asString();
@@ -174,7 +174,7 @@ class DashboardReadOnlyTests {
 		}
 		this.queue.scheduleAll(requests);
 
-		JsonNode top = http.get("/delayqueue/api/topics/ro-groups/groups?top=5").json();
+		JsonTree top = http.get("/delayqueue/api/topics/ro-groups/groups?top=5").json();
 
 		assertThat(top.get("complete").asBoolean()).isTrue();
 		assertThat(top.get("groups").size()).isEqualTo(2);
@@ -190,9 +190,9 @@ class DashboardReadOnlyTests {
 	void listsDeadLettersWithTheirLastError() {
 		Http http = new Http(this.port);
 		deadLetter("ro-letters", "x-1");
-		JsonNode page = http.get("/delayqueue/api/topics/ro-letters/dead?limit=5").json();
+		JsonTree page = http.get("/delayqueue/api/topics/ro-letters/dead?limit=5").json();
 		assertThat(page.get("total").asLong()).isEqualTo(1);
-		JsonNode letter = page.get("deadLetters").get(0);
+		JsonTree letter = page.get("deadLetters").get(0);
 		assertThat(letter.get("id").asString()).isEqualTo("x-1");
 		assertThat(letter.get("error").asString()).isEqualTo("java.lang.IllegalStateException: printer on fire");
 		assertThat(letter.get("diedAt").isNull()).isFalse();
@@ -212,14 +212,14 @@ class DashboardReadOnlyTests {
 		requests.add(ScheduleRequest.builder("ro-timeline", "later").delay(Duration.ofHours(3)).build());
 		this.queue.scheduleAll(requests);
 
-		JsonNode timeline = http.get("/delayqueue/api/topics/ro-timeline/timeline?seconds=3600").json();
-		JsonNode buckets = timeline.get("buckets");
+		JsonTree timeline = http.get("/delayqueue/api/topics/ro-timeline/timeline?seconds=3600").json();
+		JsonTree buckets = timeline.get("buckets");
 		assertThat(buckets.size()).isEqualTo(30);
 		assertThat(timeline.get("bucketMillis").asLong()).isEqualTo(120_000);
 		assertThat(buckets.get(0).get("count").asInt()).isEqualTo(5);
 		assertThat(buckets.get(25).get("count").asInt()).isEqualTo(3);
 		int total = 0;
-		for (JsonNode bucket : buckets) {
+		for (JsonTree bucket : buckets) {
 			total += bucket.get("count").asInt();
 		}
 		assertThat(total).as("the message due in 3 hours is beyond the horizon").isEqualTo(8);
@@ -235,10 +235,10 @@ class DashboardReadOnlyTests {
 		}
 	}
 
-	static JsonNode awaitTopic(Http http, String name, java.util.function.Predicate<JsonNode> condition) {
-		JsonNode[] found = new JsonNode[1];
+	static JsonTree awaitTopic(Http http, String name, java.util.function.Predicate<JsonTree> condition) {
+		JsonTree[] found = new JsonTree[1];
 		await().atMost(WAIT).until(() -> {
-			for (JsonNode topic : http.get("/delayqueue/api/overview").json().get("topics")) {
+			for (JsonTree topic : http.get("/delayqueue/api/overview").json().get("topics")) {
 				if (topic.get("topic").asString().equals(name) && condition.test(topic)) {
 					found[0] = topic;
 					return true;

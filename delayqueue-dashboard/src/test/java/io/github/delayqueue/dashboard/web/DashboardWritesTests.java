@@ -3,13 +3,13 @@ package io.github.delayqueue.dashboard.web;
 import java.time.Duration;
 import java.util.Map;
 
+import io.github.delayqueue.build.JsonTree;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.build.redis.TestRedis;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -60,7 +60,7 @@ class DashboardWritesTests {
 		Http http = new Http(this.port);
 		this.queue.schedule("w-controlled", "c-1", "x", Duration.ofHours(1));
 
-		JsonNode paused = http.post("/delayqueue/api/topics/w-controlled/pause").json();
+		JsonTree paused = http.post("/delayqueue/api/topics/w-controlled/pause").json();
 		assertThat(paused.get("paused").asBoolean()).isTrue();
 		assertThat(this.admin.controls("w-controlled").paused()).isTrue();
 		DashboardReadOnlyTests.awaitTopic(http, "w-controlled", (t) -> t.get("paused").asBoolean());
@@ -73,7 +73,7 @@ class DashboardWritesTests {
 		assertThat(limited.status()).isEqualTo(200);
 		assertThat(this.admin.controls("w-controlled").limits().maxInFlight()).isEqualTo(4);
 		assertThat(this.admin.controls("w-controlled").limits().ratePerSecond()).isEqualTo(25.0);
-		JsonNode topic = DashboardReadOnlyTests.awaitTopic(http, "w-controlled", (t) -> !t.get("maxInFlight").isNull());
+		JsonTree topic = DashboardReadOnlyTests.awaitTopic(http, "w-controlled", (t) -> !t.get("maxInFlight").isNull());
 		assertThat(topic.get("ratePerSecond").asDouble()).isEqualTo(25.0);
 
 		assertThat(http.post("/delayqueue/api/topics/w-controlled/limits", "{\"ratePerSecond\": null}", Map.of())
@@ -106,7 +106,7 @@ class DashboardWritesTests {
 		assertThat(this.admin.stats("w-dead").ready()).isEqualTo(2);
 		assertThat(http.delete("/delayqueue/api/topics/w-dead/dead").json().get("count").asLong()).isZero();
 		// the page sees it at once: the topic is sampled again after a change
-		JsonNode topic = DashboardReadOnlyTests.awaitTopic(http, "w-dead", (t) -> true);
+		JsonTree topic = DashboardReadOnlyTests.awaitTopic(http, "w-dead", (t) -> true);
 		assertThat(topic.get("dead").asLong()).isZero();
 	}
 

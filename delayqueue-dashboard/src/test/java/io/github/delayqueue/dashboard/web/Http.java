@@ -13,13 +13,11 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
+import io.github.delayqueue.build.JsonTree;
+
 
 /** Real HTTP calls to a running application, keeping its cookies (a session), with JSON answers. */
 final class Http {
-
-	private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
 	private final HttpClient client = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
 
@@ -79,8 +77,11 @@ final class Http {
 
 	record Response(int status, String body, String contentType) {
 
-		JsonNode json() {
-			return MAPPER.readTree(this.body);
+		JsonTree json() {
+			if (this.body.isEmpty()) {
+				throw new IllegalStateException("No JSON: answered " + this.status + " with no body");
+			}
+			return JsonTree.parse(this.body);
 		}
 
 		/** The value of a data attribute of the page's main element. */

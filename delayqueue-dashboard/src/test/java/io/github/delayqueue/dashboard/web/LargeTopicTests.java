@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.delayqueue.build.JsonTree;
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
@@ -26,7 +27,6 @@ import io.github.delayqueue.build.redis.TestRedis;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import tools.jackson.databind.JsonNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -85,7 +85,7 @@ class LargeTopicTests {
 	@Test
 	void theOverviewCountsThemFromTheSampler() {
 		Http http = new Http(this.port);
-		JsonNode topic = DashboardReadOnlyTests.awaitTopic(http, TOPIC, (t) -> t.get("waiting").asLong() == MESSAGES);
+		JsonTree topic = DashboardReadOnlyTests.awaitTopic(http, TOPIC, (t) -> t.get("waiting").asLong() == MESSAGES);
 		assertThat(topic.get("nextDueAt").isNull()).isFalse();
 		assertThat(http.get("/delayqueue").body()).contains("<td class=\"num waiting\">100000</td>");
 	}
@@ -108,9 +108,9 @@ class LargeTopicTests {
 		assertThat(counted.overdue()).isZero();
 		assertThat(counted.later()).isZero();
 
-		JsonNode served = new Http(this.port).get("/delayqueue/api/topics/large/timeline?seconds=86400").json();
+		JsonTree served = new Http(this.port).get("/delayqueue/api/topics/large/timeline?seconds=86400").json();
 		long total = 0;
-		for (JsonNode bucket : served.get("buckets")) {
+		for (JsonTree bucket : served.get("buckets")) {
 			total += bucket.get("count").asLong();
 		}
 		assertThat(total + served.get("overdue").asLong()).isEqualTo(MESSAGES);
@@ -131,7 +131,7 @@ class LargeTopicTests {
 		assertThat(second.messages().get(0).id()).isEqualTo("m-20");
 		assertThat(counting.listed.get()).isEqualTo(40);
 
-		JsonNode page = new Http(this.port).get("/delayqueue/api/topics/large/waiting?limit=100").json();
+		JsonTree page = new Http(this.port).get("/delayqueue/api/topics/large/waiting?limit=100").json();
 		assertThat(page.get("messages").size()).isEqualTo(100);
 		assertThat(page.get("nextCursor").isNull()).isFalse();
 		assertThat(new Http(this.port).get("/delayqueue/api/topics/large/message?id=m-99999").json().get("state")

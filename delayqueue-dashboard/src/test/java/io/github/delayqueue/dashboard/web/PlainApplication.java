@@ -15,7 +15,12 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 		"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
 		"org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
 		"org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
-		"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration" })
+		"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
+		// the same on Spring Boot 3.5
+		"org.springframework.boot.autoconfigure.security.servlet.SecurityAutoConfiguration",
+		"org.springframework.boot.autoconfigure.security.servlet.SecurityFilterAutoConfiguration",
+		"org.springframework.boot.autoconfigure.security.servlet.UserDetailsServiceAutoConfiguration",
+		"org.springframework.boot.actuate.autoconfigure.security.servlet.ManagementWebSecurityAutoConfiguration" })
 class PlainApplication {
 
 	/** Points the application at a test's own Redis. */

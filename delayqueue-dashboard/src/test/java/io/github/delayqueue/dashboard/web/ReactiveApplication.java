@@ -12,7 +12,11 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 @EnableAutoConfiguration(excludeName = {
 		"org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration",
 		"org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration",
-		"org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration" })
+		"org.springframework.boot.security.autoconfigure.actuate.web.reactive.ReactiveManagementWebSecurityAutoConfiguration",
+		// the same on Spring Boot 3.5
+		"org.springframework.boot.autoconfigure.security.reactive.ReactiveSecurityAutoConfiguration",
+		"org.springframework.boot.autoconfigure.security.reactive.ReactiveUserDetailsServiceAutoConfiguration",
+		"org.springframework.boot.actuate.autoconfigure.security.reactive.ReactiveManagementWebSecurityAutoConfiguration" })
 class ReactiveApplication {
 
 }

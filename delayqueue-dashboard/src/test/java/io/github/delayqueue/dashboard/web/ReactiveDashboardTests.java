@@ -4,19 +4,17 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.Predicate;
 
+import io.github.delayqueue.build.JsonTree;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.build.redis.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.boot.web.server.reactive.context.ReactiveWebServerApplicationContext;
 import org.springframework.context.ApplicationContext;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -36,8 +34,6 @@ import static org.awaitility.Awaitility.await;
 class ReactiveDashboardTests {
 
 	static final TestRedis redis = TestRedis.builder().build();
-
-	static final JsonMapper json = JsonMapper.builder().build();
 
 	@DynamicPropertySource
 	static void redisProperties(DynamicPropertyRegistry registry) {
@@ -68,7 +64,8 @@ class ReactiveDashboardTests {
 
 	@Test
 	void theApplicationIsAWebFluxOne() {
-		assertThat(this.context).isInstanceOf(ReactiveWebServerApplicationContext.class);
+		// a reactive web server's context (its class is in another package on each Boot line)
+		assertThat(this.context.getClass().getSimpleName()).contains("ReactiveWebServerApplicationContext");
 		assertThat(this.context.getBeansOfType(ReactiveDashboardApiController.class)).hasSize(1);
 		assertThat(this.context.getBeansOfType(DashboardApiController.class)).isEmpty();
 	}
@@ -80,13 +77,13 @@ class ReactiveDashboardTests {
 			.delay(Duration.ofHours(1))
 			.build());
 
-		JsonNode topics = get("/actuator/delayqueue").get("topics");
+		JsonTree topics = get("/actuator/delayqueue").get("topics");
 		assertThat(topics.valueStream().filter((topic) -> topic.get("topic").asString().equals("rx-endpoint")))
 			.singleElement()
 			.satisfies((topic) -> assertThat(topic.get("waiting").asLong()).isEqualTo(1));
-		JsonNode topic = get("/actuator/delayqueue/rx-endpoint");
+		JsonTree topic = get("/actuator/delayqueue/rx-endpoint");
 		assertThat(topic.get("waiting").asLong()).isEqualTo(1);
-		JsonNode message = get("/actuator/delayqueue/rx-endpoint/messages/e-1");
+		JsonTree message = get("/actuator/delayqueue/rx-endpoint/messages/e-1");
 		assertThat(message.get("state").asString()).isEqualTo("WAITING");
 		this.client.get().uri("/actuator/delayqueue/rx-endpoint/messages/none").exchange().expectStatus().isNotFound();
 
@@ -141,7 +138,7 @@ class ReactiveDashboardTests {
 			.delay(Duration.ofMinutes(20))
 			.build());
 
-		JsonNode message = get("/delayqueue/api/topics/rx-api/message?id=a-1");
+		JsonTree message = get("/delayqueue/api/topics/rx-api/message?id=a-1");
 		assertThat(message.get("state").asString()).isEqualTo("WAITING");
 		assertThat(message.get("payload").asString()).isEqualTo("{\"n\":1}");
 		assertThat(message.get("headers").get("tenant").asString()).isEqualTo("acme");
@@ -155,7 +152,7 @@ class ReactiveDashboardTests {
 			.jsonPath("$.title")
 			.isEqualTo("Invalid request");
 
-		JsonNode waiting = get("/delayqueue/api/topics/rx-api/waiting?limit=10");
+		JsonTree waiting = get("/delayqueue/api/topics/rx-api/waiting?limit=10");
 		assertThat(waiting.get("messages").get(0).get("id").asString()).isEqualTo("a-1");
 		this.client.get().uri("/delayqueue/api/topics/rx-api/waiting?limit=101").exchange().expectStatus().isBadRequest();
 		assertThat(get("/delayqueue/api/topics/rx-api/dead?limit=5").get("total").asLong()).isZero();
@@ -164,7 +161,7 @@ class ReactiveDashboardTests {
 		assertThat(get("/delayqueue/api/overview").get("writable").asBoolean()).isFalse();
 
 		this.queue.schedule(ScheduleRequest.builder("rx-api", 2).group("acme").delay(Duration.ofMinutes(20)).build());
-		JsonNode groups = get("/delayqueue/api/topics/rx-api/groups?top=5");
+		JsonTree groups = get("/delayqueue/api/topics/rx-api/groups?top=5");
 		assertThat(groups.get("groups").get(0).get("group").asString()).isEqualTo("acme");
 		assertThat(groups.get("groups").get(0).get("waiting").asLong()).isEqualTo(1);
 		this.client.get().uri("/delayqueue/api/topics/rx-api/groups?top=0").exchange().expectStatus().isBadRequest();
@@ -200,7 +197,7 @@ class ReactiveDashboardTests {
 		assertThat(this.admin.stats("rx-ro").waiting()).isEqualTo(1);
 	}
 
-	private JsonNode get(String path) {
+	private JsonTree get(String path) {
 		byte[] body = this.client.get()
 			.uri(path)
 			.exchange()
@@ -209,12 +206,12 @@ class ReactiveDashboardTests {
 			.expectBody()
 			.returnResult()
 			.getResponseBody();
-		return json.readTree(body);
+		return JsonTree.parse(body);
 	}
 
-	private void awaitTopic(String name, Predicate<JsonNode> condition) {
+	private void awaitTopic(String name, Predicate<JsonTree> condition) {
 		await().atMost(Duration.ofSeconds(20)).until(() -> {
-			for (JsonNode topic : get("/delayqueue/api/overview").get("topics")) {
+			for (JsonTree topic : get("/delayqueue/api/overview").get("topics")) {
 				if (topic.get("topic").asString().equals(name) && condition.test(topic)) {
 					return true;
 				}

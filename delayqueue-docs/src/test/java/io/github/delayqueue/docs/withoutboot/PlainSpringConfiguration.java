@@ -8,7 +8,6 @@ import io.github.delayqueue.docs.model.OrderBook;
 import io.github.delayqueue.docs.model.OrderTimeout;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerRegistration;
-import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -32,7 +31,7 @@ class DelayQueueConfiguration {
 
 	@Bean
 	PayloadConverter payloadConverter() {
-		return new JacksonPayloadConverter();
+		return PayloadConverter.json();
 	}
 
 	@Bean

@@ -8,6 +8,7 @@ import io.github.delayqueue.annotation.DelayedListener
 import io.github.delayqueue.annotation.DelayedListenerConfigurer
 import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry
+import io.github.delayqueue.build.BootLine
 import io.github.delayqueue.build.redis.TestRedisExtension
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.delay
@@ -19,8 +20,6 @@ import org.awaitility.Awaitility.await
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
 import org.springframework.boot.autoconfigure.AutoConfigurations
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory
 import reactor.core.publisher.Mono
@@ -54,8 +53,7 @@ class SuspendListenerTests {
     }
 
     private val runner = ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration::class.java,
-            JacksonAutoConfiguration::class.java, DelayQueueAutoConfiguration::class.java))
+        .withConfiguration(AutoConfigurations.of(*BootLine.redisAndJackson(DelayQueueAutoConfiguration::class.java)))
         .withPropertyValues("spring.data.redis.host=" + redis.get().host(),
             "spring.data.redis.port=" + redis.get().port(), "spring.data.redis.database=" + redis.get().database(),
             "delayqueue.listener.backoff.delay=10ms", "delayqueue.listener.backoff.max-delay=20ms")

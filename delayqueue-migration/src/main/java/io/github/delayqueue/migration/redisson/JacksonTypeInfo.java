@@ -1,12 +1,13 @@
 package io.github.delayqueue.migration.redisson;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.JsonNodeFactory;
-import tools.jackson.databind.node.ObjectNode;
+import org.jspecify.annotations.Nullable;
+
 
 /**
  * Removes the type information that Redisson's {@code JsonJacksonCodec} adds (Jackson 2 default typing for
@@ -35,35 +36,35 @@ final class JacksonTypeInfo {
 
 	/**
 	 * The JSON without {@code JsonJacksonCodec}'s type information.
-	 * @param node the JSON as the codec wrote it
-	 * @return the plain JSON (a new tree; the given one is not changed)
+	 * @param value the JSON as the codec wrote it, read as plain values (see
+	 * {@link io.github.delayqueue.payload.JsonValues#read(byte[])})
+	 * @return the plain JSON, as plain values (new maps and lists; the given ones are not changed)
 	 */
-	static JsonNode strip(JsonNode node) {
-		if (node.isObject()) {
-			ObjectNode plain = JsonNodeFactory.instance.objectNode();
-			for (Map.Entry<String, JsonNode> property : node.properties()) {
-				if (!CLASS_PROPERTY.equals(property.getKey())) {
-					plain.set(property.getKey(), strip(property.getValue()));
+	static @Nullable Object strip(@Nullable Object value) {
+		if (value instanceof Map<?, ?> object) {
+			Map<Object, @Nullable Object> plain = new LinkedHashMap<>();
+			object.forEach((name, property) -> {
+				if (!CLASS_PROPERTY.equals(name)) {
+					plain.put(name, strip(property));
 				}
-			}
+			});
 			return plain;
 		}
-		if (node.isArray()) {
-			if (isTypeWrapper(node)) {
-				return strip(node.get(1));
+		if (value instanceof List<?> array) {
+			if (isTypeWrapper(array)) {
+				return strip(array.get(1));
 			}
-			ArrayNode plain = JsonNodeFactory.instance.arrayNode(node.size());
-			for (JsonNode element : node) {
+			List<@Nullable Object> plain = new ArrayList<>(array.size());
+			for (Object element : array) {
 				plain.add(strip(element));
 			}
 			return plain;
 		}
-		return node;
+		return value;
 	}
 
-	private static boolean isTypeWrapper(JsonNode array) {
-		return array.size() == 2 && array.get(0).isString()
-				&& CLASS_NAME.matcher(array.get(0).stringValue()).matches();
+	private static boolean isTypeWrapper(List<?> array) {
+		return array.size() == 2 && array.get(0) instanceof String name && CLASS_NAME.matcher(name).matches();
 	}
 
 }

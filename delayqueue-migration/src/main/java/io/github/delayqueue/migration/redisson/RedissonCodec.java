@@ -7,10 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.cfg.JsonNodeFeature;
-import tools.jackson.databind.json.JsonMapper;
+import io.github.delayqueue.payload.JsonValues;
 
 /**
  * The Redisson codecs whose values the migration reads itself, without Redisson, and how each becomes a delayqueue
@@ -54,21 +51,21 @@ public enum RedissonCodec implements ValueDecoder {
 
 		@Override
 		public Object payload(byte[] value) {
+			Object json;
 			try {
-				return JacksonTypeInfo.strip(JSON.readTree(value));
+				json = JsonValues.read(value);
 			}
-			catch (JacksonException ex) {
-				throw new IllegalArgumentException("the value is not JSON: " + ex.getOriginalMessage(), ex);
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException("the value is not JSON: " + ex.getMessage(), ex);
 			}
+			Object payload = JacksonTypeInfo.strip(json);
+			if (payload == null) {
+				throw new IllegalArgumentException("the value is JSON null, which is no payload");
+			}
+			return payload;
 		}
 
 	};
-
-	/** Keeps numbers as written: 42.50 stays 42.50. */
-	private static final JsonMapper JSON = JsonMapper.builder()
-		.enable(JsonNodeFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-		.disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
-		.build();
 
 	private final String className;
 
@@ -96,7 +93,8 @@ public enum RedissonCodec implements ValueDecoder {
 	/**
 	 * Turns a value this codec wrote into the payload to schedule.
 	 * @param value the codec's bytes
-	 * @return a {@code String} or a JSON tree
+	 * @return a {@code String}, or JSON as plain values (maps, lists, strings, numbers as written, booleans), which
+	 * every payload converter writes as the same JSON
 	 * @throws IllegalArgumentException if this codec did not write these bytes
 	 */
 	@Override

@@ -15,6 +15,7 @@ import java.util.stream.IntStream;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.github.delayqueue.build.BootLine;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.DeliveredMessage;
@@ -34,8 +35,6 @@ import org.redisson.codec.SerializationCodec;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -63,8 +62,7 @@ class ApplicationCodecMigrationTests {
 	private static final Map<String, List<Delivery>> deliveries = new ConcurrentHashMap<>();
 
 	private final ApplicationContextRunner application = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-				DelayQueueAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(BootLine.redisAndJackson(DelayQueueAutoConfiguration.class)))
 		.withUserConfiguration(Listeners.class)
 		.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
 				"spring.data.redis.database=" + redis.database());
@@ -215,7 +213,10 @@ class ApplicationCodecMigrationTests {
 				.isThrownBy(() -> migration(context).migrate(MigrationRequest.of("orders", "order-timeout",
 						ApplicationCodec.of(new Kryo5Codec()))))
 				.withMessageStartingWith("Element 1 of redisson_delay_queue_timeout:{orders} was read as "
-						+ Opaque.class.getName() + ", which the payload converter writes as {}")
+						+ Opaque.class.getName() + ", which ")
+				// Jackson 3 (Boot 4) writes a bean without properties as {}, Jackson 2 (Boot 3.5) refuses it
+				.satisfies((ex) -> assertThat(ex.getMessage()).containsAnyOf("the payload converter writes as {}",
+						"cannot be stored as a payload"))
 				.withMessageEndingWith("Nothing was written");
 			assertThat(context.getBean(DelayedQueueAdmin.class).stats("order-timeout").waiting()).isZero();
 		});

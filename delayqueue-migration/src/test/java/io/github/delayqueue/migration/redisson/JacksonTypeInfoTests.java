@@ -1,8 +1,9 @@
 package io.github.delayqueue.migration.redisson;
 
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
+import java.nio.charset.StandardCharsets;
+
+import io.github.delayqueue.payload.JsonValues;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,8 +12,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * test reads what Redisson itself wrote; these are the shapes spelled out).
  */
 class JacksonTypeInfoTests {
-
-	private static final JsonMapper json = JsonMapper.builder().build();
 
 	@Test
 	void typedObjectsLoseTheirClassPropertyAtEveryDepth() {
@@ -38,8 +37,8 @@ class JacksonTypeInfoTests {
 	}
 
 	private static String strip(String written) {
-		JsonNode node = json.readTree(written);
-		return json.writeValueAsString(JacksonTypeInfo.strip(node));
+		Object json = JsonValues.read(written.getBytes(StandardCharsets.UTF_8));
+		return new String(JsonValues.write(JacksonTypeInfo.strip(json)), StandardCharsets.UTF_8);
 	}
 
 }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.delayqueue.build.BootLine;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.DeliveredMessage;
@@ -30,8 +31,6 @@ import org.redisson.codec.JsonJacksonCodec;
 
 import org.springframework.boot.DefaultApplicationArguments;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -62,8 +61,7 @@ class RedissonDelayedQueueMigrationTests {
 	private static final Map<String, List<Delivery>> deliveries = new ConcurrentHashMap<>();
 
 	private final ApplicationContextRunner application = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-				DelayQueueAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(BootLine.redisAndJackson(DelayQueueAutoConfiguration.class)))
 		.withUserConfiguration(Listeners.class)
 		.withPropertyValues(redisProperties());
 

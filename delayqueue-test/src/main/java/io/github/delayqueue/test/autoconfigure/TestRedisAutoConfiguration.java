@@ -1,5 +1,6 @@
 package io.github.delayqueue.test.autoconfigure;
 
+import io.github.delayqueue.test.redis.TestRedisDatabase;
 import io.github.delayqueue.test.redis.TestRedisServer;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -11,8 +12,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 /**
- * Test auto-configuration of a Redis with no set-up: the application connects to a database of its own on the JVM's
- * {@link TestRedisServer} (a container where a Docker engine answers, a {@code redis-server} process otherwise;
+ * Test auto-configuration of a Redis with no set-up, on Spring Boot 4: the application connects to a database of its
+ * own on the JVM's {@link TestRedisServer} (a container where a Docker engine answers, a {@code redis-server} process otherwise;
  * {@value TestRedisServer#SERVER_PROPERTY} chooses). Backs off when the test brings its own
  * {@link DataRedisConnectionDetails}, such as a {@code @ServiceConnection} container. Imported by
  * {@link AutoConfigureTestRedis @AutoConfigureTestRedis}.
@@ -26,9 +27,7 @@ public final class TestRedisAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(DataRedisConnectionDetails.class)
 	TestRedisConnectionDetails testRedisConnectionDetails(Environment environment) {
-		TestRedisServer server = TestRedisServer
-			.shared(TestRedisServer.Choice.of(environment.getProperty(TestRedisServer.SERVER_PROPERTY)));
-		return new TestRedisConnectionDetails(server, server.takeDatabase());
+		return new TestRedisConnectionDetails(TestRedisDatabase.take(environment));
 	}
 
 }

@@ -17,6 +17,7 @@ import io.github.delayqueue.test.ListenerRecorder;
 import io.github.delayqueue.test.ReceivedMessage;
 import io.github.delayqueue.test.autoconfigure.DelayQueueTest;
 import io.github.delayqueue.test.autoconfigure.TestRedisConnectionDetails;
+import io.github.delayqueue.test.redis.TestRedisDatabase;
 import io.github.delayqueue.test.redis.TestRedisServer;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +26,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
@@ -198,10 +200,12 @@ class DelayQueueTestTests {
 		assertThat(this.context.getBeanProvider(NotAListener.class).getIfAvailable())
 			.as("scanned components stay out")
 			.isNull();
-		TestRedisConnectionDetails redis = this.context.getBean(TestRedisConnectionDetails.class);
+		TestRedisDatabase redis = this.context.getBean(TestRedisConnectionDetails.class).testRedis();
 		assertThat(redis.server()).isSameAs(TestRedisServer.shared());
-		assertThat(redis.database()).isBetween(1, TestRedisServer.DATABASES - 1);
-		assertThat(redis.getStandalone().getPort()).isEqualTo(redis.server().port());
+		assertThat(redis.index()).isBetween(1, TestRedisServer.DATABASES - 1);
+		LettuceConnectionFactory connection = this.context.getBean(LettuceConnectionFactory.class);
+		assertThat(connection.getPort()).isEqualTo(redis.port());
+		assertThat(connection.getDatabase()).isEqualTo(redis.index());
 
 		DefaultDelayedListenerContainerFactory factory = this.context
 			.getBean(DefaultDelayedListenerContainerFactory.class);
