@@ -205,8 +205,25 @@ public class ReactiveDashboardApiController {
 		return this.api.badRequest(ex);
 	}
 
+	/**
+	 * Runs the work on the bounded elastic scheduler and answers from there. Not {@code subscribeOn}: when the answer
+	 * is taken, WebFlux cancels upstream, and disposing the scheduled task interrupts the worker while it is still
+	 * writing that answer, which a servlet container (Tomcat) then fails to send, closing the connection; and the
+	 * interrupt is left on a thread that makes blocking Redis calls. A task here is never disposed: a Redis call is
+	 * short, and its answer is dropped if nobody waits for it.
+	 */
 	private <T> Mono<T> offTheEventLoop(Callable<@Nullable T> work) {
-		return Mono.fromCallable(work).subscribeOn(this.scheduler);
+		return Mono.create((sink) -> this.scheduler.schedule(() -> {
+			T result;
+			try {
+				result = work.call();
+			}
+			catch (Throwable ex) {
+				sink.error(ex);
+				return;
+			}
+			sink.success(result);
+		}));
 	}
 
 }

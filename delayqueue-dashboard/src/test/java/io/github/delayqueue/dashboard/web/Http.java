@@ -19,7 +19,11 @@ import io.github.delayqueue.build.JsonTree;
 /** Real HTTP calls to a running application, keeping its cookies (a session), with JSON answers. */
 final class Http {
 
-	private final HttpClient client = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
+	/** HTTP/1.1 from the first call: no call asks to upgrade to h2c. */
+	private final HttpClient client = HttpClient.newBuilder()
+		.version(HttpClient.Version.HTTP_1_1)
+		.cookieHandler(new CookieManager())
+		.build();
 
 	private final String base;
 
@@ -64,7 +68,7 @@ final class Http {
 		try {
 			HttpResponse<String> response = this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
 			return new Response(response.statusCode(), response.body(),
-					response.headers().firstValue("Content-Type").orElse(""));
+					response.headers().firstValue("Content-Type").orElse(""), response.headers());
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException(ex);
@@ -75,7 +79,12 @@ final class Http {
 		}
 	}
 
-	record Response(int status, String body, String contentType) {
+	record Response(int status, String body, String contentType, java.net.http.HttpHeaders headers) {
+
+		/** The first value of a header, or {@code null}. */
+		String header(String name) {
+			return this.headers.firstValue(name).orElse(null);
+		}
 
 		JsonTree json() {
 			if (this.body.isEmpty()) {
