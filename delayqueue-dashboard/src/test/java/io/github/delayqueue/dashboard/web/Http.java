@@ -19,11 +19,8 @@ import io.github.delayqueue.build.JsonTree;
 /** Real HTTP calls to a running application, keeping its cookies (a session), with JSON answers. */
 final class Http {
 
-	/** HTTP/1.1 from the first call: no call asks to upgrade to h2c. */
-	private final HttpClient client = HttpClient.newBuilder()
-		.version(HttpClient.Version.HTTP_1_1)
-		.cookieHandler(new CookieManager())
-		.build();
+	/** The session's cookies, kept across calls. */
+	private final CookieManager cookies = new CookieManager();
 
 	private final String base;
 
@@ -66,7 +63,13 @@ final class Http {
 		request.method(method, (json != null) ? HttpRequest.BodyPublishers.ofString(json)
 				: HttpRequest.BodyPublishers.noBody());
 		try {
-			HttpResponse<String> response = this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+			// a connection of its own for each call, over HTTP/1.1 (no h2c upgrade): the JDK's client, reusing a kept-alive
+			// connection to Reactor Netty, has been seen to send a request that the server never read, and then wait
+			HttpClient client = HttpClient.newBuilder()
+				.version(HttpClient.Version.HTTP_1_1)
+				.cookieHandler(this.cookies)
+				.build();
+			HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
 			return new Response(response.statusCode(), response.body(),
 					response.headers().firstValue("Content-Type").orElse(""), response.headers());
 		}

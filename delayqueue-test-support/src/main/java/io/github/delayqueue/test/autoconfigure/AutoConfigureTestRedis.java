@@ -11,8 +11,8 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 
 /**
  * {@link ImportAutoConfiguration Auto-configuration imports} for a Redis with no set-up
- * ({@link TestRedisAutoConfiguration}): the application's Redis connection goes to a database of its own on a test
- * server (a container where a Docker engine answers, a {@code redis-server} process otherwise), whatever
+ * ({@code TestRedisAutoConfiguration} of each Boot line's test kit): the application's Redis connection goes to a
+ * database of its own on a test server (a container where a Docker engine answers, a {@code redis-server} process otherwise), whatever
  * {@code spring.data.redis.*} says, unless the test brings its own connection details (a
  * {@code @ServiceConnection} container, say). {@link DelayQueueTest @DelayQueueTest} includes it; a
  * {@code @SpringBootTest} may use it on its own.
