@@ -45,7 +45,7 @@ class AclTests {
 
 	/** The security page's rule (docs/reference/security.md), word for word (after {@code ACL SETUSER delayqueue on >secret}). */
 	static final String RULE = "resetkeys ~dq:* resetchannels &dq:* nocommands "
-			+ "+evalsha +eval +sadd +srem +scard +smismember +smembers +subscribe +unsubscribe +ping +hello +auth "
+			+ "+fcall +function|load +evalsha +eval +sadd +srem +scard +smismember +smembers +subscribe +unsubscribe +ping +hello +auth "
 			+ "+client|setname +wait +time +exists +del +hget +hmget +hgetall +hexists +hset +hsetnx +hdel +hlen "
 			+ "+zadd +zrem +zcard +zcount +zscore +zrange +zrangebyscore +zrank +publish";
 
@@ -92,6 +92,48 @@ class AclTests {
 
 	@Test
 	void everythingWorksAsARestrictedUser() {
+		assumeFunctions();
+		runsTheWholeFlow();
+		assertThat(calls("fcall")).as("calls of the library's functions").isPositive();
+		assertThat(calls("evalsha") + calls("eval")).as("script calls").isZero();
+	}
+
+	@Test
+	void aUserWithoutFunctionsRunsEverythingWithScripts() {
+		// a rule from before 0.3 (or a server that refuses Functions): the same flow through EVALSHA
+		assumeFunctions();
+		assertThat(this.redis.call("ACL", "SETUSER", "delayqueue", "-fcall", "-function")).isEqualTo("OK");
+		runsTheWholeFlow();
+		assertThat(calls("evalsha")).as("script calls").isPositive();
+		assertThat(this.redis.call("FUNCTION", "LIST")).as("libraries loaded").isEmpty();
+	}
+
+	@Test
+	void aUserWhoMayCallButNotLoadFunctionsRunsEverythingWithScripts() {
+		assertThat(this.redis.call("ACL", "SETUSER", "delayqueue", "-function|load")).isEqualTo("OK");
+		runsTheWholeFlow();
+		assertThat(calls("evalsha")).as("script calls").isPositive();
+	}
+
+	/** The build's run against servers without Functions has nothing to take away. */
+	private static void assumeFunctions() {
+		org.assertj.core.api.Assumptions.assumeThat(Boolean.getBoolean("delayqueue.test.redis.without-functions"))
+			.as("the server has Redis Functions")
+			.isFalse();
+	}
+
+	/** The calls of a command so far, from {@code INFO commandstats}. */
+	private long calls(String command) {
+		for (String line : this.redis.call("INFO", "commandstats").split("\r?\n")) {
+			if (line.startsWith("cmdstat_" + command + ":")) {
+				String field = line.substring(line.indexOf("calls=") + "calls=".length());
+				return Long.parseLong(field.substring(0, field.indexOf(',')));
+			}
+		}
+		return 0;
+	}
+
+	private void runsTheWholeFlow() {
 		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
 		RedisDelayedQueue queue = new RedisDelayedQueue(store, PayloadConverter.json());
 		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, PayloadConverter.json());

@@ -105,6 +105,27 @@ class ClusterTests {
 		this.closeables.clear();
 	}
 
+	@Test
+	void theScriptLibraryIsLoadedOnEveryMasterAndAgainOnOneThatLostIt() {
+		for (int port : cluster.masterPorts()) {
+			cluster.call(port, "FUNCTION", "FLUSH");
+		}
+		List<String> topics = spreadTopics();
+		assertThat(this.queue.schedule(topics.get(0), "a", "x", Duration.ofMinutes(5))).isTrue();
+		for (int port : cluster.masterPorts()) {
+			assertThat(cluster.call(port, "FUNCTION", "LIST")).as("libraries on %d", port).contains("delayqueue_");
+		}
+		// a master that lost it (FUNCTION FLUSH, or a failover to a node that never had it) gets it again
+		int lost = cluster.masterPortOf("dq:{" + topics.get(1) + "}:pending");
+		cluster.call(lost, "FUNCTION", "FLUSH");
+		assertThat(this.queue.schedule(topics.get(1), "b", "y", Duration.ofMinutes(5))).isTrue();
+		assertThat(cluster.call(lost, "FUNCTION", "LIST")).contains("delayqueue_");
+		assertThat(this.store.isRedisFunctions()).isTrue();
+		for (String topic : topics.subList(0, 2)) {
+			assertThat(this.admin.stats(topic).waiting()).isEqualTo(1);
+		}
+	}
+
 	@ParameterizedTest
 	@ValueSource(ints = { 1, 3 })
 	void scheduleCancelRescheduleAndIdempotentIdsWorkOnEveryMaster(int partitions) {

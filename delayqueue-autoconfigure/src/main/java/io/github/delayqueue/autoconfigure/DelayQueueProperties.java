@@ -46,6 +46,13 @@ public class DelayQueueProperties {
 	 */
 	private boolean transactionAware = true;
 
+	/**
+	 * Whether to call the scripts as the functions of delayqueue's Redis Functions library, loaded once per server
+	 * (Redis 7.0+, with Lettuce), rather than with EVALSHA. A server or ACL user that refuses Functions gets EVALSHA
+	 * anyway.
+	 */
+	private boolean redisFunctions = true;
+
 	private final Listener listener = new Listener();
 
 	private final WakeUp wakeUp = new WakeUp();
@@ -97,6 +104,14 @@ public class DelayQueueProperties {
 
 	public void setTransactionAware(boolean transactionAware) {
 		this.transactionAware = transactionAware;
+	}
+
+	public boolean isRedisFunctions() {
+		return this.redisFunctions;
+	}
+
+	public void setRedisFunctions(boolean redisFunctions) {
+		this.redisFunctions = redisFunctions;
 	}
 
 	public Listener getListener() {

@@ -54,6 +54,7 @@ final class DelayQueuePropertiesMapper {
 			return prefix;
 		});
 		RedisMessageStore store = new RedisMessageStore(connectionFactory, keyPrefix, deadLetterPolicy());
+		store.setRedisFunctions(this.properties.isRedisFunctions());
 		DelayQueueProperties.Durability durability = this.properties.getDurability();
 		check("delayqueue.durability.replicas", durability.getReplicas(), (replicas) -> {
 			if (replicas < 0) {

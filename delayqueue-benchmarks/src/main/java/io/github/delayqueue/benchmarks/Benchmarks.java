@@ -36,17 +36,18 @@ import org.jspecify.annotations.Nullable;
  * mvn -B -q -Pbenchmark -DskipTests -pl delayqueue-benchmarks -am verify -Dbenchmark.mode=full  # the documented table
  * mvn ... -Dbenchmark.mode=full -Dbenchmark.args=--huge                                          # adds 10 M waiting
  * mvn ... -Dbenchmark.mode=full -Dbenchmark.args=--only=production                              # production size alone
+ * mvn ... -Dbenchmark.args="--only=drain,drain-random --pairs=5 --redis-server=/usr/bin/redis-server" # medians of 5 pairs
  * </pre>
  * Options: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge}, {@code --only=SCENARIO,...}
  * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit, fair-delivery, production,
- * io-bound),
- * {@code --redis-server=PATH}
- * ({@link BenchmarkOptions}).
+ * io-bound, call-cost),
+ * {@code --redis-server=PATH}, {@code --pairs=N}
+ * ({@link BenchmarkOptions}; several may share one argument, separated by blanks).
  */
 public final class Benchmarks {
 
 	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "drain-random",
-			"drain-slow", "size", "loss", "rate-limit", "fair-delivery", "production", "io-bound");
+			"drain-slow", "size", "loss", "rate-limit", "fair-delivery", "production", "io-bound", "call-cost");
 
 	private final Settings settings;
 
@@ -109,14 +110,27 @@ public final class Benchmarks {
 				benchmarks.ceiling();
 			}
 			List<String> perSystem = SystemRun.SCENARIOS.stream().filter(scenarios::contains).toList();
-			if (!perSystem.isEmpty()) {
-				Map<String, Measurements> measured = new LinkedHashMap<>();
-				for (String system : SystemRun.SYSTEMS) {
-					Measurements measurements = SystemProcess.run(system, redis.port(), options, perSystem);
-					report.addNotes(measurements.notes());
-					measured.put(system, measurements);
+			if (!perSystem.isEmpty() && options.pairs() == 1) {
+				Map<String, Measurements> measured = runSystems(SystemRun.SYSTEMS, redis.port(), options, perSystem,
+						report);
+				benchmarks.compare(report, perSystem, measured.get("delayqueue"), measured.get("Redisson"));
+			}
+			else if (!perSystem.isEmpty()) {
+				PairedRuns paired = new PairedRuns();
+				for (int pair = 0; pair < options.pairs(); pair++) {
+					log("== pair " + (pair + 1) + " of " + options.pairs());
+					// the systems take turns to go first, so that neither always runs on the warmer machine
+					List<String> order = (pair % 2 == 0) ? SystemRun.SYSTEMS
+							: List.of(SystemRun.SYSTEMS.get(1), SystemRun.SYSTEMS.get(0));
+					Map<String, Measurements> measured = runSystems(order, redis.port(), options, perSystem, report);
+					Report one = new Report();
+					benchmarks.compare(one, perSystem, measured.get("delayqueue"), measured.get("Redisson"));
+					one.notes().stream().filter((note) -> !report.notes().contains(note)).forEach(report::note);
+					paired.add(one);
 				}
-				benchmarks.compare(perSystem, measured.get("delayqueue"), measured.get("Redisson"));
+				paired.addTo(report);
+				report.environment("pairs", options.pairs() + " alternating pairs of the side-by-side scenarios: "
+						+ "each figure is the median, its spread and the ratio's in the row's note");
 			}
 			if (scenarios.contains("rate-limit")) {
 				benchmarks.checkQuiet("rate-limit");
@@ -133,6 +147,11 @@ public final class Benchmarks {
 				log("== io-bound");
 				benchmarks.ioBound();
 			}
+			if (scenarios.contains("call-cost")) {
+				benchmarks.checkQuiet("call-cost");
+				log("== call-cost");
+				benchmarks.callCost();
+			}
 			if (scenarios.contains("production")) {
 				benchmarks.checkQuiet("production");
 				log("== production");
@@ -144,9 +163,21 @@ public final class Benchmarks {
 		return report;
 	}
 
-	private void compare(List<String> scenarios, Measurements ours, Measurements theirs) {
-		Comparison comparison = new Comparison(this.report, this.settings, this.ceiling, ours, theirs);
+	private void compare(Report into, List<String> scenarios, Measurements ours, Measurements theirs) {
+		Comparison comparison = new Comparison(into, this.settings, this.ceiling, ours, theirs);
 		scenarios.forEach(comparison::add);
+	}
+
+	/** Runs each system's JVM through the scenarios, in the order given. */
+	private static Map<String, Measurements> runSystems(List<String> systems, int port, BenchmarkOptions options,
+			List<String> scenarios, Report report) {
+		Map<String, Measurements> measured = new LinkedHashMap<>();
+		for (String system : systems) {
+			Measurements measurements = SystemProcess.run(system, port, options, scenarios);
+			report.addNotes(measurements.notes());
+			measured.put(system, measurements);
+		}
+		return measured;
 	}
 
 	// ---------------------------------------------------------------- environment
@@ -273,6 +304,17 @@ public final class Benchmarks {
 		};
 		try (DelayQueueSystem system = new DelayQueueSystem("127.0.0.1", this.port)) {
 			new RateLimitBenchmark(system, this.report, 500, window).run();
+		}
+		this.admin.flush();
+	}
+
+	/** One small operation at a time: Redis's cost per call, both ways and beside the floor ({@link CallCostBenchmark}). */
+	private void callCost() {
+		this.admin.flush();
+		int waiting = "smoke".equals(this.settings.mode()) ? 1_000 : 100_000;
+		int calls = "smoke".equals(this.settings.mode()) ? 100 : 10_000;
+		try (DelayQueueSystem system = new DelayQueueSystem("127.0.0.1", this.port)) {
+			new CallCostBenchmark(system, this.admin, this.report, waiting, calls).run();
 		}
 		this.admin.flush();
 	}

@@ -170,6 +170,14 @@ final class DelayQueueSystem implements QueueUnderTest {
 	}
 
 	/** An admin of the producers' store (topic controls, for the rate-limit row). */
+	RedisMessageStore store() {
+		return this.store;
+	}
+
+	LettuceConnectionFactory connectionFactory() {
+		return this.factory;
+	}
+
 	RedisDelayedQueueAdmin admin() {
 		return new RedisDelayedQueueAdmin(this.store, this.converter);
 	}

@@ -223,15 +223,21 @@ final class FairDeliveryBenchmark {
 		return new Drain(rate, cpu, commands);
 	}
 
-	/** A field of {@code EVALSHA}'s line in {@code INFO commandstats}: its calls, or the microseconds they took. */
+	/**
+	 * A field of the script calls' lines in {@code INFO commandstats} ({@code FCALL} and {@code EVALSHA}): their calls,
+	 * or the microseconds they took.
+	 */
 	private static long scriptCalls(Properties commandstats, String field) {
-		String line = commandstats.getProperty("cmdstat_evalsha", "");
-		for (String part : line.trim().split(",")) {
-			if (part.startsWith(field + "=")) {
-				return Long.parseLong(part.substring(field.length() + 1));
+		long sum = 0;
+		for (String command : new String[] { "cmdstat_fcall", "cmdstat_evalsha" }) {
+			String line = commandstats.getProperty(command, "");
+			for (String part : line.trim().split(",")) {
+				if (part.startsWith(field + "=")) {
+					sum += Long.parseLong(part.substring(field.length() + 1));
+				}
 			}
 		}
-		return 0;
+		return sum;
 	}
 
 	/** This JVM's CPU time (the consumer runs in it), or 0 where the JVM does not tell. */

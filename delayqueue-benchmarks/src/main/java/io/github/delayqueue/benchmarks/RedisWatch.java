@@ -57,11 +57,14 @@ final class RedisWatch implements AutoCloseable {
 				+ Double.parseDouble(cpu.getProperty("used_cpu_user", "0").trim());
 	}
 
-	/** The script calls Redis ran so far ({@code EVALSHA} and {@code EVAL}, from its command statistics). */
+	/**
+	 * The script calls Redis ran so far ({@code FCALL}, {@code EVALSHA} and {@code EVAL}, from its command
+	 * statistics).
+	 */
 	private long scriptCalls() {
 		Properties stats = this.admin.info("commandstats");
 		long calls = 0;
-		for (String command : List.of("cmdstat_evalsha", "cmdstat_eval")) {
+		for (String command : List.of("cmdstat_fcall", "cmdstat_evalsha", "cmdstat_eval")) {
 			String value = stats.getProperty(command);
 			if (value != null) {
 				calls += Long.parseLong(value.replaceAll("^calls=(\\d+),.*$", "$1"));
@@ -77,7 +80,7 @@ final class RedisWatch implements AutoCloseable {
 	 */
 	static String describeCommand(List<?> words) {
 		String name = String.valueOf(words.get(0)).toUpperCase(Locale.ROOT);
-		if (!name.startsWith("EVAL") || words.size() < 4) {
+		if (!(name.startsWith("EVAL") || name.startsWith("FCALL")) || words.size() < 4) {
 			return name;
 		}
 		int count = words.size() - 1;
@@ -85,7 +88,7 @@ final class RedisWatch implements AutoCloseable {
 		if (more.matches()) {
 			count = words.size() - 2 + Integer.parseInt(more.group(1));
 		}
-		// less the script's digest, the key count and the keys
+		// less the script's digest (or the function's name), the key count and the keys
 		int scriptArguments = count - 2 - Integer.parseInt(String.valueOf(words.get(2)));
 		return String.format(Locale.ROOT, "%s on %s with %,d argument%s", name, words.get(3), scriptArguments,
 				(scriptArguments == 1) ? "" : "s");

@@ -1,6 +1,13 @@
 package io.github.delayqueue.benchmarks;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,12 +41,47 @@ class BenchmarkOptionsTests {
 	}
 
 	@Test
+	void severalOptionsInOneArgumentAreEachRead() {
+		// Maven passes -Dbenchmark.args="--only=production --huge" to the harness as one argument
+		BenchmarkOptions options = BenchmarkOptions.parse("--mode=quick", " --only=production  --huge\t--pairs=3 ");
+		assertThat(options.scenarios()).containsExactly("production");
+		assertThat(options.huge()).isTrue();
+		assertThat(options.pairs()).isEqualTo(3);
+		assertThat(BenchmarkOptions.parse().pairs()).isOne();
+	}
+
+	@Test
+	void everyDocumentedArgumentIsRead() throws IOException {
+		Pattern documented = Pattern.compile("-Dbenchmark\\.args=(\"[^\"]*\"|[^\\s`)]+)");
+		List<String> found = new ArrayList<>();
+		try (Stream<Path> pages = Files.walk(Path.of("..", "docs"))) {
+			for (Path page : pages.filter((path) -> path.toString().endsWith(".md")).toList()) {
+				Matcher matcher = documented.matcher(Files.readString(page));
+				while (matcher.find()) {
+					found.add(matcher.group(1).replace("\"", ""));
+				}
+			}
+		}
+		assertThat(found).as("documented -Dbenchmark.args values").hasSizeGreaterThan(5);
+		for (String args : found) {
+			// as Maven passes it (one argument), with a server binary that exists here
+			String runnable = args.replaceAll("--redis-server=\\S+", "--redis-server=/bin/sh")
+				.replaceAll("\\.\\.\\.", "drain");
+			assertThat(BenchmarkOptions.parse("--mode=smoke", runnable).scenarios()).as(args).isNotEmpty();
+		}
+	}
+
+	@Test
 	void whatCannotRunIsRefusedSayingWhy(@TempDir Path dir) {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> BenchmarkOptions.parse("--redis-server=" + dir.resolve("none")))
 			.withMessageContaining("is not an executable file");
 		assertThatIllegalArgumentException().isThrownBy(() -> BenchmarkOptions.parse("--only=drain,fast"))
 			.withMessageContaining("--only takes some of");
+		assertThatIllegalArgumentException().isThrownBy(() -> BenchmarkOptions.parse("--pairs=0"))
+			.withMessageContaining("--pairs takes a whole number from 1 to 15, not '0'");
+		assertThatIllegalArgumentException().isThrownBy(() -> BenchmarkOptions.parse("--pairs=many"))
+			.withMessageContaining("--pairs takes");
 		assertThatIllegalArgumentException().isThrownBy(() -> BenchmarkOptions.parse("--fast"))
 			.withMessageContaining("Unknown argument '--fast'");
 	}

@@ -21,7 +21,7 @@ class BenchmarksSmokeTests {
 	@Test
 	void everyScenarioRunsAndReportsBothSystems(@TempDir Path out) throws Exception {
 		Report report = Benchmarks.run(
-				new BenchmarkOptions("smoke", out, false, new LinkedHashSet<>(Benchmarks.SCENARIOS), null));
+				new BenchmarkOptions("smoke", out, false, new LinkedHashSet<>(Benchmarks.SCENARIOS), null, 1));
 
 		assertThat(report.rows()).extracting(Report.Row::section)
 			.anyMatch((section) -> section.startsWith("1."))
@@ -42,6 +42,13 @@ class BenchmarksSmokeTests {
 				assertThat(row.ours()).as(row.figure()).isNotNull().isPositive();
 				assertThat(row.redisson()).as(row.figure()).isNull();
 			});
+		// the cost of a call: ours alone, both ways, beside the floor
+		assertThat(report.rows()).filteredOn((row) -> row.section().startsWith("10. Cost of a call"))
+			.hasSize(5)
+			.allSatisfy((row) -> {
+				assertThat(row.ours()).as(row.figure()).isNotNull().isPositive();
+				assertThat(row.note()).as(row.figure()).contains("with EVALSHA").contains("floor");
+			});
 		// I/O-bound handlers: ours alone, non-blocking beside blocking, every message handled once
 		assertThat(report.rows()).filteredOn((row) -> row.section().startsWith("9. I/O-bound"))
 			.hasSize(2)
@@ -53,7 +60,8 @@ class BenchmarksSmokeTests {
 		assertThat(report.rows())
 			.filteredOn((row) -> !row.figure().startsWith("claim one") && !row.section().startsWith("6. Rate limit")
 					&& !row.section().startsWith("7. Fair delivery") && !row.figure().startsWith("of which")
-					&& !row.section().startsWith("8. Production size") && !row.section().startsWith("9. I/O-bound"))
+					&& !row.section().startsWith("8. Production size") && !row.section().startsWith("9. I/O-bound")
+					&& !row.section().startsWith("10. Cost of a call"))
 			.allSatisfy((row) -> {
 				assertThat(row.ours()).as(row.figure()).isNotNull();
 				assertThat(row.redisson()).as(row.figure()).isNotNull();
@@ -97,6 +105,20 @@ class BenchmarksSmokeTests {
 			.contains("\"drain-random\"")
 			.contains("\"drain-slow\"")
 			.contains("\"costs\"");
+	}
+
+	@Test
+	void alternatingPairsReportMediansWithTheirSpread(@TempDir Path out) {
+		// a documented command's arguments, as Maven passes them (one argument)
+		Report report = Benchmarks.run(BenchmarkOptions.parse("--mode=smoke", "--out=" + out, "--only=drain --pairs=3"));
+		assertThat(report.rows()).filteredOn((row) -> row.unit().equals("msgs/s"))
+			.isNotEmpty()
+			.allSatisfy((row) -> {
+				assertThat(row.ours()).as(row.figure()).isPositive();
+				assertThat(row.redisson()).as(row.figure()).isPositive();
+				assertThat(row.note()).as(row.figure()).contains("median of 3 alternating pairs").contains("ratio ");
+			});
+		assertThat(report.rows()).extracting((row) -> row.section() + ": " + row.figure()).doesNotHaveDuplicates();
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.data.redis.connection.ReactiveRedisConnection;
@@ -48,7 +49,7 @@ final class ReactiveScriptExecutor {
 		}
 		Object nativeConnection = this.blocking.execute(RedisConnection::getNativeConnection);
 		Assert.state(nativeConnection != null, "No native connection to wait for replicas on");
-		return ReplicaWait.<T>runAsync(nativeConnection, script, type, replicas, timeout.toMillis(), keysAndArgs)
+		return ReplicaWait.<T>runAsync(nativeConnection, this.blocking.calls(), script, type, replicas, timeout.toMillis(), keysAndArgs)
 			.thenApply((replicated) -> {
 				if (replicated.confirmed() < replicas) {
 					throw new NotReplicatedException(script.name(), replicas, replicated.confirmed(), timeout);
@@ -57,13 +58,35 @@ final class ReactiveScriptExecutor {
 			});
 	}
 
-	/** Runs a script. */
+	/**
+	 * Runs a script: on Lettuce's shared native connection when the blocking side has one (the library's function,
+	 * as {@link ScriptCalls} calls it), else through the reactive connection with {@code EVALSHA}.
+	 */
 	<T> CompletableFuture<T> run(Script script, ReturnType type, byte[]... keysAndArgs) {
+		SharedConnectionScripts lettuce = sharedNative();
+		if (lettuce != null) {
+			return lettuce.runAsync(script, type, keysAndArgs);
+		}
 		return this.<T>withConnection((connection) -> eval(connection, script, type, keysAndArgs)).toFuture();
+	}
+
+	/**
+	 * Lettuce's shared native connection, when the blocking side has it on this same factory: calls go there rather
+	 * than through the reactive connection (one connection for both; and a continuation on the client's I/O thread
+	 * never opens the reactive connection, which would block that thread on its own connect).
+	 */
+	private @Nullable SharedConnectionScripts sharedNative() {
+		SharedConnectionScripts lettuce = this.blocking.lettuce();
+		return (lettuce != null && lettuce.applies() && this.blocking.connectionFactory() == this.connectionFactory)
+				? lettuce : null;
 	}
 
 	/** Adds members to a set. */
 	CompletableFuture<Long> sAdd(byte[] key, byte[]... members) {
+		SharedConnectionScripts lettuce = sharedNative();
+		if (lettuce != null) {
+			return lettuce.sAddAsync(key, members);
+		}
 		List<ByteBuffer> values = new ArrayList<>(members.length);
 		for (byte[] member : members) {
 			values.add(ByteBuffer.wrap(member));

@@ -189,4 +189,28 @@ public class RedisMessageStore {
 		return this.scripts.replicas();
 	}
 
+	/**
+	 * Whether the store calls its scripts as the functions of delayqueue's Redis Functions library, which it loads
+	 * once per server ({@code FUNCTION LOAD}, on every master of a cluster; again after {@code FUNCTION FLUSH} or a
+	 * failover to a server without it), or with {@code EVALSHA}, whose every call defines again each helper the
+	 * script might use. Functions are the default; a server without them (Redis before 7.0) or a user whose ACL
+	 * refuses {@code FCALL} or {@code FUNCTION LOAD} switches the store to {@code EVALSHA} at the first refusal (logged
+	 * once at info). Only Lettuce connections call functions; with Jedis the store always uses {@code EVALSHA}. Both
+	 * run the same Lua to the same effect.
+	 * @param redisFunctions {@code false} to call scripts with {@code EVALSHA} only
+	 * @since 0.3.0
+	 */
+	public void setRedisFunctions(boolean redisFunctions) {
+		this.scripts.setFunctions(redisFunctions);
+	}
+
+	/**
+	 * Whether the store calls its scripts as Redis Functions at the moment (see {@link #setRedisFunctions(boolean)}).
+	 * @return {@code false} if switched off, or once a server refused them
+	 * @since 0.3.0
+	 */
+	public boolean isRedisFunctions() {
+		return this.scripts.functions();
+	}
+
 }

@@ -1,13 +1,11 @@
 package io.github.delayqueue.redis;
 
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
@@ -38,7 +36,7 @@ final class ReplicaWait {
 	 * as Spring Data Redis has none for WAIT.
 	 */
 	@SuppressWarnings("unchecked")
-	static <T> Replicated<T> run(RedisConnection connection, Script script, ReturnType type,
+	static <T> Replicated<T> run(RedisConnection connection, ScriptCalls calls, Script script, ReturnType type,
 			int replicas, long timeoutMillis, byte[]... keysAndArgs) {
 		Object nativeConnection = connection.getNativeConnection();
 		try {
@@ -52,7 +50,7 @@ final class ReplicaWait {
 					RedisClusterAsyncCommands<byte[], byte[]> nodeCommands = (RedisClusterAsyncCommands<byte[], byte[]>) commands
 						.getConnection(host, port);
 					try {
-						T reply = runOn(script, nodeCommands, type, keysAndArgs);
+						T reply = runOn(calls, script, nodeCommands, type, keysAndArgs);
 						return new Replicated<>(reply,
 								confirmed(nodeCommands.waitForReplication(replicas, timeoutMillis), timeoutMillis));
 					}
@@ -68,7 +66,7 @@ final class ReplicaWait {
 				}
 			}
 			if (nativeConnection instanceof BaseRedisAsyncCommands<?, ?> commands) {
-				T reply = script.run(connection, type, keysAndArgs);
+				T reply = runOn(calls, script, (BaseRedisAsyncCommands<byte[], byte[]>) commands, type, keysAndArgs);
 				return new Replicated<>(reply, confirmed(commands.waitForReplication(replicas, timeoutMillis),
 						timeoutMillis));
 			}
@@ -91,22 +89,16 @@ final class ReplicaWait {
 	 * replied. The connection must be Lettuce's shared native connection, which outlives the call.
 	 */
 	@SuppressWarnings("unchecked")
-	static <T> CompletableFuture<Replicated<T>> runAsync(Object nativeConnection, Script script, ReturnType type,
-			int replicas, long timeoutMillis, byte[]... keysAndArgs) {
+	static <T> CompletableFuture<Replicated<T>> runAsync(Object nativeConnection, ScriptCalls calls, Script script,
+			ReturnType type, int replicas, long timeoutMillis, byte[]... keysAndArgs) {
 		Assert.state(nativeConnection instanceof RedisAsyncCommands<?, ?>
 				&& !(nativeConnection instanceof RedisAdvancedClusterAsyncCommands<?, ?>),
 				"Waiting for replicas without blocking needs Lettuce's shared connection to one master (standalone "
 						+ "or Sentinel); in a Redis Cluster use the blocking DelayedQueue");
 		RedisAsyncCommands<byte[], byte[]> commands = (RedisAsyncCommands<byte[], byte[]>) nativeConnection;
-		ScriptOutputType output = (type == ReturnType.MULTI) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-		byte[][] keys = { keysAndArgs[0] };
-		byte[][] args = Arrays.copyOfRange(keysAndArgs, 1, keysAndArgs.length);
-		CompletableFuture<T> reply = commands.<T>evalsha(script.sha1Hex(), output, keys, args)
-			.toCompletableFuture()
-			.exceptionallyCompose((ex) -> Script.isNoScript(ex)
-					? commands.<T>eval(script.text(), output, keys, args).toCompletableFuture()
-					: CompletableFuture.failedFuture(ex));
-		// WAIT is sent after the script (EVAL after a NOSCRIPT reply comes later, and is waited for again)
+		CompletableFuture<T> reply = calls.call(commands, script, type, keysAndArgs);
+		// WAIT is sent after the script (a call sent again after loading the library or the script comes later, and is
+		// waited for again)
 		return reply.thenCompose((value) -> commands.waitForReplication(replicas, timeoutMillis)
 			.toCompletableFuture()
 			.thenApply((confirmed) -> new Replicated<>(value, (confirmed != null) ? confirmed : 0L)));
@@ -117,21 +109,9 @@ final class ReplicaWait {
 	 * Runs a script on a Lettuce connection of one node (in a cluster, to keep a write and its {@code WAIT} on one
 	 * connection).
 	 */
-	@SuppressWarnings("unchecked")
-	private static <T> T runOn(Script script, RedisClusterAsyncCommands<byte[], byte[]> commands, ReturnType type,
-			byte[]... keysAndArgs) throws ExecutionException, InterruptedException, TimeoutException {
-		ScriptOutputType output = (type == ReturnType.MULTI) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-		byte[][] keys = { keysAndArgs[0] };
-		byte[][] args = Arrays.copyOfRange(keysAndArgs, 1, keysAndArgs.length);
-		try {
-			return (T) commands.evalsha(script.sha1Hex(), output, keys, args).get(30, TimeUnit.SECONDS);
-		}
-		catch (ExecutionException ex) {
-			if (!Script.isNoScript(ex)) {
-				throw ex;
-			}
-			return (T) commands.eval(script.text(), output, keys, args).get(30, TimeUnit.SECONDS);
-		}
+	private static <T> T runOn(ScriptCalls calls, Script script, BaseRedisAsyncCommands<byte[], byte[]> commands,
+			ReturnType type, byte[]... keysAndArgs) throws ExecutionException, InterruptedException, TimeoutException {
+		return calls.<T>call(commands, script, type, keysAndArgs).get(30, TimeUnit.SECONDS);
 	}
 
 	private static String @Nullable [] movedTo(ExecutionException ex) {

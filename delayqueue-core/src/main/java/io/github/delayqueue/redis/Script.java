@@ -1,40 +1,19 @@
 package io.github.delayqueue.redis;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 
-
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.script.DigestUtils;
-import org.springframework.util.Assert;
-import org.springframework.util.StreamUtils;
 
 /**
- * One of the store's Lua scripts: the sections of the shared prelude it uses, followed by its own text, all fixed
- * resources read once. A script names the sections it uses on its first line ({@code -- uses: buckets, leases});
- * the {@code base} section is always in, unless the line says {@code -- uses: none} (a script whole by itself). Leaving the others out keeps each call from defining helpers it never
- * calls (every call of a script runs its whole text). Runs with {@code EVALSHA}, and with {@code EVAL} when the
- * server does not know the script yet (after a restart or {@code SCRIPT FLUSH}), which also loads it for the next
- * call.
+ * One of the store's Lua scripts, made by {@link ScriptLibrary} from fixed resources: its text for {@code EVAL}
+ * (the prelude modules it uses, then its own text), that text's SHA-1 for {@code EVALSHA}, and the name of its
+ * function in the library for {@code FCALL}. On a {@link RedisConnection} it runs with {@code EVALSHA}, and with
+ * {@code EVAL} when the server does not know the script yet (after a restart or {@code SCRIPT FLUSH}), which also
+ * loads it for the next call; Lettuce's connections call the library's function first (see {@link ScriptCalls}).
  */
 final class Script {
-
-	private static final String SECTION = "-- @section ";
-
-	/** What a script that uses no part of the prelude, not even {@code base}, names on its {@code -- uses:} line. */
-	private static final String NONE = "none";
-
-	private static final Map<String, String> SECTIONS = sections(read("prelude"));
 
 	private final String name;
 
@@ -44,49 +23,19 @@ final class Script {
 
 	private final byte[] sha1Bytes;
 
-	private Script(String name, String text) {
+	private final byte[] function;
+
+	Script(String name, String text, String function) {
 		this.name = name;
 		this.text = text.getBytes(StandardCharsets.UTF_8);
 		this.sha1 = DigestUtils.sha1DigestAsHex(text);
 		this.sha1Bytes = this.sha1.getBytes(StandardCharsets.US_ASCII);
+		this.function = function.getBytes(StandardCharsets.US_ASCII);
 	}
 
+	/** The script of an operation, by the name of its resource ({@code claim} for {@code claim.lua}). */
 	static Script load(String name) {
-		String body = read(name);
-		String uses = body.lines().findFirst().orElse("");
-		Assert.state(uses.startsWith("-- uses:"), () -> "Script " + name + " must start with a '-- uses:' line");
-		Set<String> used = Arrays.stream(uses.substring("-- uses:".length()).split(","))
-			.map(String::trim)
-			.collect(Collectors.toCollection(HashSet::new));
-		if (used.equals(Set.of(NONE))) {
-			// a script that is whole by itself (one whose every call must be as short as it can be)
-			return new Script(name, body);
-		}
-		used.retainAll(SECTIONS.keySet());
-		StringBuilder text = new StringBuilder();
-		SECTIONS.forEach((section, code) -> {
-			if (section.equals("base") || used.contains(section)) {
-				text.append(code);
-			}
-		});
-		return new Script(name, text.append('\n').append(body).toString());
-	}
-
-	/** The prelude's sections in order, by name; what stands before the first section goes with {@code base}. */
-	private static Map<String, String> sections(String prelude) {
-		Map<String, String> sections = new LinkedHashMap<>();
-		String name = "base";
-		StringBuilder code = new StringBuilder();
-		for (String line : prelude.split("\n", -1)) {
-			if (line.startsWith(SECTION)) {
-				sections.merge(name, code.toString(), String::concat);
-				name = line.substring(SECTION.length()).split(" ")[0];
-				code = new StringBuilder();
-			}
-			code.append(line).append('\n');
-		}
-		sections.merge(name, code.toString(), String::concat);
-		return sections;
+		return ScriptLibrary.script(name);
 	}
 
 	String name() {
@@ -122,7 +71,12 @@ final class Script {
 		return this.sha1Bytes;
 	}
 
-	/** The script's whole text (prelude sections included), as {@code EVAL} takes it. */
+	/** The name of the script's function in the library, as {@code FCALL} takes it. */
+	byte[] function() {
+		return this.function;
+	}
+
+	/** The script's whole text (prelude modules included), as {@code EVAL} takes it. */
 	byte[] text() {
 		return this.text;
 	}
@@ -138,16 +92,6 @@ final class Script {
 			}
 		}
 		return false;
-	}
-
-	private static String read(String name) {
-		ClassPathResource resource = new ClassPathResource("io/github/delayqueue/redis/" + name + ".lua");
-		try (InputStream in = resource.getInputStream()) {
-			return StreamUtils.copyToString(in, StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot read the delayqueue script " + resource, ex);
-		}
 	}
 
 }

@@ -36,7 +36,7 @@ final class ScriptExecutor {
 		this.template.setEnableDefaultSerializer(false);
 		this.template.afterPropertiesSet();
 		this.shared = (LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce)
-				? new SharedConnectionScripts(this.template, lettuce) : null;
+				? new SharedConnectionScripts(this.template, lettuce, new ScriptCalls(true)) : null;
 	}
 
 	void setReplicaAcknowledgement(int replicas, Duration timeout) {
@@ -47,6 +47,40 @@ final class ScriptExecutor {
 				"Waiting for replicas needs Lettuce (Spring Boot's default Redis client)");
 		this.replicaTimeout = timeout;
 		this.replicas = replicas;
+	}
+
+	/**
+	 * Whether scripts are called as the functions of delayqueue's Redis Functions library (the default, with
+	 * Lettuce) or with {@code EVALSHA}; a server or user that refuses Functions switches to {@code EVALSHA} anyway.
+	 */
+	void setFunctions(boolean functions) {
+		SharedConnectionScripts shared = this.shared;
+		if (shared != null) {
+			shared.calls().setFunctions(functions);
+		}
+	}
+
+	/** Whether script calls go to the library's functions at the moment (never without Lettuce). */
+	boolean functions() {
+		SharedConnectionScripts shared = this.shared;
+		return shared != null && shared.calls().functions();
+	}
+
+	/** The connection factory the scripts run on. */
+	@Nullable Object connectionFactory() {
+		return this.template.getConnectionFactory();
+	}
+
+	/** How scripts are called on Lettuce's native connections (only with Lettuce). */
+	ScriptCalls calls() {
+		SharedConnectionScripts shared = this.shared;
+		Assert.state(shared != null, "Lettuce's script calls need Lettuce");
+		return shared.calls();
+	}
+
+	/** The script runner on Lettuce's native connections; {@code null} without Lettuce. */
+	@Nullable SharedConnectionScripts lettuce() {
+		return this.shared;
 	}
 
 	int replicas() {
@@ -74,7 +108,7 @@ final class ScriptExecutor {
 		}
 		long timeoutMillis = this.replicaTimeout.toMillis();
 		ReplicaWait.Replicated<T> result = execute(
-				(connection) -> ReplicaWait.run(connection, script, type, replicas, timeoutMillis, keysAndArgs));
+				(connection) -> ReplicaWait.run(connection, calls(), script, type, replicas, timeoutMillis, keysAndArgs));
 		Assert.state(result != null && result.reply() != null,
 				() -> "Redis returned no reply to the delayqueue script " + script.name());
 		if (result.confirmed() < replicas) {
@@ -86,7 +120,9 @@ final class ScriptExecutor {
 	<T> T run(Script script, ReturnType type, byte[]... keysAndArgs) {
 		SharedConnectionScripts shared = this.shared;
 		T reply = (shared != null && shared.applies()) ? shared.run(script, type, keysAndArgs)
-				: execute((connection) -> script.run(connection, type, keysAndArgs));
+				: execute((connection) -> (shared != null && SharedConnectionScripts.isLettuce(connection))
+						? shared.<T>runOn(connection, script, type, keysAndArgs)
+						: script.run(connection, type, keysAndArgs));
 		Assert.state(reply != null, () -> "Redis returned no reply to the delayqueue script " + script.name());
 		return reply;
 	}

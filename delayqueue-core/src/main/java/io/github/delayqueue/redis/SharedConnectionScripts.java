@@ -1,22 +1,19 @@
 package io.github.delayqueue.redis;
 
-import java.util.Arrays;
-import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
-import io.lettuce.core.LettuceFutures;
-import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.output.BooleanOutput;
-import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.output.NestedMultiOutput;
-import io.lettuce.core.output.StatusOutput;
-import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import org.jspecify.annotations.Nullable;
@@ -29,13 +26,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceExceptionConvert
 import org.springframework.data.redis.core.RedisTemplate;
 
 /**
- * Runs scripts straight on Lettuce's one shared native connection, the connection every {@code RedisTemplate} call
- * of a {@link LettuceConnectionFactory} that shares it ends up on anyway. The template builds a connection wrapper
- * per call (with a facade per command family), a cost that a claim or a schedule per message paid in full; here a
- * call costs Lettuce's command and nothing more. What a caller sees is the same: the same {@code EVALSHA} with its
- * {@code EVAL} fall back, the same reply types, the factory's command timeout, and Lettuce's failures translated into
- * Spring's {@link DataAccessException}s by Spring Data Redis's own converter. The native connection is taken from the
- * template once and again whenever it was closed (the factory reset or restarted).
+ * Runs scripts straight on Lettuce's native connections through {@link ScriptCalls}: on the one shared native
+ * connection, the connection every {@code RedisTemplate} call of a {@link LettuceConnectionFactory} that shares it
+ * ends up on anyway, and on the native connection of any other Lettuce {@link RedisConnection}. The template builds a
+ * connection wrapper per call (with a facade per command family), a cost that a claim or a schedule per message paid in
+ * full; here a call costs Lettuce's command and nothing more. What a caller sees is the same: the same reply types, the
+ * factory's command timeout, and Lettuce's failures translated into Spring's {@link DataAccessException}s by Spring
+ * Data Redis's own converter. The shared native connection is taken from the template once and again whenever it was
+ * closed (the factory reset or restarted).
  */
 final class SharedConnectionScripts {
 
@@ -45,14 +43,23 @@ final class SharedConnectionScripts {
 
 	private final LettuceConnectionFactory factory;
 
+	private final ScriptCalls calls;
+
 	private final long timeoutMillis;
 
 	private volatile @Nullable Native connection;
 
-	SharedConnectionScripts(RedisTemplate<byte[], byte[]> template, LettuceConnectionFactory factory) {
+	SharedConnectionScripts(RedisTemplate<byte[], byte[]> template, LettuceConnectionFactory factory,
+			ScriptCalls calls) {
 		this.template = template;
 		this.factory = factory;
+		this.calls = calls;
 		this.timeoutMillis = factory.getClientConfiguration().getCommandTimeout().toMillis();
+	}
+
+	/** How scripts are called on Lettuce's connections. */
+	ScriptCalls calls() {
+		return this.calls;
 	}
 
 	/** Whether the factory shares its native connection (else each call takes a connection of its own). */
@@ -61,42 +68,62 @@ final class SharedConnectionScripts {
 	}
 
 	/**
-	 * Runs a script whose first argument is its one key.
+	 * Runs a script on the shared connection.
 	 * @return the reply, as a {@link RedisConnection} gives it
 	 */
 	<T> @Nullable T run(Script script, ReturnType type, byte[]... keysAndArgs) {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
+		return await(this.calls.call(commands(), script, type, keysAndArgs));
+	}
+
+	/**
+	 * Runs a script on the shared connection without blocking; the future completes on the client's I/O thread.
+	 */
+	<T> CompletableFuture<T> runAsync(Script script, ReturnType type, byte[]... keysAndArgs) {
 		try {
-			return checked(type, await(send(commands, CommandType.EVALSHA, script.sha1Bytes(), type, keysAndArgs)));
+			return this.<T>call(commands(), script, type, keysAndArgs).exceptionallyCompose(
+					(ex) -> CompletableFuture.failedFuture(translated(unwrapped(ex))));
 		}
 		catch (RuntimeException ex) {
-			if (!Script.isNoScript(ex)) {
-				throw translated(ex);
-			}
-		}
-		try {
-			return checked(type, await(send(commands, CommandType.EVAL, script.text(), type, keysAndArgs)));
-		}
-		catch (RuntimeException ex) {
-			throw translated(ex);
+			return CompletableFuture.failedFuture(translated(ex));
 		}
 	}
 
-	private static RedisFuture<Object> send(RedisClusterAsyncCommands<byte[], byte[]> commands, CommandType command,
-			byte[] script, ReturnType type, byte[][] keysAndArgs) {
-		if (ScriptArguments.ENCODED_AS_LETTUCE_DOES) {
-			return commands.dispatch(command, outputOf(type), new ScriptArguments(script, keysAndArgs));
+	/**
+	 * Adds members to a set on the shared connection without blocking; the future completes on the client's I/O
+	 * thread.
+	 */
+	CompletableFuture<Long> sAddAsync(byte[] key, byte[]... members) {
+		try {
+			CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).addKey(key).addValues(members);
+			return commands().dispatch(CommandType.SADD, new IntegerOutput<>(ByteArrayCodec.INSTANCE), args)
+				.toCompletableFuture()
+				.exceptionallyCompose((ex) -> CompletableFuture.failedFuture(translated(unwrapped(ex))));
 		}
-		byte[][] keys = { keysAndArgs[0] };
-		byte[][] args = Arrays.copyOfRange(keysAndArgs, 1, keysAndArgs.length);
-		CommandArgs<byte[], byte[]> plain = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(script)
-			.add(1)
-			.addKeys(keys)
-			.addValues(args);
-		return commands.dispatch(command, outputOf(type), plain);
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(translated(ex));
+		}
 	}
 
-	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
+	/**
+	 * Runs a script on a connection's native Lettuce connection (see {@link #isLettuce(RedisConnection)}).
+	 * @return the reply, as a {@link RedisConnection} gives it
+	 */
+	<T> @Nullable T runOn(RedisConnection connection, Script script, ReturnType type, byte[]... keysAndArgs) {
+		return await(this.<T>call(nativeCommands(connection.getNativeConnection()), script, type, keysAndArgs));
+	}
+
+	/** Whether a connection's native connection takes Lettuce's asynchronous commands. */
+	static boolean isLettuce(RedisConnection connection) {
+		return !connection.isPipelined() && !connection.isQueueing()
+				&& connection.getNativeConnection() instanceof BaseRedisAsyncCommands<?, ?>;
+	}
+
+	<T> CompletableFuture<T> call(BaseRedisAsyncCommands<byte[], byte[]> commands, Script script, ReturnType type,
+			byte[]... keysAndArgs) {
+		return this.calls.call(commands, script, type, keysAndArgs);
+	}
+
+	private BaseRedisAsyncCommands<byte[], byte[]> commands() {
 		Native connection = this.connection;
 		if (connection == null || !connection.stateful().isOpen()) {
 			connection = nativeConnection();
@@ -109,54 +136,59 @@ final class SharedConnectionScripts {
 	private Native nativeConnection() {
 		Object found = this.template.execute(RedisConnection::getNativeConnection, true);
 		if (found instanceof RedisAsyncCommands<?, ?> standalone) {
-			return new Native((RedisClusterAsyncCommands<byte[], byte[]>) standalone, standalone.getStatefulConnection());
+			return new Native((BaseRedisAsyncCommands<byte[], byte[]>) standalone, standalone.getStatefulConnection());
 		}
 		if (found instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
-			return new Native((RedisClusterAsyncCommands<byte[], byte[]>) cluster, cluster.getStatefulConnection());
+			return new Native((BaseRedisAsyncCommands<byte[], byte[]>) cluster, cluster.getStatefulConnection());
 		}
 		throw new IllegalStateException("Lettuce's shared connection gave no asynchronous commands but " + found);
 	}
 
-	private <T> T await(RedisFuture<T> future) {
-		return LettuceFutures.awaitOrCancel(future, this.timeoutMillis, TimeUnit.MILLISECONDS);
-	}
-
 	@SuppressWarnings("unchecked")
-	private static <T> @Nullable T checked(ReturnType type, @Nullable Object reply) {
-		if (type == ReturnType.MULTI && reply instanceof List<?> list) {
-			for (Object element : list) {
-				if (element instanceof Exception ex) {
-					throw translated(ex);
-				}
-			}
-		}
-		return (T) reply;
+	private static BaseRedisAsyncCommands<byte[], byte[]> nativeCommands(Object nativeConnection) {
+		return (BaseRedisAsyncCommands<byte[], byte[]>) nativeConnection;
 	}
 
-	private static RuntimeException translated(Exception ex) {
-		DataAccessException translated = EXCEPTIONS.convert(ex);
-		if (translated != null) {
-			return translated;
+	private <T> @Nullable T await(CompletableFuture<T> future) {
+		try {
+			return future.get(this.timeoutMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			future.cancel(true);
+			throw translated(new RedisCommandInterruptedException(ex));
+		}
+		catch (TimeoutException ex) {
+			future.cancel(true);
+			throw translated(new RedisCommandTimeoutException(
+					"Command timed out after " + this.timeoutMillis + " millisecond(s)"));
+		}
+		catch (ExecutionException ex) {
+			throw translated(unwrapped(ex));
+		}
+	}
+
+	private static Throwable unwrapped(Throwable ex) {
+		Throwable cause = ex;
+		while ((cause instanceof ExecutionException || cause instanceof CompletionException)
+				&& cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	static RuntimeException translated(Throwable ex) {
+		if (ex instanceof Exception exception) {
+			DataAccessException translated = EXCEPTIONS.convert(exception);
+			if (translated != null) {
+				return translated;
+			}
 		}
 		return (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
 	}
 
-	/** The output Lettuce reads a script's reply into, as it picks one for {@code EVALSHA} itself. */
-	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private static CommandOutput<byte[], byte[], Object> outputOf(ReturnType type) {
-		ByteArrayCodec codec = ByteArrayCodec.INSTANCE;
-		CommandOutput output = switch (type) {
-			case BOOLEAN -> new BooleanOutput<>(codec);
-			case MULTI -> new NestedMultiOutput<>(codec);
-			case VALUE -> new ValueOutput<>(codec);
-			case INTEGER -> new IntegerOutput<>(codec);
-			case STATUS -> new StatusOutput<>(codec);
-		};
-		return output;
-	}
-
 	/** The shared connection's asynchronous commands, and the connection they run on. */
-	private record Native(RedisClusterAsyncCommands<byte[], byte[]> commands, StatefulConnection<?, ?> stateful) {
+	private record Native(BaseRedisAsyncCommands<byte[], byte[]> commands, StatefulConnection<?, ?> stateful) {
 	}
 
 }

@@ -32,6 +32,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -77,6 +79,29 @@ class AsyncDelayedQueueTests {
 
 	private static <T> T done(CompletableFuture<T> future) throws Exception {
 		return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+	}
+
+	@Test
+	void aScheduleWhoseContinuationRegistersItsTopicOnTheIoThreadCompletes() throws Exception {
+		// the continuation of the script call registers the new topic on the client's I/O thread: done on the shared
+		// native connection, it opens no connection there (a connect that Lettuce assigns to the event loop it waits
+		// on never completes: with two event loops, the third connection of a factory after the shared one)
+		LettuceConnectionFactory factory = this.fixture.connectionFactory();
+		RedisDelayedQueue blocking = new RedisDelayedQueue(this.fixture.store(factory), this.fixture.converter());
+		blocking.schedule("opened", "o", "x", Duration.ofMinutes(5));
+		RedisConnection subscriber = factory.getConnection();
+		try {
+			subscriber.subscribe((message, pattern) -> {
+			}, "dqtest:nothing".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+			assertThat(blocking.async()
+				.scheduleAll(List.of(ScheduleRequest.builder("fresh", "x").delay(Duration.ofMinutes(5)).build()))
+				.get(TIMEOUT_SECONDS, TimeUnit.SECONDS)).singleElement()
+				.satisfies((result) -> assertThat(result.scheduled()).isTrue());
+		}
+		finally {
+			subscriber.close();
+		}
+		assertThat(this.admin.knownTopics()).contains("fresh");
 	}
 
 	@Test
@@ -255,11 +280,11 @@ class AsyncDelayedQueueTests {
 			.isLessThanOrEqualTo(1 + (messages - 1 + perCall - 1) / perCall);
 	}
 
-	/** The script calls Redis ran so far: EVALSHA and EVAL (INFO commandstats). */
+	/** The script calls Redis ran so far: FCALL, EVALSHA and EVAL (INFO commandstats). */
 	private long scheduleCalls() {
 		long calls = 0;
 		for (String line : redis.get().call("INFO", "commandstats").split("\r?\n")) {
-			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+			if (line.startsWith("cmdstat_fcall:") || line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
 				String field = line.substring(line.indexOf("calls=") + "calls=".length());
 				calls += Long.parseLong(field.substring(0, field.indexOf(',')));
 			}

@@ -474,10 +474,10 @@ class RedisDelayedQueueTests {
 		assertThat(this.admin.stats("bulk").waiting()).isEqualTo(1_001);
 	}
 
-	/** The script calls Redis ran so far (INFO commandstats: EVALSHA and EVAL, less those that failed). */
+	/** The script calls Redis ran so far (INFO commandstats: FCALL, EVALSHA and EVAL, less those that failed). */
 	private static long scriptCalls() {
 		return Arrays.stream(redis.get().call("INFO", "commandstats").split("\r?\n"))
-			.filter((line) -> line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:"))
+			.filter((line) -> line.startsWith("cmdstat_fcall:") || line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:"))
 			.mapToLong((line) -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))
 					- Long.parseLong(line.replaceAll(".*failed_calls=(\\d+).*", "$1")))
 			.sum();

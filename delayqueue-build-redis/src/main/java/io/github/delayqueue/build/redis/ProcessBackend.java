@@ -2,13 +2,24 @@ package io.github.delayqueue.build.redis;
 
 import io.github.delayqueue.embedded.RedisServerProcess;
 
-/** A {@link RedisServerProcess} on a free loopback port. */
+/**
+ * A {@link RedisServerProcess} on a free loopback port. With the system property
+ * {@value #WITHOUT_FUNCTIONS} set to {@code true}, the server has no {@code FCALL} and no {@code FUNCTION} command, as
+ * a Redis before 7.0 (the build runs the store's tests so once more, to check the scripts' fall back).
+ */
 final class ProcessBackend implements Backend {
+
+	static final String WITHOUT_FUNCTIONS = "delayqueue.test.redis.without-functions";
 
 	private final RedisServerProcess server;
 
 	ProcessBackend(boolean appendOnly) {
-		this.server = RedisServerProcess.onFreePort().appendOnly(appendOnly).build();
+		RedisServerProcess.Builder builder = RedisServerProcess.onFreePort().appendOnly(appendOnly);
+		if (Boolean.getBoolean(WITHOUT_FUNCTIONS)) {
+			builder.configLines("rename-command FCALL \"\"", "rename-command FCALL_RO \"\"",
+					"rename-command FUNCTION \"\"");
+		}
+		this.server = builder.build();
 	}
 
 	@Override

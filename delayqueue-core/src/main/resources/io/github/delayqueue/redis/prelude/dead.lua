@@ -1,0 +1,142 @@
+local TRIES = BASE .. 'tries'
+local SUSPECT = BASE .. 'suspect'
+local BURIED = BASE .. 'buried'
+local ERROR = BASE .. 'error'
+-- id -> '<deadline ms>:<d|x>' for a message that must not be delivered after a deadline: dead-lettered (d) or
+-- dropped (x) instead
+local EXPIRY = BASE .. 'expiry'
+
+-- Whether this call found none of tries, error, suspect and expiry (acknowledge's EXISTS) and wrote none of them
+-- since: no message of the topic has an attempt count, an error, a suspect mark or an expiry deadline, so a claim
+-- reads neither counts nor suspects (see leaseDue). What writes a count or a mark sets it back to false.
+local noMarks = false
+
+-- Deletes what the topic holds for an id besides its place in pending, leased or buried.
+local function forget(id)
+  redis.call('SREM', SUSPECT, id)
+  redis.call('HDEL', bodyOf(id), id)
+  redis.call('HDEL', TRIES, id)
+  redis.call('HDEL', ERROR, id)
+  redis.call('HDEL', LEASE, id)
+  redis.call('HDEL', EXPIRY, id)
+end
+
+-- Deletes delivered messages whose lease presented is their current one: ids, tokens and the ids' bucket hashes in
+-- ARGV[from..to] (id, token, hash, ...: the hash as eight hex digits, computed by the client as BucketHash.java does,
+-- so that Redis need not compute a SHA-1 per message; one that does not find the envelope, a wrong one included, is
+-- followed by the id's own bucket, so a client's hash is never trusted). A few commands for the whole batch, one per
+-- message (its envelope's bucket). Returns how many. With 'anchorLater' the caller drops a lone anchor itself once it
+-- is done (a claim may lease again at once, and would put it back).
+local function acknowledge(from, to, anchorLater)
+  local ids, n = {}, 0
+  for i = from, to, 3 do
+    n = n + 1
+    ids[n] = ARGV[i]
+  end
+  local raw = hmget(LEASE, ids)
+  -- a lease is current if its record starts with the token presented (the token's own digits, then ':'): an
+  -- acknowledgement needs no more of the record, and a claim's acknowledgements mostly share one token (a record
+  -- whose due time or attempt is unreadable is still acknowledged by its token: its handler finished under it)
+  local done, seen, prefixes = {}, {}, {}
+  local nDone = 0
+  -- groups: the groups of the leases ended, read only in a topic that ever stored a grouped message
+  local ended = grouped() and {} or nil
+  for k = 1, n do
+    local id = ids[k]
+    local at = from + 3 * k - 2
+    local token = ARGV[at]
+    local prefix = prefixes[token]
+    if not prefix then
+      prefix = token .. ':'
+      prefixes[token] = prefix
+    end
+    local record = raw[k]
+    if record and string.sub(record, 1, #prefix) == prefix and not seen[id] then
+      seen[id] = true
+      nDone = nDone + 1
+      done[nDone] = id
+      local h = tonumber(ARGV[at + 1], 16)
+      if not (h and redis.call('HDEL', bucketOf(h), id) == 1) then
+        redis.call('HDEL', (bodyOf(id)), id)
+      end
+      if ended then
+        noteGroup(ended, recordGroup(record, #prefix))
+      end
+    end
+  end
+  if #done == 0 then
+    return 0
+  end
+  ids = done
+  each('ZREM', LEASED, ids)
+  each('HDEL', LEASE, ids)
+  if not anchorLater then
+    leasesEnded()
+  end
+  -- only a message that failed or was a suspect has a count, an error or a mark stored: none if the keys are absent
+  if redis.call('EXISTS', TRIES, ERROR, SUSPECT, EXPIRY) > 0 then
+    each('HDEL', TRIES, ids)
+    each('HDEL', ERROR, ids)
+    each('HDEL', EXPIRY, ids)
+    -- a suspect whose handler finished did not kill its consumer
+    each('SREM', SUSPECT, ids)
+  else
+    noMarks = true
+  end
+  if ended then
+    groupLeasesEnded(ended)
+  end
+  slotsFreed()
+  return #done
+end
+
+-- Deletes dead letters older than maxAge or beyond maxCount, oldest first, at most a hundred of each per call.
+local function trimDead(now, maxCount, maxAge)
+  local old = redis.call('ZRANGEBYSCORE', BURIED, '-inf', '(' .. int(now - maxAge), 'LIMIT', 0, 100)
+  for _, id in ipairs(old) do
+    redis.call('ZREM', BURIED, id)
+    forget(id)
+  end
+  local excess = redis.call('ZCARD', BURIED) - maxCount
+  if excess > 0 then
+    for _, id in ipairs(redis.call('ZRANGE', BURIED, 0, math.min(excess, 100) - 1)) do
+      redis.call('ZREM', BURIED, id)
+      forget(id)
+    end
+  end
+end
+
+-- Moves an id to the dead letters with a reason (kept if a reason is recorded already and keepError is set).
+local function bury(id, now, reason, keepError)
+  noMarks = false
+  endLease(id)
+  redis.call('SREM', SUSPECT, id)
+  redis.call('ZREM', PENDING, id)
+  redis.call('ZADD', BURIED, int(now), id)
+  if not keepError or redis.call('HEXISTS', ERROR, id) == 0 then
+    redis.call('HSET', ERROR, id, reason)
+  end
+end
+
+-- The attempt number of a handler about to start, from the count of starts stored for the message (absent:
+-- none), or nil and a reason to bury the message instead.
+local function charge(tries, maxAttempts)
+  local n = count(tries)
+  if n == false then
+    return nil, 'Corrupt attempt count ' .. tostring(tries) .. ' stored for this message'
+  end
+  local attempt = (n or 0) + 1
+  if attempt > maxAttempts then
+    return nil, 'Lease expired: the consumer stopped without finishing attempt ' .. (attempt - 1)
+  end
+  return attempt
+end
+
+-- Wakes consumers if the message with this id is now the earliest of the topic (of 'key' if given: a priority
+-- level's set).
+local function wakeIfHead(id, due, nowUs, key)
+  local head = redis.call('ZRANGE', key or PENDING, '0', '0')
+  if head[1] == id then
+    redis.call('PUBLISH', WAKE, delayTo(due, nowUs))
+  end
+end
