@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisServerCommands;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -52,6 +53,13 @@ final class AdminConnection implements AutoCloseable {
 	void flush() {
 		try (RedisConnection connection = this.factory.getConnection()) {
 			connection.serverCommands().flushAll();
+		}
+	}
+
+	/** Stops the server without saving ({@code SHUTDOWN NOSAVE}): for a server the harness started itself. */
+	void shutdown() {
+		try (RedisConnection connection = this.factory.getConnection()) {
+			connection.serverCommands().shutdown(RedisServerCommands.ShutdownOption.NOSAVE);
 		}
 	}
 

@@ -40,14 +40,15 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  * Options: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge}, {@code --only=SCENARIO,...}
  * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit, fair-delivery, production,
- * io-bound, call-cost),
+ * io-bound, call-cost, instructions: under callgrind, needs valgrind),
  * {@code --redis-server=PATH}, {@code --pairs=N}
  * ({@link BenchmarkOptions}; several may share one argument, separated by blanks).
  */
 public final class Benchmarks {
 
 	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "drain-random",
-			"drain-slow", "size", "loss", "rate-limit", "fair-delivery", "production", "io-bound", "call-cost");
+			"drain-slow", "size", "loss", "rate-limit", "fair-delivery", "production", "io-bound", "call-cost",
+			"instructions");
 
 	private final Settings settings;
 
@@ -151,6 +152,11 @@ public final class Benchmarks {
 				benchmarks.checkQuiet("call-cost");
 				log("== call-cost");
 				benchmarks.callCost();
+			}
+			if (scenarios.contains("instructions")) {
+				log("== instructions");
+				benchmarks.instructions(options, (options.redisServer() != null) ? options.redisServer()
+						: RedisServerProcess.findBinary());
 			}
 			if (scenarios.contains("production")) {
 				benchmarks.checkQuiet("production");
@@ -317,6 +323,12 @@ public final class Benchmarks {
 			new CallCostBenchmark(system, this.admin, this.report, waiting, calls).run();
 		}
 		this.admin.flush();
+	}
+
+	/** Redis's instructions per delivered message under callgrind, both systems ({@link InstructionsBenchmark}). */
+	private void instructions(BenchmarkOptions options, Path binary) {
+		int messages = "smoke".equals(this.settings.mode()) ? 500 : 20_000;
+		new InstructionsBenchmark(this.report, binary, options.out(), messages).run();
 	}
 
 	/** Groups beside the same topic without groups ({@link FairDeliveryBenchmark}). */

@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.IntConsumer;
+import java.util.function.IntFunction;
 
 import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.ClaimedMessage;
@@ -23,10 +24,11 @@ import org.springframework.data.redis.connection.ReturnType;
 /**
  * What one call of each small operation costs Redis, made one at a time as an order-timeout application makes them:
  * a cancel of a waiting message (the commonest call: most orders get paid), a look-up, a lone schedule, an
- * acknowledgement outside a claim and a claim that finds nothing due, on a topic with many waiting. Each is timed by
- * Redis itself ({@code INFO commandstats}: microseconds per {@code FCALL} or {@code EVALSHA}, the commands it ran
- * included), with the store calling its Redis Functions library and then with {@code EVALSHA}, beside the floor: a
- * bare script of the operation's essential commands on the same topic's keys. The difference between the two ways is
+ * acknowledgement outside a claim and a claim that finds nothing due, on a topic with many waiting. Each is costed in
+ * Redis's own CPU time per call ({@code INFO cpu}: reading, running and answering the call; not its wall time, which a
+ * busy machine's scheduling inflates), with the store calling its Redis Functions library, with {@code EVALSHA}, and
+ * as the floor: a bare script of the operation's essential commands on the same topic's keys; the three take turns in
+ * rounds. The difference between the two ways is
  * the fixed cost the library saves each call; the ratio to the floor is what the operation adds to the least it could
  * do.
  */
@@ -34,8 +36,12 @@ final class CallCostBenchmark {
 
 	private static final String TOPIC = "calls";
 
-	private static final String SECTION = "10. Cost of a call: one operation at a time, %,d waiting (Redis µs per "
-			+ "call, INFO commandstats)";
+	private static final String SECTION = "10. Cost of a call: one operation at a time, %,d waiting (Redis CPU µs per "
+			+ "call, INFO cpu)";
+
+	private static final int ROUNDS = 5;
+
+	private final List<RedisConnection> connections = new ArrayList<>();
 
 	private final DelayQueueSystem system;
 
@@ -98,6 +104,7 @@ final class CallCostBenchmark {
 				"redis.call('ZREM', KEYS[1], ARGV[1]) redis.call('HDEL', KEYS[2], ARGV[1])",
 				(i) -> new String[] { "dq:{acks}:leased", "dq:{acks}:lease", "none-" + i }, "ZREM + HDEL");
 		store.setRedisFunctions(true);
+		this.connections.forEach(RedisConnection::close);
 	}
 
 	/** Messages of their own topic, due now, claimed: leases to acknowledge one by one. */
@@ -123,68 +130,68 @@ final class CallCostBenchmark {
 	}
 
 	private void row(String section, String figure, IntConsumer byFunctions, IntConsumer byScripts, String floor,
-			java.util.function.IntFunction<String[]> floorArguments, String floorName) {
+			IntFunction<String[]> floorArguments, String floorName) {
 		RedisMessageStore store = this.system.store();
+		IntConsumer bare = bareScript(floor, floorArguments);
 		store.setRedisFunctions(true);
 		byFunctions.accept(0);
-		double functions = perCall("cmdstat_fcall", byFunctions);
 		store.setRedisFunctions(false);
 		byScripts.accept(0);
-		double scripts = perCall("cmdstat_evalsha", byScripts);
+		// the three ways take turns, a round at a time, so that a load on the machine falls on all three alike
+		List<Double> functions = new ArrayList<>();
+		List<Double> scripts = new ArrayList<>();
+		List<Double> floors = new ArrayList<>();
+		int perRound = this.calls / ROUNDS;
+		for (int round = 0; round < ROUNDS; round++) {
+			int from = round * perRound + 1;
+			store.setRedisFunctions(true);
+			functions.add(cpuPerCall(byFunctions, from, perRound));
+			store.setRedisFunctions(false);
+			scripts.add(cpuPerCall(byScripts, from, perRound));
+			floors.add(cpuPerCall(bare, from, perRound));
+		}
 		store.setRedisFunctions(true);
-		double bare = floor(floor, floorArguments);
-		this.report.row(section, figure, "µs", Report.Better.LOWER, functions, null,
+		double ours = PairedRuns.median(functions);
+		double evalSha = PairedRuns.median(scripts);
+		double least = PairedRuns.median(floors);
+		this.report.row(section, figure, "µs", Report.Better.LOWER, ours, null,
 				String.format(Locale.ROOT, "with EVALSHA %.2f µs (the library saves %.2f µs a call); floor %.2f µs "
-						+ "(a bare script: %s), %.2f× it; %,d calls each; Redisson has no such call beside ours",
-						scripts, scripts - functions, bare, floorName, functions / bare, this.calls));
+						+ "(a bare script: %s), %.2f× it; medians of %d rounds of %,d calls each way, the ways taking "
+						+ "turns; Redisson has no such call beside ours",
+						evalSha, evalSha - ours, least, floorName, ours / least, ROUNDS, perRound));
 		this.report.details("call-cost")
-			.put(figure, Map.of("functions", functions, "evalsha", scripts, "floor", bare));
+			.put(figure, Map.of("functions", functions, "evalsha", scripts, "floor", floors));
 	}
 
-	/** Microseconds per call of a command, over the calls made (the first, which may load code, made before). */
-	private double perCall(String command, IntConsumer call) {
-		long[] before = stats(command);
-		for (int i = 1; i <= this.calls; i++) {
+	/** Redis's CPU time per call ({@code INFO cpu}, user and system) over calls {@code from} on. */
+	private double cpuPerCall(IntConsumer call, int from, int count) {
+		double before = redisCpuMicros();
+		for (int i = from; i < from + count; i++) {
 			call.accept(i);
 		}
-		long[] after = stats(command);
-		return (after[1] - before[1]) / (double) Math.max(1, after[0] - before[0]);
+		return (redisCpuMicros() - before) / count;
 	}
 
-	private double floor(String script, java.util.function.IntFunction<String[]> arguments) {
+	private double redisCpuMicros() {
+		Properties cpu = this.admin.info("cpu");
+		return (Double.parseDouble(cpu.getProperty("used_cpu_sys", "0").trim())
+				+ Double.parseDouble(cpu.getProperty("used_cpu_user", "0").trim())) * 1e6;
+	}
+
+	/** A bare script's call, by {@code EVALSHA} on a connection of its own. */
+	private IntConsumer bareScript(String script, IntFunction<String[]> arguments) {
 		byte[] text = script.getBytes(StandardCharsets.UTF_8);
-		try (RedisConnection connection = this.system.connectionFactory().getConnection()) {
-			String sha = connection.scriptingCommands().scriptLoad(text);
-			long[] before = stats("cmdstat_evalsha");
-			for (int i = 1; i <= this.calls; i++) {
-				String[] args = arguments.apply(i);
-				int keys = 2;
-				byte[][] keysAndArgs = new byte[args.length][];
-				for (int j = 0; j < args.length; j++) {
-					keysAndArgs[j] = args[j].getBytes(StandardCharsets.UTF_8);
-				}
-				connection.scriptingCommands().evalSha(sha, ReturnType.MULTI, keys, keysAndArgs);
+		RedisConnection connection = this.system.connectionFactory().getConnection();
+		this.connections.add(connection);
+		String sha = connection.scriptingCommands().scriptLoad(text);
+		return (i) -> {
+			String[] args = arguments.apply(i);
+			byte[][] keysAndArgs = new byte[args.length][];
+			for (int j = 0; j < args.length; j++) {
+				keysAndArgs[j] = args[j].getBytes(StandardCharsets.UTF_8);
 			}
-			long[] after = stats("cmdstat_evalsha");
-			return (after[1] - before[1]) / (double) Math.max(1, after[0] - before[0]);
-		}
-	}
-
-	/** A command's calls and microseconds so far. */
-	private long[] stats(String command) {
-		Properties stats = this.admin.info("commandstats");
-		String line = stats.getProperty(command, "");
-		long calls = 0;
-		long usec = 0;
-		for (String part : line.trim().split(",")) {
-			if (part.startsWith("calls=")) {
-				calls = Long.parseLong(part.substring("calls=".length()));
-			}
-			else if (part.startsWith("usec=")) {
-				usec = Long.parseLong(part.substring("usec=".length()));
-			}
-		}
-		return new long[] { calls, usec };
+			connection.scriptingCommands().evalSha(sha, ReturnType.MULTI, 2, keysAndArgs);
+		};
 	}
 
 	private static NewMessage message(String id, Instant due) {

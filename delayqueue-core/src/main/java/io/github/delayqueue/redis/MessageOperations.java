@@ -327,7 +327,7 @@ public final class MessageOperations {
 	 * @return {@code true} if it was waiting and is gone
 	 */
 	public boolean cancel(String topic, String id) {
-		return number(this.scripts.runReplicated(CANCEL, ReturnType.INTEGER, this.keys.pending(topic), bytes(id))) == 1L;
+		return number(this.scripts.runReplicated(CANCEL, ReturnType.INTEGER, cancelArguments(topic, id))) == 1L;
 	}
 
 	/**
@@ -339,8 +339,14 @@ public final class MessageOperations {
 	 */
 	public CompletableFuture<Boolean> cancelAsync(String topic, String id) {
 		ReactiveScriptExecutor reactive = reactiveScripts();
-		return reactive.runReplicated(CANCEL, ReturnType.INTEGER, this.keys.pending(topic), bytes(id))
+		return reactive.runReplicated(CANCEL, ReturnType.INTEGER, cancelArguments(topic, id))
 			.thenApply((reply) -> number(reply) == 1L);
+	}
+
+	/** A cancel's key and arguments: the id and its bucket hash (computed here, so that the script need not). */
+	private byte[][] cancelArguments(String topic, String id) {
+		byte[] bytes = bytes(id);
+		return new byte[][] { this.keys.pending(topic), bytes, new BucketHash().hash(bytes) };
 	}
 
 	/**

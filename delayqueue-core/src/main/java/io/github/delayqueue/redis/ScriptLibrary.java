@@ -42,7 +42,8 @@ import org.springframework.util.StreamUtils;
 final class ScriptLibrary {
 
 	/** The prelude's modules, in the order a script gets them; a module may use the ones before it. */
-	static final List<String> MODULES = List.of("base", "controls", "claimread", "groups", "priorities", "buckets",
+	static final List<String> MODULES = List.of("base", "controls", "claimread", "expiryread", "groups", "priorities",
+			"buckets",
 			"leases", "dead", "claims", "v1", "format1");
 
 	/** Every operation's script. */

@@ -1,10 +1,11 @@
--- uses: controls, groups, priorities, buckets, leases, dead, v1
+-- uses: controls, expiryread, groups, priorities, buckets, leases, dead, v1
 -- Removes a waiting message (scheduled or waiting for a retry).
--- ARGV[1] id
+-- ARGV[1] id, ARGV[2] the hash of the id as BucketHash.java computes it (absent: computed here)
 -- Returns 1 if it was waiting and is gone, else 0.
 local id = ARGV[1]
+local hash = ARGV[2]
 if redis.call('ZREM', PENDING, id) == 1 then
-  forget(id)
+  forgetWaiting(id, hash)
   return 1
 end
 -- groups: a grouped message waits in its group's set of its level (its envelope names both); a group left empty loses
@@ -16,7 +17,7 @@ if metaRead.prio or grouped() then
     if group then
       groupLeft(group)
     end
-    forget(id)
+    forgetWaiting(id, hash)
     return 1
   end
 end

@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * delivered message costs Redis"). Runs only when {@code -Ddrain.port} names a Redis server that someone runs under
  * {@code valgrind --tool=callgrind --instr-atstart=no}: stores {@code drain.messages} due messages in batches of
  * {@value RedisMessageStore#CHUNK_SIZE}, then (with {@code -Ddrain.pid}, the server's process id) switches
- * instrumentation on, claims up to {@code drain.limit} (128) at a time carrying the previous claim's acknowledgements until a claim leases
+ * instrumentation on, claims up to {@code drain.limit} (128) at a time (with {@code -Ddrain.functions=false}
+ * through {@code EVALSHA} rather than the library's functions) carrying the previous claim's acknowledgements until a claim leases
  * nothing, and switches it off; the instructions the server counted, divided by the messages, are the cost of one
  * delivered message. The same file drives any commit's store whose claim API is this one.
  */
@@ -54,6 +55,8 @@ class DrainInstructionsProbe {
 		factory.start();
 		try {
 			RedisMessageStore store = new RedisMessageStore(factory, "dq", DeadLetterPolicy.DEFAULT);
+			// -Ddrain.functions=false: the scripts with EVALSHA instead of the library's functions
+			store.setRedisFunctions(!"false".equals(System.getProperty("drain.functions")));
 			// message i due i µs after the first, stored in calls of a chunk (a due time in ms, to the µs, as a delay
 			// from the Redis time would be: the order of the due times is the ids', whatever the order of storing)
 			long first = System.currentTimeMillis() + 10;

@@ -1,5 +1,5 @@
 -- The prelude's first module, which every delayqueue script uses (fixed resources: no script text is ever built from
--- input). Stored format 2. The prelude is in modules, one file each in this folder: base, controls, claimread,
+-- input). Stored format 2. The prelude is in modules, one file each in this folder: base, controls, claimread, expiryread,
 -- groups, priorities, buckets, leases, dead, claims, v1, format1 (ScriptLibrary.MODULES, in that order).
 --
 -- KEYS[1] is the topic's pending set, <prefix>:{<topic>}:pending. Every other key of the topic shares its hash tag

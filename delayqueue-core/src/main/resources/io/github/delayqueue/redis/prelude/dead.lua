@@ -21,6 +21,27 @@ local function forget(id)
   redis.call('HDEL', EXPIRY, id)
 end
 
+-- Forgets a message just taken from the set it waited in (a waiting message holds no lease record: every way back to
+-- waiting deletes it): its envelope, in the bucket of the hash the client sent (h: eight hex digits, as BucketHash.java
+-- computes them; nil to compute it here; one that finds nothing is followed by the id's own bucket, so a client's hash
+-- is never trusted), then its mark, count and last error only if the topic holds any (Redis deletes a key that
+-- empties: one EXISTS for the three), and its expiry only if the topic ever stored one (read with the expiryread
+-- module). A cancel in a topic without retries runs four commands in all instead of eight.
+local function forgetWaiting(id, h)
+  local hash = h and tonumber(h, 16)
+  if not (hash and redis.call('HDEL', bucketOf(hash), id) == 1) then
+    redis.call('HDEL', bodyOf(id), id)
+  end
+  if redis.call('EXISTS', SUSPECT, TRIES, ERROR) > 0 then
+    redis.call('SREM', SUSPECT, id)
+    redis.call('HDEL', TRIES, id)
+    redis.call('HDEL', ERROR, id)
+  end
+  if metaRead.expiry then
+    redis.call('HDEL', EXPIRY, id)
+  end
+end
+
 -- Deletes delivered messages whose lease presented is their current one: ids, tokens and the ids' bucket hashes in
 -- ARGV[from..to] (id, token, hash, ...: the hash as eight hex digits, computed by the client as BucketHash.java does,
 -- so that Redis need not compute a SHA-1 per message; one that does not find the envelope, a wrong one included, is

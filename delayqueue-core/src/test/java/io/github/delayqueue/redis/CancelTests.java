@@ -1,0 +1,119 @@
+package io.github.delayqueue.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.StoreExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.ReturnType;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A cancel forgets everything of its message, and only reads and deletes where the topic can hold something of it:
+ * the envelope in the bucket of the hash the client sent (never trusted), the retry count, error and suspect mark only
+ * in a topic holding any, the expiry only in a topic that stored one.
+ */
+class CancelTests {
+
+	@RegisterExtension
+	static final StoreExtension redis = StoreExtension.create();
+
+	private static final String TOPIC = "cancels";
+
+	@Test
+	void aCancelInATopicWithoutRetriesOrExpiriesRunsFourCommands() {
+		MessageOperations messages = redis.store().messages();
+		for (int i = 0; i < 10; i++) {
+			messages.schedule(TOPIC, List.of(Scheduling.message("m" + i, Duration.ofHours(1))));
+		}
+		CommandCounts counts = new CommandCounts(redis.get());
+		for (int i = 0; i < 10; i++) {
+			assertThat(messages.cancel(TOPIC, "m" + i)).isTrue();
+		}
+		Map<String, Long> commands = counts.sinceLast();
+		// the bucket count's HMGET, the ZREM, the envelope's HDEL and one EXISTS for the marks, counts and errors
+		assertThat(commands).containsExactlyInAnyOrderEntriesOf(
+				Map.of("hmget", 10L, "zrem", 10L, "hdel", 10L, "exists", 10L));
+		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).as("every key of the topic").isEmpty();
+	}
+
+	@Test
+	void aCancelledRetryForgetsItsCountErrorAndMark() {
+		RedisMessageStore store = redis.store();
+		store.messages().schedule(TOPIC, List.of(Scheduling.message("r", Duration.ZERO),
+				Scheduling.message("other", Duration.ZERO)));
+		List<ClaimedMessage> claimed = store.leases().claim(TOPIC, 10, 30_000, 5).messages();
+		assertThat(claimed).hasSize(2);
+		for (ClaimedMessage message : claimed) {
+			assertThat(store.leases().retry(TOPIC, message.lease(), 3_600_000, "java.lang.IllegalStateException: x"))
+				.isTrue();
+		}
+		assertThat(redis.get().call("HEXISTS", key("tries"), "r")).isEqualTo("1");
+		redis.get().call("SADD", key("suspect"), "r");
+
+		assertThat(store.messages().cancel(TOPIC, "r")).isTrue();
+
+		assertThat(redis.get().call("HEXISTS", key("tries"), "r")).isEqualTo("0");
+		assertThat(redis.get().call("HEXISTS", key("error"), "r")).isEqualTo("0");
+		assertThat(redis.get().call("SISMEMBER", key("suspect"), "r")).isEqualTo("0");
+		assertThat(store.messages().lookup(TOPIC, "r")).isNull();
+		// the other retry keeps its own
+		assertThat(redis.get().call("HEXISTS", key("tries"), "other")).isEqualTo("1");
+		assertThat(store.messages().lookup(TOPIC, "other")).isNotNull();
+	}
+
+	@Test
+	void aCancelledMessageWithAnExpiryForgetsIt() {
+		RedisMessageStore store = redis.store();
+		Expiry expiry = new Expiry(Instant.now().plus(Duration.ofHours(2)), true);
+		store.messages().schedule(TOPIC, List.of(Scheduling.message("e", Duration.ofHours(1), expiry)));
+		assertThat(redis.get().call("HEXISTS", key("expiry"), "e")).isEqualTo("1");
+
+		assertThat(store.messages().cancel(TOPIC, "e")).isTrue();
+
+		assertThat(redis.get().call("HEXISTS", key("expiry"), "e")).isEqualTo("0");
+		assertThat(store.messages().lookup(TOPIC, "e")).isNull();
+	}
+
+	@Test
+	void aWrongHashFromTheClientStillFindsTheEnvelope() {
+		RedisMessageStore store = redis.store();
+		for (int i = 0; i < 200; i++) {
+			// enough for several buckets, so that a wrong hash names another bucket
+			store.messages().schedule(TOPIC, List.of(Scheduling.message("w" + i, Duration.ofHours(1))));
+		}
+		assertThat(Integer.parseInt(redis.get().call("HGET", key("meta"), "buckets"))).isGreaterThan(2);
+		byte[] id = "w7".getBytes(StandardCharsets.UTF_8);
+		byte[] wrong = new BucketHash().hash("another id".getBytes(StandardCharsets.UTF_8));
+		for (byte[] hash : List.of(wrong, "not hex!".getBytes(StandardCharsets.UTF_8))) {
+			store.messages().schedule(TOPIC, List.of(Scheduling.message("w7", Duration.ofHours(1))));
+			Long cancelled = store.scripts()
+				.run(Script.load("cancel"), ReturnType.INTEGER, store.keys().pending(TOPIC), id, hash);
+			assertThat(cancelled).isEqualTo(1L);
+			assertThat(store.messages().lookup(TOPIC, "w7")).isNull();
+			assertThat(envelopes("w7")).as("envelopes of w7 left in any bucket").isZero();
+		}
+	}
+
+	private static long envelopes(String id) {
+		long found = 0;
+		for (String key : RedisFixture.keysOf(redis.get(), TOPIC)) {
+			if (key.contains(":body:") && "1".equals(redis.get().call("HEXISTS", key, id))) {
+				found++;
+			}
+		}
+		return found;
+	}
+
+	private static String key(String name) {
+		return RedisFixture.PREFIX + ":{" + TOPIC + "}:" + name;
+	}
+
+}
