@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
@@ -22,6 +23,7 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.ReturnType;
 
@@ -39,6 +41,9 @@ final class ScriptCalls {
 	private static final Log logger = LogFactory.getLog(ScriptCalls.class);
 
 	private volatile boolean functions;
+
+	/** The library's load under way, if any: calls that find it missing meanwhile wait for it. */
+	private final AtomicReference<@Nullable CompletableFuture<Boolean>> loading = new AtomicReference<>();
 
 	ScriptCalls(boolean functions) {
 		this.functions = functions;
@@ -69,10 +74,14 @@ final class ScriptCalls {
 		return this.<T>send(commands, CommandType.FCALL, script.function(), type, keysAndArgs)
 			.exceptionallyCompose((ex) -> {
 				if (isNotFound(ex)) {
-					return load(commands, keysAndArgs[0])
-						.thenCompose((loaded) -> loaded
-								? this.<T>send(commands, CommandType.FCALL, script.function(), type, keysAndArgs)
-								: evalSha(commands, script, type, keysAndArgs));
+					// loaded (or found loaded by another instance): called again; still not there (the load failed,
+					// say on a full server, or went to another node): this call takes the script
+					return load(commands).thenCompose((loaded) -> loaded ? this.<T>send(commands, CommandType.FCALL,
+							script.function(), type, keysAndArgs)
+						.exceptionallyCompose((again) -> isNotFound(again)
+								? evalSha(commands, script, type, keysAndArgs)
+								: CompletableFuture.failedFuture(cause(again)))
+							: evalSha(commands, script, type, keysAndArgs));
 				}
 				if (isRefused(ex)) {
 					refused("FCALL", ex);
@@ -91,26 +100,43 @@ final class ScriptCalls {
 	}
 
 	/**
-	 * Loads the library where the key's call runs: on the connection's server, or on every master of a cluster
-	 * (another instance may have loaded it meanwhile: that counts as loaded).
-	 * @return whether the library is there now ({@code false}: the server refused it, and calls take scripts)
+	 * Loads the library where the key's call runs: on the connection's server, or on every master of a cluster. Calls
+	 * that find the library missing while a load is under way wait for that load rather than send another. Never
+	 * fails: a load that failed (a full server, a master out of reach) leaves the call to the script.
+	 * @return whether the library may be there now ({@code false}: the server refused it, and calls take scripts)
 	 */
-	private CompletableFuture<Boolean> load(BaseRedisAsyncCommands<byte[], byte[]> commands, byte[] key) {
+	private CompletableFuture<Boolean> load(BaseRedisAsyncCommands<byte[], byte[]> commands) {
+		CompletableFuture<Boolean> loading = this.loading.get();
+		if (loading != null && !loading.isDone()) {
+			return loading;
+		}
+		CompletableFuture<Boolean> mine = new CompletableFuture<>();
+		if (!this.loading.compareAndSet(loading, mine)) {
+			CompletableFuture<Boolean> other = this.loading.get();
+			return (other != null) ? other : CompletableFuture.completedFuture(true);
+		}
 		List<CompletableFuture<Boolean>> loads = new ArrayList<>();
-		if (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
-			for (RedisClusterNode node : cluster.getStatefulConnection().getPartitions()) {
-				if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-					loads.add(cluster.getStatefulConnection()
-						.getConnectionAsync(node.getNodeId())
-						.thenCompose((connection) -> loadOn(connection.async())));
+		try {
+			if (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+				for (RedisClusterNode node : cluster.getStatefulConnection().getPartitions()) {
+					if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+						loads.add(cluster.getStatefulConnection()
+							.getConnectionAsync(node.getNodeId())
+							.thenCompose((connection) -> loadOn(connection.async()))
+							.exceptionally((ex) -> loadFailed(ex)));
+					}
 				}
 			}
+			else {
+				loads.add(loadOn(commands));
+			}
 		}
-		else {
-			loads.add(loadOn(commands));
+		catch (RuntimeException ex) {
+			loads.add(CompletableFuture.completedFuture(loadFailed(ex)));
 		}
-		return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new))
-			.thenApply((all) -> loads.stream().allMatch(CompletableFuture::join));
+		CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new))
+			.whenComplete((all, ex) -> mine.complete(this.functions));
+		return mine;
 	}
 
 	private CompletableFuture<Boolean> loadOn(BaseRedisAsyncCommands<byte[], byte[]> commands) {
@@ -132,8 +158,14 @@ final class ScriptCalls {
 				refused("FUNCTION LOAD", ex);
 				return false;
 			}
-			throw new CompletionException(cause(ex));
+			return loadFailed(ex);
 		});
+	}
+
+	private static boolean loadFailed(Throwable ex) {
+		logger.debug("Could not load the delayqueue library (calls take the scripts meanwhile): "
+				+ cause(ex).getMessage());
+		return false;
 	}
 
 	private void refused(String command, Throwable ex) {
@@ -196,10 +228,20 @@ final class ScriptCalls {
 		return message != null && message.startsWith("ERR Function not found");
 	}
 
-	/** A server without Functions, or a user who may not use them. */
+	/**
+	 * A server without Functions ({@code FCALL} or {@code FUNCTION} unknown), or a user whose ACL refuses the command
+	 * itself; not a refusal of a key, a channel or a command run inside a script, which {@code EVALSHA} would meet
+	 * alike.
+	 */
 	static boolean isRefused(Throwable ex) {
 		String message = cause(ex).getMessage();
-		return message != null && (message.startsWith("NOPERM") || message.startsWith("ERR unknown command")
+		if (message == null) {
+			return false;
+		}
+		String lower = message.toLowerCase(java.util.Locale.ROOT);
+		boolean ours = lower.contains("'fcall'") || lower.contains("'function") || lower.contains("`fcall`")
+				|| lower.contains("`function");
+		return ours && (message.startsWith("NOPERM") || message.startsWith("ERR unknown command")
 				|| message.startsWith("ERR unknown subcommand"));
 	}
 

@@ -69,6 +69,16 @@ final class ScriptLibrary {
 	/** What a key name is made of: the call's key, and names made of it. */
 	private static final Pattern NAME_PART = Pattern.compile("KEYS\\[1\\]|\\bPENDING\\b|\\bBASE\\b");
 
+	/**
+	 * The only forms a key name may take (made once per key, not per call, so it must depend on the key alone): the
+	 * call's key, the prefix it gives, and the prefix with a fixed suffix.
+	 */
+	private static final Pattern NAME = Pattern
+		.compile("KEYS\\[1\\]|string\\.sub\\(PENDING, 1, -8\\)|BASE \\.\\. '[A-Za-z0-9_:-]*'");
+
+	/** A helper on one line ({@code local function f() return 1 end}, a comment after it or not). */
+	private static final Pattern ONE_LINE_FUNCTION = Pattern.compile("^local function .*\\bend\\s*(--.*)?$");
+
 	private static final ScriptLibrary INSTANCE = new ScriptLibrary();
 
 	private final Map<String, Script> scripts = new LinkedHashMap<>();
@@ -227,7 +237,7 @@ final class ScriptLibrary {
 			}
 			if (line.startsWith("local function ")) {
 				out.append(line).append('\n');
-				inFunction = !line.endsWith(" end");
+				inFunction = !ONE_LINE_FUNCTION.matcher(line).matches();
 				continue;
 			}
 			Matcher constant = CONSTANT.matcher(line);
@@ -240,6 +250,9 @@ final class ScriptLibrary {
 				out.append("local ").append(local.group(1)).append('\n');
 				String assignment = local.group(1) + " = " + local.group(2) + "\n";
 				if (NAME_PART.matcher(local.group(2)).find()) {
+					Assert.state(NAME.matcher(local.group(2).trim()).matches(), () -> "The prelude module " + module
+							+ " makes " + local.group(1) + " of the call's key in a form the library cannot make once per "
+							+ "key (" + local.group(2) + "): assign it inside a function instead");
 					names.append(assignment);
 				}
 				else {

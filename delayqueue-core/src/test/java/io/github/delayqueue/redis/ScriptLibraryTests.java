@@ -54,6 +54,28 @@ class ScriptLibraryTests {
 	}
 
 	@Test
+	void aLoadTheServerRefusesForNowLeavesTheCallToTheScript() {
+		assumeFunctions();
+		RedisMessageStore store = redis.store();
+		store.messages().schedule("full", List.of(Scheduling.message("a", Duration.ofHours(1)),
+				Scheduling.message("b", Duration.ofHours(1))));
+		redis.get().call("FUNCTION", "FLUSH");
+		// a full server refuses FUNCTION LOAD (it may grow memory) but runs a script's deletes
+		redis.get().call("CONFIG", "SET", "maxmemory", "1");
+		try {
+			assertThat(store.messages().cancel("full", "a")).isTrue();
+			assertThat(libraries()).isEmpty();
+		}
+		finally {
+			redis.get().call("CONFIG", "SET", "maxmemory", "0");
+		}
+		// not a refusal of Functions: the next call loads the library and calls it
+		assertThat(store.isRedisFunctions()).isTrue();
+		assertThat(store.messages().cancel("full", "b")).isTrue();
+		assertThat(libraries()).containsExactly(ScriptLibrary.get().name());
+	}
+
+	@Test
 	void theLibraryAndTheScriptsLeaveTheSameData() {
 		RedisMessageStore functions = redis.store();
 		RedisMessageStore scripts = redis.fixture().store(redis.fixture().connectionFactory());
