@@ -47,7 +47,11 @@ final class ReactiveScriptExecutor {
 			return CompletableFuture.failedFuture(new IllegalStateException("Waiting for replicas without blocking "
 					+ "needs Lettuce's shared native connection (LettuceConnectionFactory's shareNativeConnection)"));
 		}
-		Object nativeConnection = this.blocking.execute(RedisConnection::getNativeConnection);
+		// the connection already taken, when there is one: this may run on the client's I/O thread, where taking a
+		// connection from the factory could block it
+		SharedConnectionScripts lettuce = sharedNative();
+		Object nativeConnection = (lettuce != null) ? lettuce.nativeCommands()
+				: this.blocking.execute(RedisConnection::getNativeConnection);
 		Assert.state(nativeConnection != null, "No native connection to wait for replicas on");
 		return ReplicaWait.<T>runAsync(nativeConnection, this.blocking.calls(), script, type, replicas, timeout.toMillis(), keysAndArgs)
 			.thenApply((replicated) -> {

@@ -112,6 +112,11 @@ final class SharedConnectionScripts {
 		return await(this.<T>call(nativeCommands(connection.getNativeConnection()), script, type, keysAndArgs));
 	}
 
+	/** The shared connection's asynchronous commands (taken again only once the connection was closed). */
+	BaseRedisAsyncCommands<byte[], byte[]> nativeCommands() {
+		return commands();
+	}
+
 	/** Whether a connection's native connection takes Lettuce's asynchronous commands. */
 	static boolean isLettuce(RedisConnection connection) {
 		return !connection.isPipelined() && !connection.isQueueing()

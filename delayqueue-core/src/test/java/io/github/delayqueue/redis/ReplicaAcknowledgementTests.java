@@ -67,6 +67,25 @@ class ReplicaAcknowledgementTests {
 	}
 
 	@Test
+	void anAsynchronousScheduleIsOnTheReplicaWhenItsFutureCompletes() throws Exception {
+		this.store.setReplicaAcknowledgement(1, Duration.ofSeconds(5));
+		io.github.delayqueue.AsyncDelayedQueue async = this.queue.async();
+		for (int i = 0; i < 20; i++) {
+			// each schedule chained on the previous one's completion: on the client's I/O thread
+			String first = "first-" + i;
+			assertThat(async.schedule("replicated-async", first, "x", Duration.ofMinutes(5))
+				.thenCompose((stored) -> async.schedule("replicated-async", "then-" + first, "x", Duration.ofMinutes(5)))
+				.get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+			assertThat(this.servers.call(this.servers.replicaPort(), "ZSCORE", RedisFixture.PREFIX
+					+ ":{replicated-async}:pending", "then-first-" + i)).isNotNull();
+		}
+		assertThat(async.cancel("replicated-async", "first-0").get(10, java.util.concurrent.TimeUnit.SECONDS))
+			.isTrue();
+		assertThat(this.servers.call(this.servers.replicaPort(), "ZSCORE",
+				RedisFixture.PREFIX + ":{replicated-async}:pending", "first-0")).isNull();
+	}
+
+	@Test
 	void withoutTheReplicaAChangeFailsClearlyAndHoldsOnTheMaster() {
 		this.store.setReplicaAcknowledgement(1, Duration.ofMillis(300));
 		this.servers.stopReplica();
