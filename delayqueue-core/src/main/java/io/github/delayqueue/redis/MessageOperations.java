@@ -257,7 +257,7 @@ public final class MessageOperations {
 	 * @return what is stored for it, or {@code null} if no message has the id
 	 */
 	public @Nullable StoredEntry lookup(String topic, String id) {
-		return entryOf(id, this.scripts.run(LOOKUP, ReturnType.MULTI, this.keys.pending(topic), bytes(id)));
+		return entryOf(id, this.scripts.run(LOOKUP, ReturnType.MULTI, withHash(topic, id)));
 	}
 
 	/**
@@ -269,7 +269,7 @@ public final class MessageOperations {
 	 */
 	public CompletableFuture<@Nullable StoredEntry> lookupAsync(String topic, String id) {
 		ReactiveScriptExecutor reactive = reactiveScripts();
-		return reactive.<List<?>>run(LOOKUP, ReturnType.MULTI, this.keys.pending(topic), bytes(id))
+		return reactive.<List<?>>run(LOOKUP, ReturnType.MULTI, withHash(topic, id))
 			.thenApply((reply) -> entryOf(id, reply));
 	}
 
@@ -327,7 +327,7 @@ public final class MessageOperations {
 	 * @return {@code true} if it was waiting and is gone
 	 */
 	public boolean cancel(String topic, String id) {
-		return number(this.scripts.runReplicated(CANCEL, ReturnType.INTEGER, cancelArguments(topic, id))) == 1L;
+		return number(this.scripts.runReplicated(CANCEL, ReturnType.INTEGER, withHash(topic, id))) == 1L;
 	}
 
 	/**
@@ -339,12 +339,15 @@ public final class MessageOperations {
 	 */
 	public CompletableFuture<Boolean> cancelAsync(String topic, String id) {
 		ReactiveScriptExecutor reactive = reactiveScripts();
-		return reactive.runReplicated(CANCEL, ReturnType.INTEGER, cancelArguments(topic, id))
+		return reactive.runReplicated(CANCEL, ReturnType.INTEGER, withHash(topic, id))
 			.thenApply((reply) -> number(reply) == 1L);
 	}
 
-	/** A cancel's key and arguments: the id and its bucket hash (computed here, so that the script need not). */
-	private byte[][] cancelArguments(String topic, String id) {
+	/**
+	 * The key and arguments of a call about one message (cancel, look-up): the id and its bucket hash (computed here,
+	 * so that the script need not).
+	 */
+	private byte[][] withHash(String topic, String id) {
 		byte[] bytes = bytes(id);
 		return new byte[][] { this.keys.pending(topic), bytes, new BucketHash().hash(bytes) };
 	}

@@ -16,11 +16,11 @@ import org.springframework.data.redis.connection.ReturnType;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A cancel forgets everything of its message, and only reads and deletes where the topic can hold something of it:
- * the envelope in the bucket of the hash the client sent (never trusted), the retry count, error and suspect mark only
- * in a topic holding any, the expiry only in a topic that stored one.
+ * A cancel forgets everything of its message, and a look-up finds everything of it, each reading and deleting only
+ * where the topic can hold something of it: the envelope in the bucket of the hash the client sent (never trusted),
+ * the retry count, error and suspect mark only in a topic holding any, the expiry only in a topic that stored one.
  */
-class CancelTests {
+class CancelAndLookUpTests {
 
 	@RegisterExtension
 	static final StoreExtension redis = StoreExtension.create();
@@ -42,6 +42,55 @@ class CancelTests {
 		assertThat(commands).containsExactlyInAnyOrderEntriesOf(
 				Map.of("hmget", 10L, "zrem", 10L, "hdel", 10L, "exists", 10L));
 		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).as("every key of the topic").isEmpty();
+	}
+
+	@Test
+	void aLookUpInATopicWithoutRetriesOrExpiriesRunsFiveCommands() {
+		MessageOperations messages = redis.store().messages();
+		messages.schedule(TOPIC, List.of(Scheduling.message("m", Duration.ofHours(1))));
+		CommandCounts counts = new CommandCounts(redis.get());
+		for (int i = 0; i < 10; i++) {
+			assertThat(messages.lookup(TOPIC, "m")).satisfies((entry) -> {
+				assertThat(entry.state()).isEqualTo(StoredEntry.State.WAITING);
+				assertThat(entry.attempts()).isZero();
+				assertThat(entry.error()).isNull();
+				assertThat(entry.expiry()).isNull();
+				assertThat(entry.suspect()).isFalse();
+			});
+		}
+		// the bucket count's HMGET, EXISTS of format 1's envelopes, the ZSCORE, one EXISTS for the marks, counts and
+		// errors, the envelope's HGET
+		assertThat(counts.sinceLast()).containsExactlyInAnyOrderEntriesOf(
+				Map.of("hmget", 10L, "exists", 20L, "zscore", 10L, "hget", 10L));
+	}
+
+	@Test
+	void aLookUpFindsARetrysCountErrorMarkAndExpiryWhateverTheHashSent() {
+		RedisMessageStore store = redis.store();
+		// stored to the millisecond
+		Expiry expiry = new Expiry(Instant.ofEpochMilli(System.currentTimeMillis()).plus(Duration.ofHours(2)), false);
+		store.messages().schedule(TOPIC, List.of(Scheduling.message("r", Duration.ZERO, expiry)));
+		ClaimedMessage claimed = store.leases().claim(TOPIC, 10, 30_000, 5).messages().get(0);
+		assertThat(store.leases().retry(TOPIC, claimed.lease(), 3_600_000, "java.lang.IllegalStateException: x"))
+			.isTrue();
+		redis.get().call("SADD", key("suspect"), "r");
+		byte[] id = "r".getBytes(StandardCharsets.UTF_8);
+		for (byte[] hash : List.of(new BucketHash().hash(id), new BucketHash().hash("other".getBytes(StandardCharsets.UTF_8)),
+				"not hex!".getBytes(StandardCharsets.UTF_8))) {
+			List<?> reply = store.scripts()
+				.run(Script.load("lookup"), ReturnType.MULTI, store.keys().pending(TOPIC), id, hash);
+			assertThat(reply.get(0)).isEqualTo("pending".getBytes(StandardCharsets.UTF_8));
+			assertThat(new String((byte[]) reply.get(2), StandardCharsets.UTF_8)).isEqualTo("1");
+			assertThat(new String((byte[]) reply.get(3), StandardCharsets.UTF_8)).contains("IllegalStateException: x");
+			assertThat(reply.get(4)).as("the envelope").isInstanceOf(byte[].class);
+			assertThat(reply.get(5)).as("the expiry").isInstanceOf(byte[].class);
+			assertThat(reply.get(6)).isEqualTo(1L);
+		}
+		assertThat(store.messages().lookup(TOPIC, "r")).satisfies((entry) -> {
+			assertThat(entry.attempts()).isOne();
+			assertThat(entry.expiry()).isEqualTo(expiry);
+			assertThat(entry.suspect()).isTrue();
+		});
 	}
 
 	@Test
