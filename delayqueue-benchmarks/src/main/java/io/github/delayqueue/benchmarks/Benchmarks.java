@@ -285,11 +285,9 @@ public final class Benchmarks {
 
 	private static Path redisBenchmark() {
 		List<Path> candidates = new ArrayList<>();
-		String path = System.getenv("PATH");
-		if (path != null) {
-			for (String dir : path.split(java.io.File.pathSeparator)) {
-				candidates.add(Path.of(dir, "redis-benchmark"));
-			}
+		Path onPath = InstructionsBenchmark.onPath("redis-benchmark");
+		if (onPath != null) {
+			candidates.add(onPath);
 		}
 		try {
 			candidates.add(RedisServerProcess.findBinary().resolveSibling("redis-benchmark"));

@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import io.github.delayqueue.embedded.RedisServerProcess;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Redis's instructions per delivered message, counted by callgrind: the one cost that does not move with the machine
@@ -51,7 +52,7 @@ final class InstructionsBenchmark {
 
 	/** Whether callgrind can run here. */
 	static boolean available() {
-		return onPath("valgrind") && onPath("callgrind_control");
+		return onPath("valgrind") != null && onPath("callgrind_control") != null;
 	}
 
 	void run() {
@@ -194,17 +195,19 @@ final class InstructionsBenchmark {
 		}
 	}
 
-	private static boolean onPath(String command) {
+	/** A command on the {@code PATH}, or {@code null}: where the harness finds the tools it runs. */
+	static @Nullable Path onPath(String command) {
 		String path = System.getenv("PATH");
 		if (path == null) {
-			return false;
+			return null;
 		}
 		for (String directory : path.split(java.io.File.pathSeparator)) {
-			if (Files.isExecutable(Path.of(directory, command))) {
-				return true;
+			Path candidate = Path.of(directory, command);
+			if (Files.isExecutable(candidate)) {
+				return candidate;
 			}
 		}
-		return false;
+		return null;
 	}
 
 }
