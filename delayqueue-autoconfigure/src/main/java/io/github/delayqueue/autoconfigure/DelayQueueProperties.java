@@ -620,6 +620,17 @@ public class DelayQueueProperties {
 		private boolean leaseAhead = true;
 
 		/**
+		 * For batch listeners (@DelayedListener(batch = "true")): the most messages one call takes, 1 to 1000.
+		 */
+		private int batchMaxMessages = 100;
+
+		/**
+		 * For batch listeners: how long a call waits for more messages once its first is due, when fewer than
+		 * batch-max-messages are ready; at most 1 minute. Zero takes what is ready.
+		 */
+		private Duration batchMaxWait = Duration.ZERO;
+
+		/**
 		 * Time running handlers get to finish on shutdown before their messages are handed back, that attempt
 		 * counted.
 		 */
@@ -689,6 +700,22 @@ public class DelayQueueProperties {
 
 		public void setLeaseAhead(boolean leaseAhead) {
 			this.leaseAhead = leaseAhead;
+		}
+
+		public int getBatchMaxMessages() {
+			return this.batchMaxMessages;
+		}
+
+		public void setBatchMaxMessages(int batchMaxMessages) {
+			this.batchMaxMessages = batchMaxMessages;
+		}
+
+		public Duration getBatchMaxWait() {
+			return this.batchMaxWait;
+		}
+
+		public void setBatchMaxWait(Duration batchMaxWait) {
+			this.batchMaxWait = batchMaxWait;
 		}
 
 		public Duration getShutdownTimeout() {

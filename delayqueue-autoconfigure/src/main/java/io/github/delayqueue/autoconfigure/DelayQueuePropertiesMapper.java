@@ -273,6 +273,8 @@ final class DelayQueuePropertiesMapper {
 			check(LISTENER + "handler-timeout", handlerTimeout, options::handlerTimeout);
 		}
 		options.leaseAhead(listener.isLeaseAhead());
+		check(LISTENER + "batch-max-messages", listener.getBatchMaxMessages(), options::batchMaxMessages);
+		check(LISTENER + "batch-max-wait", listener.getBatchMaxWait(), options::batchMaxWait);
 		options.errorHandler(new DefaultDeliveryErrorHandler(backOff(listener.getBackoff())));
 		return options.build();
 	}

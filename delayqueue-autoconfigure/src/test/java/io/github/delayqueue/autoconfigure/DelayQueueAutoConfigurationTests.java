@@ -654,6 +654,22 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void batchListenerPropertiesSetTheDefaultsOfBatchListeners() {
+		this.runner.run((context) -> {
+			assertThat(factory(context).getDefaultOptions().batchMaxMessages()).isEqualTo(100);
+			assertThat(factory(context).getDefaultOptions().batchMaxWait()).isZero();
+		});
+		this.runner
+			.withPropertyValues("delayqueue.listener.batch-max-messages=25", "delayqueue.listener.batch-max-wait=50ms")
+			.run((context) -> {
+				assertThat(factory(context).getDefaultOptions().batchMaxMessages()).isEqualTo(25);
+				assertThat(factory(context).getDefaultOptions().batchMaxWait()).isEqualTo(Duration.ofMillis(50));
+			});
+		assertStartupFailsNaming("delayqueue.listener.batch-max-messages=0", "delayqueue.listener.batch-max-messages");
+		assertStartupFailsNaming("delayqueue.listener.batch-max-wait=2m", "delayqueue.listener.batch-max-wait");
+	}
+
+	@Test
 	void customizersTuneTheQueueAndTheFactoryInOrderAfterTheProperties() {
 		java.util.List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
 		this.runner.withPropertyValues("delayqueue.listener.shutdown-timeout=3s", "delayqueue.transaction-aware=true")

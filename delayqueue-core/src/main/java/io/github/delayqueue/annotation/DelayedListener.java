@@ -104,6 +104,35 @@ public @interface DelayedListener {
 	String batchSize() default "";
 
 	/**
+	 * Whether the method is a batch listener ({@code "true"}; may be a placeholder): each call takes several due
+	 * messages. Its payload parameter is then a {@code List<T>} of payloads (or a {@code List<Message<T>>}, each with
+	 * its headers), optionally with a {@code List<DeliveredMessage>} of their ids, due times, attempts and headers in
+	 * the same order; returning acknowledges them all, throwing a
+	 * {@link io.github.delayqueue.listener.BatchListenerFailedException} acknowledges those before the message it
+	 * names (see {@link io.github.delayqueue.listener.DelayedBatchHandler}). Default {@code "false"}: one message per
+	 * call, and a {@code List} parameter is one message's payload.
+	 * @return {@code true} or {@code false}, as text
+	 * @since 0.3.0
+	 */
+	String batch() default "";
+
+	/**
+	 * For a batch listener: the most messages one call takes; default
+	 * {@code delayqueue.listener.batch-max-messages}.
+	 * @return the maximum, as text
+	 * @since 0.3.0
+	 */
+	String batchMaxMessages() default "";
+
+	/**
+	 * For a batch listener: how long a call waits for more messages once its first is due, such as {@code 50ms};
+	 * default {@code delayqueue.listener.batch-max-wait} (zero: it takes what is ready).
+	 * @return the wait, as text
+	 * @since 0.3.0
+	 */
+	String batchMaxWait() default "";
+
+	/**
 	 * Whether claims lease a message shortly before it falls due, so that it starts on time ({@code true}), or leave
 	 * it waiting, and cancellable, until its due time ({@code false}); default
 	 * {@code delayqueue.listener.lease-ahead} (see {@link io.github.delayqueue.listener.ListenerOptions#leaseAhead()}).

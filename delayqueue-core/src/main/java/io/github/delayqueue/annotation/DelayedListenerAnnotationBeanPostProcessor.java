@@ -120,9 +120,17 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	private void processListener(Object bean, String beanName, Class<?> targetClass, Method method,
 			DelayedListener annotation) {
 		String description = "'" + beanName + "' method " + targetClass.getSimpleName() + "." + method.getName();
+		boolean batch = isBatch(description, annotation);
 		Type payloadType;
+		ListenerMethodSignature.Batch batchSignature = null;
 		try {
-			payloadType = ListenerMethodSignature.payloadType(method, targetClass);
+			if (batch) {
+				batchSignature = ListenerMethodSignature.batch(method, targetClass);
+				payloadType = batchSignature.payloadType();
+			}
+			else {
+				payloadType = ListenerMethodSignature.payloadType(method, targetClass);
+			}
 		}
 		catch (IllegalArgumentException ex) {
 			throw failure(description, ex.getMessage());
@@ -147,6 +155,13 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		MethodDelayedListenerEndpoint endpoint = new MethodDelayedListenerEndpoint(topic, bean, invocable, payloadType,
 				"bean " + description);
 		endpoint.setMessageHandlerMethodFactory(this.handlerMethodFactory);
+		if (batchSignature != null) {
+			endpoint.setBatchListener(batchSignature.messagesAsPayload());
+		}
+		apply(description, "batchMaxMessages", annotation.batchMaxMessages(), Integer::parseInt,
+				endpoint::setBatchMaxMessages);
+		apply(description, "batchMaxWait", annotation.batchMaxWait(), DurationFormatterUtils::detectAndParse,
+				endpoint::setBatchMaxWait);
 		apply(description, "id", annotation.id(), Function.identity(), endpoint::setId);
 		apply(description, "autoStartup", annotation.autoStartup(), DelayedListenerAnnotationBeanPostProcessor::bool,
 				endpoint::setAutoStartup);
@@ -172,6 +187,19 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		}
 		else {
 			this.registrar.registerEndpoint(endpoint, containerFactory);
+		}
+	}
+
+	private boolean isBatch(String description, DelayedListener annotation) {
+		String text = resolve(annotation.batch()).trim();
+		if (text.isEmpty()) {
+			return false;
+		}
+		try {
+			return bool(text);
+		}
+		catch (IllegalArgumentException ex) {
+			throw failure(description, "has an invalid batch '" + text + "': " + ex.getMessage());
 		}
 	}
 
@@ -251,14 +279,21 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	/** A bean's method, the bean compared by identity. */
 	/**
 	 * The type a listener method's payload is read into: its parameter that is not the message's metadata, resolved
-	 * against the bean class (for ahead-of-time hints, say).
+	 * against the bean class (for ahead-of-time hints, say); for a batch listener's signature that takes its
+	 * messages too, the element type of its payload list.
 	 * @param method the listener method
 	 * @param targetClass the bean's class
 	 * @return the payload type; {@code Object} if the method takes none
 	 * @since 0.3.0
 	 */
 	public static java.lang.reflect.Type payloadTypeOf(Method method, Class<?> targetClass) {
-		return ListenerMethodSignature.payloadType(method, targetClass);
+		try {
+			return ListenerMethodSignature.payloadType(method, targetClass);
+		}
+		catch (IllegalArgumentException ex) {
+			// perhaps a batch listener's (whether it is one may be a placeholder, unresolved ahead of time)
+			return ListenerMethodSignature.batch(method, targetClass).payloadType();
+		}
 	}
 
 	private record MethodKey(Object bean, Method method) {

@@ -3,6 +3,7 @@ package io.github.delayqueue.annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
+import java.util.List;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.listener.adapter.AsyncMethodDelayedMessageHandler;
@@ -71,6 +72,70 @@ final class ListenerMethodSignature {
 			}
 		}
 		return (payloadType != null) ? payloadType : Object.class;
+	}
+
+	/**
+	 * What a batch listener method's signature asks for: one payload parameter, a {@code List<T>} (or a
+	 * {@code List<Message<T>>}), and optionally a {@code List<DeliveredMessage>}; no per-message parameters
+	 * ({@code DeliveredMessage}, headers), whose values differ from message to message.
+	 * @throws IllegalArgumentException saying what is wrong with the signature
+	 */
+	static Batch batch(Method method, Class<?> targetClass) {
+		if (Modifier.isStatic(method.getModifiers())) {
+			throw new IllegalArgumentException("must not be static");
+		}
+		if (method.getReturnType() != void.class && !completesLater(method)) {
+			throw new IllegalArgumentException("must return void (returning acknowledges the batch), or a "
+					+ "CompletableFuture or a Mono (completing acknowledges it), but returns "
+					+ method.getReturnType().getName());
+		}
+		boolean suspending = KotlinDetector.isSuspendingFunction(method);
+		Batch batch = null;
+		boolean withMessages = false;
+		for (int i = 0; i < method.getParameterCount(); i++) {
+			if (suspending && i == method.getParameterCount() - 1) {
+				continue;    // a Kotlin suspend function's Continuation
+			}
+			MethodParameter parameter = new MethodParameter(method, i);
+			Class<?> type = parameter.getParameterType();
+			ResolvableType resolvable = ResolvableType.forMethodParameter(method, i, targetClass);
+			ResolvableType element = resolvable.as(List.class).getGeneric(0);
+			if (type != List.class || element.resolve() == null) {
+				throw new IllegalArgumentException("is a batch listener (batch = \"true\"), so its parameters are a "
+						+ "List of payloads (List<T> or List<Message<T>>) and optionally a List<DeliveredMessage>, but "
+						+ "parameter " + (i + 1) + " is " + resolvable);
+			}
+			if (element.resolve() == DeliveredMessage.class) {
+				if (withMessages) {
+					throw new IllegalArgumentException("has two List<DeliveredMessage> parameters");
+				}
+				withMessages = true;
+				continue;
+			}
+			if (batch != null) {
+				throw new IllegalArgumentException("has two payload lists; a batch listener takes one List of "
+						+ "payloads, plus optionally a List<DeliveredMessage>");
+			}
+			if (Message.class.isAssignableFrom(element.toClass())) {
+				ResolvableType payload = element.as(Message.class).getGeneric(0);
+				batch = new Batch((payload.resolve() != null) ? payload.getType() : Object.class, true);
+			}
+			else {
+				batch = new Batch(element.getType(), false);
+			}
+		}
+		if (batch == null) {
+			throw new IllegalArgumentException("is a batch listener (batch = \"true\") but takes no List of payloads");
+		}
+		return batch;
+	}
+
+	/**
+	 * A batch listener method's payload.
+	 * @param payloadType the type each payload is read as
+	 * @param messagesAsPayload whether the payload list holds a Spring Messaging message per payload
+	 */
+	record Batch(Type payloadType, boolean messagesAsPayload) {
 	}
 
 	private static boolean completesLater(Method method) {

@@ -43,6 +43,10 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 
 	private @Nullable Integer batchSize;
 
+	private @Nullable Integer batchMaxMessages;
+
+	private @Nullable Duration batchMaxWait;
+
 	private @Nullable Boolean leaseAhead;
 
 	private @Nullable BackOff backOff;
@@ -155,6 +159,30 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	}
 
 	/**
+	 * For a batch listener: sets the most messages one call of its handler takes (see
+	 * {@link ListenerOptions#batchMaxMessages()}).
+	 * @param batchMaxMessages 1 to 1000
+	 * @since 0.3.0
+	 */
+	public void setBatchMaxMessages(int batchMaxMessages) {
+		checkOptionsSettable();
+		ListenerOptions.builder().batchMaxMessages(batchMaxMessages);
+		this.batchMaxMessages = batchMaxMessages;
+	}
+
+	/**
+	 * For a batch listener: sets how long a call waits for more messages (see
+	 * {@link ListenerOptions#batchMaxWait()}).
+	 * @param batchMaxWait zero to one minute
+	 * @since 0.3.0
+	 */
+	public void setBatchMaxWait(Duration batchMaxWait) {
+		checkOptionsSettable();
+		ListenerOptions.builder().batchMaxWait(batchMaxWait);
+		this.batchMaxWait = batchMaxWait;
+	}
+
+	/**
 	 * Sets whether claims lease a message shortly before it falls due (see {@link ListenerOptions#leaseAhead()}).
 	 * @param leaseAhead {@code false} to keep each message cancellable until its due time
 	 * @since 0.3.0
@@ -221,6 +249,12 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 		}
 		if (this.leaseAhead != null) {
 			options.leaseAhead(this.leaseAhead);
+		}
+		if (this.batchMaxMessages != null) {
+			options.batchMaxMessages(this.batchMaxMessages);
+		}
+		if (this.batchMaxWait != null) {
+			options.batchMaxWait(this.batchMaxWait);
 		}
 		DeliveryErrorHandler handler = (this.errorHandler != null) ? this.errorHandler : resolveErrorHandler();
 		options.errorHandler(withPolicy((handler != null) ? handler : defaults.errorHandler()));

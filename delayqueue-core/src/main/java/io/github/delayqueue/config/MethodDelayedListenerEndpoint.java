@@ -3,8 +3,11 @@ package io.github.delayqueue.config;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 
+import io.github.delayqueue.listener.DelayedMessageHandler;
 import io.github.delayqueue.listener.DeliveryErrorHandler;
+import io.github.delayqueue.listener.adapter.AsyncMethodDelayedBatchHandler;
 import io.github.delayqueue.listener.adapter.AsyncMethodDelayedMessageHandler;
+import io.github.delayqueue.listener.adapter.MethodDelayedBatchHandler;
 import io.github.delayqueue.listener.adapter.MethodDelayedMessageHandler;
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +38,10 @@ public class MethodDelayedListenerEndpoint extends AbstractDelayedListenerEndpoi
 	private @Nullable String errorHandlerBeanName;
 
 	private @Nullable BeanFactory beanFactory;
+
+	private boolean batch;
+
+	private boolean messagesAsPayload;
 
 	/**
 	 * Creates an endpoint.
@@ -81,6 +88,28 @@ public class MethodDelayedListenerEndpoint extends AbstractDelayedListenerEndpoi
 	}
 
 	/**
+	 * Makes this the endpoint of a batch listener method: its payload parameter takes a list, the payload type is
+	 * the list's element type, and each call takes several messages (see
+	 * {@link io.github.delayqueue.listener.DelayedBatchHandler}).
+	 * @param messagesAsPayload whether the payload parameter is a {@code List<Message<T>>} rather than a
+	 * {@code List<T>}
+	 * @since 0.3.0
+	 */
+	public void setBatchListener(boolean messagesAsPayload) {
+		this.batch = true;
+		this.messagesAsPayload = messagesAsPayload;
+	}
+
+	/**
+	 * Whether this is the endpoint of a batch listener method.
+	 * @return whether each call takes several messages
+	 * @since 0.3.0
+	 */
+	public boolean isBatchListener() {
+		return this.batch;
+	}
+
+	/**
 	 * Names the {@link DeliveryErrorHandler} bean to use, looked up when the registration is made.
 	 * @param beanName the bean name
 	 * @param beanFactory where to look it up
@@ -105,11 +134,16 @@ public class MethodDelayedListenerEndpoint extends AbstractDelayedListenerEndpoi
 	}
 
 	@Override
-	protected MethodDelayedMessageHandler createHandler() {
+	protected DelayedMessageHandler<Object> createHandler() {
 		Assert.state(this.messageHandlerMethodFactory != null,
 				() -> "No MessageHandlerMethodFactory set for " + this.description);
 		InvocableHandlerMethod invocable = this.messageHandlerMethodFactory.createInvocableHandlerMethod(this.bean,
 				this.method);
+		if (this.batch) {
+			return AsyncMethodDelayedMessageHandler.isAsync(this.method)
+					? new AsyncMethodDelayedBatchHandler(invocable, this.description, this.messagesAsPayload)
+					: new MethodDelayedBatchHandler(invocable, this.description, this.messagesAsPayload);
+		}
 		// a method whose work completes later (a CompletableFuture, a Mono) holds its lease until then, not a thread
 		return AsyncMethodDelayedMessageHandler.isAsync(this.method)
 				? new AsyncMethodDelayedMessageHandler(invocable, this.description)

@@ -1,6 +1,5 @@
 package io.github.delayqueue.listener;
 
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 import io.github.delayqueue.DeliveredMessage;
@@ -40,19 +39,7 @@ public interface AsyncDelayedMessageHandler<T> extends DelayedMessageHandler<T> 
 	 */
 	@Override
 	default void handle(T payload, DeliveredMessage message) throws Exception {
-		CompletionStage<?> work = handleAsync(payload, message);
-		if (work == null) {
-			throw new IllegalStateException("Handler returned null instead of a CompletionStage");
-		}
-		try {
-			work.toCompletableFuture().join();
-		}
-		catch (CompletionException ex) {
-			if (ex.getCause() instanceof Exception cause) {
-				throw cause;
-			}
-			throw ex;
-		}
+		CompletionStages.await(handleAsync(payload, message));
 	}
 
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import io.github.delayqueue.redis.Lease;
 import org.jspecify.annotations.Nullable;
@@ -31,6 +32,9 @@ final class HandlerLoop {
 
 	private final MessageRunner runner;
 
+	/** Runs a batch listener's calls; {@code null} for a listener of one message per call. */
+	private final @Nullable BatchRunner batches;
+
 	private volatile boolean active;
 
 	/**
@@ -41,10 +45,24 @@ final class HandlerLoop {
 	 * @param runner runs each message
 	 */
 	HandlerLoop(ListenerContext context, List<Partition> partitions, HandlerThreads threads, MessageRunner runner) {
+		this(context, partitions, threads, runner, null);
+	}
+
+	/**
+	 * Creates the loop of a listener's handler threads.
+	 * @param context what the listener's parts share
+	 * @param partitions the listener's partitions, by index
+	 * @param threads the threads it runs on (for the task decorator)
+	 * @param runner runs each message, and holds the work in flight
+	 * @param batches runs the calls of a batch listener, or {@code null} for a listener of one message per call
+	 */
+	HandlerLoop(ListenerContext context, List<Partition> partitions, HandlerThreads threads, MessageRunner runner,
+			@Nullable BatchRunner batches) {
 		this.context = context;
 		this.partitions = partitions;
 		this.threads = threads;
 		this.runner = runner;
+		this.batches = batches;
 	}
 
 	/** Starts messages from now on. */
@@ -67,6 +85,15 @@ final class HandlerLoop {
 			Delivery next = take();
 			if (next == null) {
 				return;
+			}
+			if (this.batches != null && !next.suspect()) {
+				try {
+					startBatch(gather(next));
+				}
+				finally {
+					this.partitions.forEach(Partition::refill);
+				}
+				continue;
 			}
 			Partition partition = this.partitions.get(next.partition());
 			try {
@@ -112,6 +139,68 @@ final class HandlerLoop {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * A batch listener's call: the first message and the others due behind it, up to the most a call takes; if fewer
+	 * are ready, the call waits up to the listener's batch wait for more (not while a suspect waits).
+	 */
+	private List<Delivery> gather(Delivery first) {
+		ListenerOptions options = this.context.options();
+		int max = options.batchMaxMessages();
+		List<Delivery> batch = new ArrayList<>(Math.min(max, 1 + this.context.ready().size()));
+		batch.add(first);
+		ReadyQueue ready = this.context.ready();
+		ready.pollDue(batch, max, System.nanoTime());
+		long waitNanos = options.batchMaxWait().toNanos();
+		if (batch.size() < max && waitNanos > 0) {
+			long deadline = System.nanoTime() + waitNanos;
+			while (batch.size() < max && this.active && !this.context.isolation().isSuspectHeld()
+					&& ready.awaitMore(deadline)) {
+				ready.pollDue(batch, max, System.nanoTime());
+			}
+			// what fell due as the wait ended
+			ready.pollDue(batch, max, System.nanoTime());
+		}
+		return batch;
+	}
+
+	/** Starts a batch listener's call with the messages that may start (not while a suspect is held). */
+	private void startBatch(List<Delivery> batch) {
+		CrashIsolation isolation = this.context.isolation();
+		List<Delivery> admitted = new ArrayList<>(batch.size());
+		for (Delivery delivery : batch) {
+			Lease lease = delivery.message().lease();
+			if (isolation.tryStartBatched(lease)) {
+				admitted.add(delivery);
+			}
+			else {
+				// a suspect was leased meanwhile: back, unstarted and uncharged, to be leased again after it
+				this.partitions.get(delivery.partition()).handBack(lease);
+			}
+		}
+		if (admitted.isEmpty()) {
+			return;
+		}
+		CompletableFuture<Void> settled = null;
+		try {
+			if (this.active) {
+				BatchRunner runs = this.batches;
+				settled = decorateAndRun(admitted, () -> runs.run(admitted));
+			}
+			else {
+				handBack(admitted);
+			}
+		}
+		finally {
+			if (settled == null) {
+				admitted.forEach((each) -> isolation.batchedEnded(each.message().lease()));
+			}
+			else {
+				settled.whenComplete((done, failure) -> admitted
+					.forEach((each) -> isolation.batchedEnded(each.message().lease())));
+			}
+		}
 	}
 
 	private void start(Delivery delivery, Partition partition) {
@@ -228,23 +317,30 @@ final class HandlerLoop {
 		}
 	}
 
+	/** Runs one message (a batch listener's suspect: a call of its own) in the task decorator. */
+	private @Nullable CompletableFuture<Void> decorateAndRun(Delivery delivery, Partition partition) {
+		BatchRunner runs = this.batches;
+		return decorateAndRun(List.of(delivery),
+				(runs != null) ? () -> runs.run(List.of(delivery)) : () -> this.runner.run(delivery, partition));
+	}
+
 	/**
 	 * Runs the handling in the task decorator. If anything throws before the outcome was decided (the decorator,
-	 * reading the message), the lease still held goes back at once rather than being extended for ever; the lease of
-	 * work that completes later stays held until its outcome is settled.
+	 * reading the message), the leases still held go back at once rather than being extended for ever; the leases of
+	 * work that completes later stay held until its outcome is settled.
 	 * @return {@code null} if the outcome is settled; else a future completing once it is
 	 */
-	private @Nullable CompletableFuture<Void> decorateAndRun(Delivery delivery, Partition partition) {
-		Lease lease = delivery.message().lease();
+	private @Nullable CompletableFuture<Void> decorateAndRun(List<Delivery> deliveries,
+			Supplier<@Nullable CompletableFuture<Void>> run) {
 		CompletableFuture<Void> settled = null;
 		try {
 			if (!this.threads.isDecorated()) {
-				settled = this.runner.run(delivery, partition);
+				settled = run.get();
 			}
 			else {
 				List<CompletableFuture<Void>> pending = new ArrayList<>(1);
 				this.threads.decorate(() -> {
-					CompletableFuture<Void> started = this.runner.run(delivery, partition);
+					CompletableFuture<Void> started = run.get();
 					if (started != null) {
 						pending.add(started);
 					}
@@ -253,13 +349,15 @@ final class HandlerLoop {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Topic '{}': message '{}' could not be handled (the task decorator, or reading it, failed "
-					+ "outside the handler); it goes back to the queue", this.context.topic(), delivery.message().id(),
-					ex);
+			logger.warn("Topic '{}': message '{}'{} could not be handled (the task decorator, or reading it, failed "
+					+ "outside the handler); it goes back to the queue", this.context.topic(),
+					deliveries.get(0).message().id(),
+					(deliveries.size() > 1) ? " and " + (deliveries.size() - 1) + " more in its batch" : "", ex);
 		}
 		finally {
 			if (settled == null) {
-				partition.handBack(lease);
+				// no-ops for the leases whose outcome took them
+				handBack(deliveries);
 			}
 		}
 		return settled;

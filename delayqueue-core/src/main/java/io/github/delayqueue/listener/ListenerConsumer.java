@@ -71,14 +71,28 @@ final class ListenerConsumer {
 		ListenerInvoker invoker = new ListenerInvoker(listener, parts.converter(), properties.getMonitor(),
 				properties.getObservationRegistry(), properties.getObservationConvention());
 		this.runner = new MessageRunner(this.context, invoker);
-		this.loop = new HandlerLoop(this.context, this.partitions, this.threads, this.runner);
+		BatchRunner batches = null;
+		if (listener.handler() instanceof DelayedBatchHandler<Object> batchHandler) {
+			batches = new BatchRunner(this.context, new BatchInvoker(listener, batchHandler, parts.converter(),
+					properties.getMonitor(), invoker), this.runner, this.partitions);
+		}
+		this.loop = new HandlerLoop(this.context, this.partitions, this.threads, this.runner, batches);
 	}
 
-	/** How many messages the listener handles at once: its threads, or its work in flight if it completes later. */
+	/**
+	 * How many messages the listener handles at once: its threads, or its work in flight if it completes later; for a
+	 * batch listener, that many calls of its most messages each, up to 128 (the prefetch leases twice this: a claim of
+	 * 256 holds Redis for a few milliseconds at most).
+	 */
 	private static int capacity(ListenerRegistration<?> registration) {
 		ListenerOptions options = registration.options();
-		return (registration.handler() instanceof AsyncDelayedMessageHandler<?>)
+		DelayedMessageHandler<?> handler = registration.handler();
+		int calls = (handler instanceof AsyncDelayedMessageHandler<?> || handler instanceof AsyncDelayedBatchHandler<?>)
 				? Math.max(options.concurrency(), options.asyncConcurrency()) : options.concurrency();
+		if (handler instanceof DelayedBatchHandler<?>) {
+			return (int) Math.min(128, (long) calls * options.batchMaxMessages());
+		}
+		return calls;
 	}
 
 	boolean isActive() {

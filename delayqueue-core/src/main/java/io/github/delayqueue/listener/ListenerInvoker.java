@@ -52,7 +52,7 @@ final class ListenerInvoker {
 	}
 
 	/** How late the handler starts: the claim's server time past the due time, plus the time since the claim. */
-	private static long lateMillis(Instant dueAt, Delivery delivery) {
+	static long lateMillis(Instant dueAt, Delivery delivery) {
 		Instant claimed = delivery.claimServerTime();
 		long nanos = (claimed.getEpochSecond() - dueAt.getEpochSecond()) * 1_000_000_000L
 				+ (claimed.getNano() - dueAt.getNano()) + (System.nanoTime() - delivery.claimedNanos());
@@ -191,7 +191,7 @@ final class ListenerInvoker {
 		}
 	}
 
-	private static Throwable unwrap(Throwable ex) {
+	static Throwable unwrap(Throwable ex) {
 		Throwable current = ex;
 		while (current instanceof InvocationTargetException && current.getCause() != null) {
 			current = current.getCause();

@@ -40,6 +40,12 @@ public final class ListenerOptions {
 	 */
 	public static final int DEFAULT_BATCH_SIZE = 0;
 
+	/**
+	 * The default most messages a batch listener ({@link DelayedBatchHandler}) is called with at once.
+	 * @since 0.3.0
+	 */
+	public static final int DEFAULT_BATCH_MAX_MESSAGES = 100;
+
 	private static final ListenerOptions DEFAULTS = builder().build();
 
 	private final int concurrency;
@@ -68,6 +74,10 @@ public final class ListenerOptions {
 
 	private final boolean leaseAhead;
 
+	private final int batchMaxMessages;
+
+	private final Duration batchMaxWait;
+
 	private ListenerOptions(Builder builder) {
 		this.concurrency = builder.concurrency;
 		this.asyncConcurrency = builder.asyncConcurrency;
@@ -80,6 +90,8 @@ public final class ListenerOptions {
 		this.errorHandler = effectiveErrorHandler(builder);
 		this.handlerTimeout = builder.handlerTimeout;
 		this.leaseAhead = builder.leaseAhead;
+		this.batchMaxMessages = builder.batchMaxMessages;
+		this.batchMaxWait = builder.batchMaxWait;
 	}
 
 	/**
@@ -255,6 +267,27 @@ public final class ListenerOptions {
 	}
 
 	/**
+	 * For a batch listener ({@link DelayedBatchHandler}): the most messages one call of its handler takes. A call
+	 * takes the messages that are due and leased to the consumer when a handler thread is free, up to this many; the
+	 * consumer leases up to this many per handler at once (unless {@link #batchSize()} is set lower).
+	 * @return 1 to 1000; {@value #DEFAULT_BATCH_MAX_MESSAGES} unless set
+	 * @since 0.3.0
+	 */
+	public int batchMaxMessages() {
+		return this.batchMaxMessages;
+	}
+
+	/**
+	 * For a batch listener: how long a call waits, once its first message is due, for more to arrive when fewer than
+	 * {@link #batchMaxMessages()} are ready. Every message in the call starts that much later at most.
+	 * @return the wait; zero (take what is ready) unless set
+	 * @since 0.3.0
+	 */
+	public Duration batchMaxWait() {
+		return this.batchMaxWait;
+	}
+
+	/**
 	 * A builder starting from these options.
 	 * @return a builder
 	 */
@@ -270,6 +303,8 @@ public final class ListenerOptions {
 		builder.errorHandler = this.errorHandlerSet;
 		builder.handlerTimeout = this.handlerTimeout;
 		builder.leaseAhead = this.leaseAhead;
+		builder.batchMaxMessages = this.batchMaxMessages;
+		builder.batchMaxWait = this.batchMaxWait;
 		return builder;
 	}
 
@@ -278,8 +313,9 @@ public final class ListenerOptions {
 		return "ListenerOptions[concurrency=" + this.concurrency + ", asyncConcurrency=" + this.asyncConcurrency
 				+ ", visibilityTimeout=" + this.visibilityTimeout
 				+ ", maxAttempts=" + this.maxAttempts + ", batchSize=" + this.batchSize
-				+ ", handlerTimeout=" + this.handlerTimeout + ", leaseAhead=" + this.leaseAhead + ", errorHandler="
-				+ this.errorHandler + "]";
+				+ ", handlerTimeout=" + this.handlerTimeout + ", leaseAhead=" + this.leaseAhead + ", batchMaxMessages="
+				+ this.batchMaxMessages + ", batchMaxWait=" + this.batchMaxWait + ", errorHandler=" + this.errorHandler
+				+ "]";
 	}
 
 	/** Builds {@link ListenerOptions}; each setter validates its value. */
@@ -296,6 +332,10 @@ public final class ListenerOptions {
 		private @Nullable BackOff backOff;
 
 		private int batchSize = DEFAULT_BATCH_SIZE;
+
+		private int batchMaxMessages = DEFAULT_BATCH_MAX_MESSAGES;
+
+		private Duration batchMaxWait = Duration.ZERO;
 
 		private final Set<Class<? extends Throwable>> notRetryable = new LinkedHashSet<>();
 
@@ -406,6 +446,34 @@ public final class ListenerOptions {
 			Assert.isTrue(batchSize >= 0 && batchSize <= 1000,
 					() -> "Batch size must be between 1 and 1000 (or 0: twice the concurrency), but was " + batchSize);
 			this.batchSize = batchSize;
+			return this;
+		}
+
+		/**
+		 * Sets the most messages one call of a batch listener takes (see {@link ListenerOptions#batchMaxMessages()}).
+		 * @param batchMaxMessages 1 to 1000
+		 * @return this builder
+		 * @since 0.3.0
+		 */
+		public Builder batchMaxMessages(int batchMaxMessages) {
+			Assert.isTrue(batchMaxMessages >= 1 && batchMaxMessages <= 1000,
+					() -> "Batch max messages must be between 1 and 1000, but was " + batchMaxMessages);
+			this.batchMaxMessages = batchMaxMessages;
+			return this;
+		}
+
+		/**
+		 * Sets how long a call of a batch listener waits for more messages (see
+		 * {@link ListenerOptions#batchMaxWait()}).
+		 * @param batchMaxWait zero to one minute
+		 * @return this builder
+		 * @since 0.3.0
+		 */
+		public Builder batchMaxWait(Duration batchMaxWait) {
+			Assert.notNull(batchMaxWait, "Batch max wait must not be null");
+			Assert.isTrue(!batchMaxWait.isNegative() && batchMaxWait.compareTo(Duration.ofMinutes(1)) <= 0,
+					() -> "Batch max wait must be between 0 and 1 minute, but was " + batchMaxWait);
+			this.batchMaxWait = batchMaxWait;
 			return this;
 		}
 

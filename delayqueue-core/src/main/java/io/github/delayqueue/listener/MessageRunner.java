@@ -14,6 +14,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.redis.Expiry;
@@ -143,33 +145,11 @@ final class MessageRunner {
 	 * @return {@code null} if the outcome is settled; else a future completing once it is
 	 */
 	@Nullable CompletableFuture<Void> run(Delivery delivery, Partition partition) {
-		LeaseKeeper leases = partition.leases();
-		Lease lease = delivery.message().lease();
-		if (leases.mayHaveRunOut(lease)) {
-			// this consumer stood still (a long pause) since the claim: another consumer may have the message
-			// already, so its handler does not start here (handed back if the lease is still ours after all)
-			if (this.active) {
-				logger.warn("Topic '{}': the lease of message '{}' may have run out before its handler started (this "
-						+ "consumer stood still longer than the visibility timeout); it is redelivered, not handled here",
-						this.topic, lease.id());
-			}
-			leases.handBack(lease);
-			return null;
-		}
-		Expiry expiry = delivery.message().expiry();
-		if (expiry != null && expiry.isPassed(redisNow(delivery))) {
-			// its deadline passed while it waited here: never delivered after it; handed back, the next claim
-			// dead-letters or drops it as it says, and counts it
-			leases.handBack(lease);
-			return null;
-		}
-		if (!leases.started(lease)) {
-			// handed back meanwhile (the consumer stops): another consumer may have the message already
+		if (!mayStart(delivery, partition.leases())) {
 			return null;
 		}
 		long start = System.nanoTime();
-		RunningHandler watch = RunningHandler.watch(this.options.handlerTimeout(), this.maintenance, this.io,
-				() -> timedOut(delivery, partition, start));
+		RunningHandler watch = watch(() -> timedOut(delivery, partition, start));
 		ListenerInvoker.Result result = this.invoker.invoke(delivery);
 		Throwable failure = result.failure();
 		CompletableFuture<?> pending = result.pending();
@@ -187,6 +167,37 @@ final class MessageRunner {
 		}
 		settle(delivery, partition, result, failure, start);
 		return null;
+	}
+
+	/**
+	 * Whether a delivery's handler may start now, which is then recorded; if not, it goes back (unless it was handed
+	 * back already): its lease may have run out, or its deadline passed while it waited.
+	 * @param delivery the delivery
+	 * @param leases the leases of its partition
+	 * @return whether it starts
+	 */
+	boolean mayStart(Delivery delivery, LeaseKeeper leases) {
+		Lease lease = delivery.message().lease();
+		if (leases.mayHaveRunOut(lease)) {
+			// this consumer stood still (a long pause) since the claim: another consumer may have the message
+			// already, so its handler does not start here (handed back if the lease is still ours after all)
+			if (this.active) {
+				logger.warn("Topic '{}': the lease of message '{}' may have run out before its handler started (this "
+						+ "consumer stood still longer than the visibility timeout); it is redelivered, not handled here",
+						this.topic, lease.id());
+			}
+			leases.handBack(lease);
+			return false;
+		}
+		Expiry expiry = delivery.message().expiry();
+		if (expiry != null && expiry.isPassed(redisNow(delivery))) {
+			// its deadline passed while it waited here: never delivered after it; handed back, the next claim
+			// dead-letters or drops it as it says, and counts it
+			leases.handBack(lease);
+			return false;
+		}
+		// false if handed back meanwhile (the consumer stops): another consumer may have the message already
+		return leases.started(lease);
 	}
 
 	/**
@@ -221,6 +232,22 @@ final class MessageRunner {
 	 */
 	private CompletableFuture<Void> awaitCompletion(Delivery delivery, Partition partition,
 			ListenerInvoker.Result result, CompletableFuture<?> pending, long start) {
+		return awaitWork(pending, start,
+				(completion) -> settleAsync(delivery, partition, result, pending, completion, start), partition::refill);
+	}
+
+	/**
+	 * Holds handler work until it completes, bounded by what is left of the handler timeout (the timeout completes
+	 * the watched copy with a {@link TimeoutException}); the outcome is settled on a handler thread (or an I/O thread
+	 * once stopping). The work counts against the listener's room until then.
+	 * @param pending the work
+	 * @param start when the handler was called ({@link System#nanoTime()})
+	 * @param settle settles the outcome, given what the watched work completed with ({@code null}: success)
+	 * @param refill runs after settling (claims more where messages are due)
+	 * @return a future completing once the outcome is settled
+	 */
+	CompletableFuture<Void> awaitWork(CompletableFuture<?> pending, long start, Consumer<@Nullable Throwable> settle,
+			Runnable refill) {
 		this.inFlight.incrementAndGet();
 		this.work.add(pending);
 		CompletableFuture<Void> settled = new CompletableFuture<>();
@@ -233,7 +260,7 @@ final class MessageRunner {
 		watched.whenComplete((value, completion) -> {
 			this.completed.add(() -> {
 				try {
-					settleAsync(delivery, partition, result, pending, completion, start);
+					settle.accept(completion);
 				}
 				finally {
 					this.work.remove(pending);
@@ -241,7 +268,7 @@ final class MessageRunner {
 					settled.complete(null);
 					// its lease has ended (or gone back): claim more if messages are due and half the share is free,
 					// as a blocking handler's thread does when it returns (no message may start to ask for it)
-					partition.refill();
+					refill.run();
 				}
 			});
 			Executor executor = this.io;
@@ -254,6 +281,20 @@ final class MessageRunner {
 			}
 		});
 		return settled;
+	}
+
+	/**
+	 * Starts watching the calling thread's handler call against the handler timeout.
+	 * @param onTimeout ends the call's deliveries as failed; returns whether it did
+	 * @return the watch, or {@code null} without a timeout
+	 */
+	@Nullable RunningHandler watch(BooleanSupplier onTimeout) {
+		return RunningHandler.watch(this.options.handlerTimeout(), this.maintenance, this.io, onTimeout);
+	}
+
+	/** Whether the listener runs (a message that may no longer start is not worth a warning once it stops). */
+	boolean isActive() {
+		return this.active;
 	}
 
 	private void settleAsync(Delivery delivery, Partition partition, ListenerInvoker.Result result,
@@ -290,7 +331,7 @@ final class MessageRunner {
 		}
 	}
 
-	private static @Nullable Throwable outcomeOf(CompletableFuture<?> done) {
+	static @Nullable Throwable outcomeOf(CompletableFuture<?> done) {
 		try {
 			done.join();
 			return null;
@@ -300,7 +341,7 @@ final class MessageRunner {
 		}
 	}
 
-	private void monitorTimedOut() {
+	void monitorTimedOut() {
 		try {
 			this.monitor.handlerTimedOut(this.topic);
 		}
@@ -310,7 +351,7 @@ final class MessageRunner {
 	}
 
 	/** An Error (other than a failed assertion) goes up to the thread, once the outcome is recorded. */
-	private static void rethrowIfFatal(@Nullable Throwable failure) {
+	static void rethrowIfFatal(@Nullable Throwable failure) {
 		if (failure instanceof Error error && !(failure instanceof AssertionError)) {
 			throw error;
 		}

@@ -28,6 +28,9 @@ final class ReadyQueue {
 	/** Guarded by {@link #batched}. */
 	private boolean open = true;
 
+	/** Handler threads waiting for more messages for a batch call; guarded by {@link #batched}. */
+	private int batchWaiters;
+
 	private volatile int size;
 
 	private final HandlerThreads threads;
@@ -67,6 +70,10 @@ final class ReadyQueue {
 				}
 			}
 			this.size += deliveries.size();
+			if (this.batchWaiters > 0) {
+				// a batch listener's call waits for more messages
+				this.batched.notifyAll();
+			}
 		}
 		if (withSuspect) {
 			// handler threads waiting for the held suspect to end take it now
@@ -103,6 +110,65 @@ final class ReadyQueue {
 				this.size--;
 			}
 			return next;
+		}
+	}
+
+	/**
+	 * Takes batched messages that are due, in line, for a batch listener's call, up to a number: none while a suspect
+	 * waits (it goes first, alone).
+	 * @param into where they go
+	 * @param max the most {@code into} may hold
+	 * @param nowNanos the time now, on the {@link System#nanoTime()} clock
+	 */
+	void pollDue(List<Delivery> into, int max, long nowNanos) {
+		if (this.size == 0) {
+			return;
+		}
+		synchronized (this.batched) {
+			while (into.size() < max && this.suspect == null) {
+				Delivery first = this.batched.peekFirst();
+				if (first == null || first.dueNanos() - nowNanos > 0) {
+					return;
+				}
+				into.add(this.batched.pollFirst());
+				this.size--;
+			}
+		}
+	}
+
+	/**
+	 * Waits, for a batch listener's call that has fewer messages than it may take, until more may be taken: until a
+	 * message arrives, the first in line falls due, or the deadline.
+	 * @param deadlineNanos until when at most, on the {@link System#nanoTime()} clock
+	 * @return {@code false} if the deadline passed or the queue is closed
+	 */
+	boolean awaitMore(long deadlineNanos) {
+		synchronized (this.batched) {
+			long now = System.nanoTime();
+			if (deadlineNanos - now <= 0 || !this.open) {
+				return false;
+			}
+			long until = deadlineNanos;
+			Delivery first = this.batched.peekFirst();
+			if (first != null && first.dueNanos() - until < 0) {
+				until = first.dueNanos();
+			}
+			long left = until - now;
+			if (left > 0) {
+				this.batchWaiters++;
+				try {
+					// to the millisecond, rounded up: the wait is a bound on lateness, not a timing promise
+					this.batched.wait((left + 999_999) / 1_000_000);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return false;
+				}
+				finally {
+					this.batchWaiters--;
+				}
+			}
+			return this.open;
 		}
 	}
 
@@ -177,6 +243,7 @@ final class ReadyQueue {
 		this.dueTime.end();
 		synchronized (this.batched) {
 			this.open = false;
+			this.batched.notifyAll();
 			List<Delivery> waiting = new ArrayList<>(this.batched.size() + 1);
 			if (this.suspect != null) {
 				waiting.add(this.suspect);

@@ -110,10 +110,20 @@ public class AsyncMethodDelayedMessageHandler extends MethodDelayedMessageHandle
 
 	@Override
 	public CompletionStage<?> handleAsync(Object payload, DeliveredMessage message) throws Exception {
-		Object result = invoke(payload, message);
+		return stage(invoke(payload, message), "message " + message.id());
+	}
+
+	/**
+	 * The work a listener method returned, as a stage: a {@code CompletionStage} as it is, a single-value publisher
+	 * (a {@code Mono}, or a suspend function's) subscribed to.
+	 * @param result what the method returned
+	 * @param what what it was called for, for the error message
+	 * @return the work
+	 */
+	CompletionStage<?> stage(@Nullable Object result, String what) {
 		if (result == null) {
 			throw new IllegalStateException("Listener " + description() + " returned null instead of a "
-					+ ((this.adapter != null) ? "publisher" : "CompletionStage") + " for message " + message.id());
+					+ ((this.adapter != null) ? "publisher" : "CompletionStage") + " for " + what);
 		}
 		if (this.suspending) {
 			return SingleValueSubscriber.subscribe((Publisher<?>) result);

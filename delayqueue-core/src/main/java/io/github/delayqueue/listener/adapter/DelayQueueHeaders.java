@@ -26,6 +26,14 @@ public final class DelayQueueHeaders {
 	/** When the message was due ({@code java.time.Instant}, Redis clock). */
 	public static final String DUE_AT = PREFIX + "dueAt";
 
+	/**
+	 * In the Spring Messaging message a batch listener method is invoked with: the batch's messages
+	 * ({@code List<DeliveredMessage>}, in the order of the payloads), which a {@code List<DeliveredMessage>}
+	 * parameter receives.
+	 * @since 0.3.0
+	 */
+	public static final String BATCH_MESSAGES = PREFIX + "batchMessages";
+
 	private DelayQueueHeaders() {
 	}
 

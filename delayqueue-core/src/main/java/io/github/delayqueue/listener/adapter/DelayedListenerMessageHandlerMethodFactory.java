@@ -16,8 +16,9 @@ import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
  * The {@link DefaultMessageHandlerMethodFactory} of {@code @DelayedListener} methods, which also invokes Kotlin
  * {@code suspend} functions: their arguments are resolved as for any listener method, and they are invoked through
  * Spring's {@link org.springframework.core.CoroutinesUtils}, which gives a {@code Mono} of their result that the
- * container awaits. Anything else is made exactly as by its superclass. A {@code DelayedListenerConfigurer} that sets
- * its own factory and has {@code suspend} listeners uses this one (or a subclass).
+ * container awaits; and resolves a batch listener's {@code List<DeliveredMessage>} parameter. Anything else is made
+ * exactly as by its superclass. A {@code DelayedListenerConfigurer} that sets its own factory and has {@code suspend}
+ * listeners, or batch listeners taking {@code List<DeliveredMessage>}, uses this one (or a subclass).
  *
  * @since 0.3.0
  */
@@ -55,8 +56,9 @@ public class DelayedListenerMessageHandlerMethodFactory extends DefaultMessageHa
 	}
 
 	private static List<HandlerMethodArgumentResolver> withContinuation(List<HandlerMethodArgumentResolver> resolvers) {
-		List<HandlerMethodArgumentResolver> all = new ArrayList<>(resolvers.size() + 1);
+		List<HandlerMethodArgumentResolver> all = new ArrayList<>(resolvers.size() + 2);
 		all.add(new ContinuationArgumentResolver());
+		all.add(new DeliveredMessagesArgumentResolver());
 		all.addAll(resolvers);
 		return all;
 	}

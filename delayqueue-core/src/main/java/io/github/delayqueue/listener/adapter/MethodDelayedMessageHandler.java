@@ -50,14 +50,7 @@ public class MethodDelayedMessageHandler implements DelayedMessageHandler<Object
 	 * @since 0.3.0
 	 */
 	protected @Nullable Object invoke(Object payload, DeliveredMessage delivered) throws Exception {
-		Message<Object> message = MessageBuilder.withPayload(payload)
-			.copyHeaders(delivered.headers())
-			.setHeader(DelayQueueHeaders.MESSAGE_ID, delivered.id())
-			.setHeader(DelayQueueHeaders.TOPIC, delivered.topic())
-			.setHeader(DelayQueueHeaders.ATTEMPT, delivered.attempt())
-			.setHeader(DelayQueueHeaders.REDELIVERED, delivered.isRedelivery())
-			.setHeader(DelayQueueHeaders.DUE_AT, delivered.dueAt())
-			.build();
+		Message<Object> message = message(payload, delivered);
 		try {
 			return this.method.invoke(message, delivered);
 		}
@@ -66,6 +59,18 @@ public class MethodDelayedMessageHandler implements DelayedMessageHandler<Object
 					"Listener " + this.description + " cannot take message " + delivered.id() + ": " + ex.getMessage(),
 					ex);
 		}
+	}
+
+	/** A payload in a Spring Messaging message, with its message's headers and the {@link DelayQueueHeaders}. */
+	static Message<Object> message(Object payload, DeliveredMessage delivered) {
+		return MessageBuilder.withPayload(payload)
+			.copyHeaders(delivered.headers())
+			.setHeader(DelayQueueHeaders.MESSAGE_ID, delivered.id())
+			.setHeader(DelayQueueHeaders.TOPIC, delivered.topic())
+			.setHeader(DelayQueueHeaders.ATTEMPT, delivered.attempt())
+			.setHeader(DelayQueueHeaders.REDELIVERED, delivered.isRedelivery())
+			.setHeader(DelayQueueHeaders.DUE_AT, delivered.dueAt())
+			.build();
 	}
 
 	/**
