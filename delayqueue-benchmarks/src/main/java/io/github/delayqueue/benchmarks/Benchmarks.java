@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  * Options: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge}, {@code --only=SCENARIO,...}
  * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit, fair-delivery, production,
- * io-bound, call-cost, instructions: under callgrind, needs valgrind),
+ * io-bound, call-cost, instructions: under callgrind, needs valgrind, batch-drain),
  * {@code --redis-server=PATH}, {@code --pairs=N}
  * ({@link BenchmarkOptions}; several may share one argument, separated by blanks).
  */
@@ -48,7 +48,7 @@ public final class Benchmarks {
 
 	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "drain-random",
 			"drain-slow", "size", "loss", "rate-limit", "fair-delivery", "production", "io-bound", "call-cost",
-			"instructions");
+			"instructions", "batch-drain");
 
 	private final Settings settings;
 
@@ -147,6 +147,11 @@ public final class Benchmarks {
 				benchmarks.checkQuiet("io-bound");
 				log("== io-bound");
 				benchmarks.ioBound();
+			}
+			if (scenarios.contains("batch-drain")) {
+				benchmarks.checkQuiet("batch-drain");
+				log("== batch-drain");
+				benchmarks.batchDrain();
 			}
 			if (scenarios.contains("call-cost")) {
 				benchmarks.checkQuiet("call-cost");
@@ -351,6 +356,19 @@ public final class Benchmarks {
 		};
 		try (DelayQueueSystem system = new DelayQueueSystem("127.0.0.1", this.port)) {
 			new IoBoundDrainBenchmark(system, this.admin, this.report, backlog).run();
+		}
+		this.admin.flush();
+	}
+
+	/** A batch listener's drain beside a one-message listener's ({@link BatchDrainBenchmark}). */
+	private void batchDrain() {
+		this.admin.flush();
+		int backlog = switch (this.settings.mode()) {
+			case "smoke" -> 2_000;
+			default -> 100_000;
+		};
+		try (DelayQueueSystem system = new DelayQueueSystem("127.0.0.1", this.port)) {
+			new BatchDrainBenchmark(system, this.admin, this.report, backlog).run();
 		}
 		this.admin.flush();
 	}

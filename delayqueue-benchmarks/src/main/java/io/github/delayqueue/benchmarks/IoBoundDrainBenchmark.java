@@ -4,21 +4,13 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.delayqueue.ScheduleRequest;
-import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.AsyncDelayedMessageHandler;
 import io.github.delayqueue.listener.DelayedMessageHandler;
 import io.github.delayqueue.listener.ListenerOptions;
@@ -83,24 +75,14 @@ final class IoBoundDrainBenchmark {
 	private Drained drain(String topic, int count, boolean async) {
 		this.admin.flush();
 		Instant due = Instant.now().plusSeconds(1);
-		List<ScheduleRequest> requests = new ArrayList<>(count);
-		for (int i = 0; i < count; i++) {
-			requests.add(ScheduleRequest.builder(topic, PAYLOAD).id("m-" + i).dueAt(due).build());
-		}
-		RedisDelayedQueue queue = this.system.queue();
-		for (int i = 0; i < requests.size(); i += 1000) {
-			queue.scheduleAll(requests.subList(i, Math.min(requests.size(), i + 1000)));
-		}
-		CountDownLatch done = new CountDownLatch(count);
-		Set<String> seen = ConcurrentHashMap.newKeySet(count * 2);
-		AtomicInteger duplicates = new AtomicInteger();
+		DueBacklog backlog = DueBacklog.schedule(this.system.queue(), topic, count, PAYLOAD, due);
 		ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
 		DelayedMessageHandler<String> handler;
 		if (async) {
 			handler = (AsyncDelayedMessageHandler<String>) (payload, message) -> {
 				CompletableFuture<Void> work = new CompletableFuture<>();
 				timer.schedule(() -> {
-					count(message.id(), seen, duplicates, done);
+					backlog.handled(message.id());
 					work.complete(null);
 				}, WAIT_MILLIS, TimeUnit.MILLISECONDS);
 				return work;
@@ -109,7 +91,7 @@ final class IoBoundDrainBenchmark {
 		else {
 			handler = (payload, message) -> {
 				Thread.sleep(WAIT_MILLIS);
-				count(message.id(), seen, duplicates, done);
+				backlog.handled(message.id());
 			};
 		}
 		ListenerOptions options = ListenerOptions.builder()
@@ -118,11 +100,11 @@ final class IoBoundDrainBenchmark {
 			.handlerTimeout(Duration.ofSeconds(30))
 			.build();
 		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-		long cpuBefore = processCpuNanos();
+		long cpuBefore = DueBacklog.processCpuNanos();
 		long startedMillis = Math.max(due.toEpochMilli(), System.currentTimeMillis());
 		long finished;
 		try (QueueUnderTest.Consumer consumer = this.system.consume(topic, options, handler)) {
-			if (!done.await(10, TimeUnit.MINUTES)) {
+			if (!backlog.done().await(10, TimeUnit.MINUTES)) {
 				throw new IllegalStateException("The I/O-bound drain did not finish within 10 minutes");
 			}
 			finished = System.currentTimeMillis();
@@ -137,28 +119,14 @@ final class IoBoundDrainBenchmark {
 		finally {
 			timer.shutdownNow();
 		}
-		double cpuMicros = (processCpuNanos() - cpuBefore) / 1e3 / count;
+		double cpuMicros = (DueBacklog.processCpuNanos() - cpuBefore) / 1e3 / count;
 		double seconds = Math.max(1e-3, (finished - startedMillis) / 1e3);
 		double rate = count / seconds;
 		Benchmarks.log(String.format(Locale.ROOT, "I/O-bound drain, %s: %,d messages at %.0f msgs/s, %.1f µs CPU per "
 				+ "message (%d threads live)", async ? "non-blocking" : "blocking", count, rate, cpuMicros,
 				threads.getThreadCount()));
 		this.admin.flush();
-		return new Drained(rate, cpuMicros, duplicates.get());
-	}
-
-	private static void count(String id, Set<String> seen, AtomicInteger duplicates, CountDownLatch done) {
-		if (seen.add(id)) {
-			done.countDown();
-		}
-		else {
-			duplicates.incrementAndGet();
-		}
-	}
-
-	private static long processCpuNanos() {
-		return (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os)
-				? os.getProcessCpuTime() : 0;
+		return new Drained(rate, cpuMicros, backlog.duplicates());
 	}
 
 	private record Drained(double rate, double cpuMicros, int duplicates) {

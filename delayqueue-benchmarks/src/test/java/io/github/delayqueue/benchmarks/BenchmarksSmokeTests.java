@@ -61,6 +61,14 @@ class BenchmarksSmokeTests {
 				assertThat(row.ours()).as(row.figure()).isNotNull().isPositive();
 				assertThat(row.note()).as(row.figure()).contains("with EVALSHA").contains("floor");
 			});
+		// batch listeners: ours alone, one message per call beside batches, every message handled once
+		assertThat(report.rows()).filteredOn((row) -> row.section().startsWith("12. Batch listeners"))
+			.hasSize(4)
+			.allSatisfy((row) -> {
+				assertThat(row.ours()).as(row.figure()).isNotNull().isPositive();
+				assertThat(row.redisson()).as(row.figure()).isNull();
+			})
+			.anySatisfy((row) -> assertThat(row.note()).contains("0 duplicates").contains("1.000 handler calls"));
 		// I/O-bound handlers: ours alone, non-blocking beside blocking, every message handled once
 		assertThat(report.rows()).filteredOn((row) -> row.section().startsWith("9. I/O-bound"))
 			.hasSize(2)
@@ -73,7 +81,8 @@ class BenchmarksSmokeTests {
 			.filteredOn((row) -> !row.figure().startsWith("claim one") && !row.section().startsWith("6. Rate limit")
 					&& !row.section().startsWith("7. Fair delivery") && !row.figure().startsWith("of which")
 					&& !row.section().startsWith("8. Production size") && !row.section().startsWith("9. I/O-bound")
-					&& !row.section().startsWith("10. Cost of a call") && !row.section().startsWith("11. Redis instructions"))
+					&& !row.section().startsWith("10. Cost of a call") && !row.section().startsWith("11. Redis instructions")
+					&& !row.section().startsWith("12. Batch listeners"))
 			.allSatisfy((row) -> {
 				assertThat(row.ours()).as(row.figure()).isNotNull();
 				assertThat(row.redisson()).as(row.figure()).isNotNull();

@@ -155,9 +155,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		MethodDelayedListenerEndpoint endpoint = new MethodDelayedListenerEndpoint(topic, bean, invocable, payloadType,
 				"bean " + description);
 		endpoint.setMessageHandlerMethodFactory(this.handlerMethodFactory);
-		if (batchSignature != null) {
-			endpoint.setBatchListener(batchSignature.messagesAsPayload());
-		}
+		endpoint.setBatchListener(batchSignature != null);
 		apply(description, "batchMaxMessages", annotation.batchMaxMessages(), Integer::parseInt,
 				endpoint::setBatchMaxMessages);
 		apply(description, "batchMaxWait", annotation.batchMaxWait(), DurationFormatterUtils::detectAndParse,
@@ -320,7 +318,15 @@ public class DelayedListenerAnnotationBeanPostProcessor
 
 		@Override
 		public InvocableHandlerMethod createInvocableHandlerMethod(Object bean, Method method) {
-			return delegate().createInvocableHandlerMethod(bean, method);
+			MessageHandlerMethodFactory delegate = delegate();
+			if (!(delegate instanceof DelayedListenerMessageHandlerMethodFactory)
+					&& ListenerMethodSignature.takesBatchMessages(method)) {
+				// another factory's payload resolver would pass the payload list in its place
+				throw new IllegalStateException("Listener method " + method + " takes a List<DeliveredMessage>, which "
+						+ "only a " + DelayedListenerMessageHandlerMethodFactory.class.getName() + " (or a subclass) "
+						+ "resolves, but the DelayedListenerConfigurer set a " + delegate.getClass().getName());
+			}
+			return delegate.createInvocableHandlerMethod(bean, method);
 		}
 
 		private MessageHandlerMethodFactory delegate() {

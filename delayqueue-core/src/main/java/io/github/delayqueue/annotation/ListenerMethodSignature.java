@@ -118,10 +118,10 @@ final class ListenerMethodSignature {
 			}
 			if (Message.class.isAssignableFrom(element.toClass())) {
 				ResolvableType payload = element.as(Message.class).getGeneric(0);
-				batch = new Batch((payload.resolve() != null) ? payload.getType() : Object.class, true);
+				batch = new Batch((payload.resolve() != null) ? payload.getType() : Object.class);
 			}
 			else {
-				batch = new Batch(element.getType(), false);
+				batch = new Batch(element.getType());
 			}
 		}
 		if (batch == null) {
@@ -130,12 +130,22 @@ final class ListenerMethodSignature {
 		return batch;
 	}
 
+	/** Whether a method has a {@code List<DeliveredMessage>} parameter (a batch listener's messages). */
+	static boolean takesBatchMessages(Method method) {
+		for (int i = 0; i < method.getParameterCount(); i++) {
+			ResolvableType type = ResolvableType.forMethodParameter(method, i);
+			if (type.toClass() == List.class && type.as(List.class).getGeneric(0).resolve() == DeliveredMessage.class) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/**
 	 * A batch listener method's payload.
 	 * @param payloadType the type each payload is read as
-	 * @param messagesAsPayload whether the payload list holds a Spring Messaging message per payload
 	 */
-	record Batch(Type payloadType, boolean messagesAsPayload) {
+	record Batch(Type payloadType) {
 	}
 
 	private static boolean completesLater(Method method) {

@@ -41,8 +41,6 @@ public class MethodDelayedListenerEndpoint extends AbstractDelayedListenerEndpoi
 
 	private boolean batch;
 
-	private boolean messagesAsPayload;
-
 	/**
 	 * Creates an endpoint.
 	 * @param topic the topic
@@ -88,16 +86,14 @@ public class MethodDelayedListenerEndpoint extends AbstractDelayedListenerEndpoi
 	}
 
 	/**
-	 * Makes this the endpoint of a batch listener method: its payload parameter takes a list, the payload type is
-	 * the list's element type, and each call takes several messages (see
-	 * {@link io.github.delayqueue.listener.DelayedBatchHandler}).
-	 * @param messagesAsPayload whether the payload parameter is a {@code List<Message<T>>} rather than a
-	 * {@code List<T>}
+	 * Makes this the endpoint of a batch listener method, or of one taking one message per call: a batch listener's
+	 * payload parameter takes a {@code List<T>} (or a {@code List<Message<T>>}), the payload type is {@code T}, and
+	 * each call takes several messages (see {@link io.github.delayqueue.listener.DelayedBatchHandler}).
+	 * @param batch whether each call takes several messages
 	 * @since 0.3.0
 	 */
-	public void setBatchListener(boolean messagesAsPayload) {
-		this.batch = true;
-		this.messagesAsPayload = messagesAsPayload;
+	public void setBatchListener(boolean batch) {
+		this.batch = batch;
 	}
 
 	/**
@@ -141,8 +137,8 @@ public class MethodDelayedListenerEndpoint extends AbstractDelayedListenerEndpoi
 				this.method);
 		if (this.batch) {
 			return AsyncMethodDelayedMessageHandler.isAsync(this.method)
-					? new AsyncMethodDelayedBatchHandler(invocable, this.description, this.messagesAsPayload)
-					: new MethodDelayedBatchHandler(invocable, this.description, this.messagesAsPayload);
+					? new AsyncMethodDelayedBatchHandler(invocable, this.description)
+					: new MethodDelayedBatchHandler(invocable, this.description);
 		}
 		// a method whose work completes later (a CompletableFuture, a Mono) holds its lease until then, not a thread
 		return AsyncMethodDelayedMessageHandler.isAsync(this.method)

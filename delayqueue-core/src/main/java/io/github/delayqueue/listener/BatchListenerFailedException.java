@@ -1,5 +1,7 @@
 package io.github.delayqueue.listener;
 
+import java.util.List;
+
 import io.github.delayqueue.DeliveredMessage;
 import org.jspecify.annotations.Nullable;
 
@@ -54,6 +56,24 @@ public class BatchListenerFailedException extends RuntimeException {
 	 */
 	public int getIndex() {
 		return this.index;
+	}
+
+	/**
+	 * The position of the message this names in a batch, as the container finds it: by id if it was named by its
+	 * {@link DeliveredMessage}, else by index.
+	 * @param batch the batch's messages, in the order the handler received them
+	 * @return the index, or {@code -1} if this names none of the batch's messages (the whole batch then fails)
+	 */
+	public int indexIn(List<DeliveredMessage> batch) {
+		if (this.messageId != null) {
+			for (int i = 0; i < batch.size(); i++) {
+				if (batch.get(i).id().equals(this.messageId)) {
+					return i;
+				}
+			}
+			return -1;
+		}
+		return (this.index < batch.size()) ? this.index : -1;
 	}
 
 	/**

@@ -71,6 +71,9 @@ final class BatchRunner {
 			if (this.runner.mayStart(delivery, partition(delivery).leases())) {
 				started.add(delivery);
 			}
+			else {
+				ended(delivery);
+			}
 		}
 		if (started.isEmpty()) {
 			return null;
@@ -79,6 +82,7 @@ final class BatchRunner {
 		for (BatchInvoker.Unreadable unreadable : batch.unreadable()) {
 			this.prefetch.completed();
 			fail(unreadable.delivery(), unreadable.message(), unreadable.failure(), 0);
+			ended(unreadable.delivery());
 		}
 		if (batch.readable().isEmpty()) {
 			return null;
@@ -127,32 +131,24 @@ final class BatchRunner {
 				acknowledge(readable.get(i), duration);
 			}
 			fail(readable.get(failed), batch.messages().get(failed), cause, duration);
-			for (int i = failed + 1; i < readable.size(); i++) {
-				// not handled: back to the queue at once, the attempt not counted
-				Delivery delivery = readable.get(i);
-				partition(delivery).leases().handBack(delivery.message().lease());
+			// not handled: back to the queue at once, the attempt not counted (one call per partition)
+			List<List<Lease>> back = new ArrayList<>(this.partitions.size());
+			this.partitions.forEach((each) -> back.add(new ArrayList<>()));
+			for (Delivery delivery : readable.subList(failed + 1, readable.size())) {
+				back.get(delivery.partition()).add(delivery.message().lease());
+			}
+			for (Partition partition : this.partitions) {
+				if (!back.get(partition.index()).isEmpty()) {
+					partition.handBack(back.get(partition.index()));
+				}
 			}
 		}
 		MessageRunner.rethrowIfFatal(failure);
 	}
 
-	/**
-	 * The position in the batch of the message a {@link BatchListenerFailedException} names.
-	 * @return the index, or {@code -1} if the failure names none of the batch's messages
-	 */
+	/** The position in the batch of the message a {@link BatchListenerFailedException} names; else -1. */
 	private static int failedIndex(Throwable failure, List<DeliveredMessage> messages) {
-		if (!(failure instanceof BatchListenerFailedException named)) {
-			return -1;
-		}
-		if (named.getMessageId() != null) {
-			for (int i = 0; i < messages.size(); i++) {
-				if (messages.get(i).id().equals(named.getMessageId())) {
-					return i;
-				}
-			}
-			return -1;
-		}
-		return (named.getIndex() < messages.size()) ? named.getIndex() : -1;
+		return (failure instanceof BatchListenerFailedException named) ? named.indexIn(messages) : -1;
 	}
 
 	private void acknowledge(Delivery delivery, long duration) {
@@ -244,6 +240,17 @@ final class BatchRunner {
 			this.runner.monitorTimedOut();
 		}
 		return ended;
+	}
+
+	/**
+	 * A batched delivery whose outcome is decided before the call (it did not start, or could not be read) no longer
+	 * counts as running: a handler that never returns must not hold the next suspect back for it. A suspect's end is
+	 * its own (the handler loop's).
+	 */
+	private void ended(Delivery delivery) {
+		if (!delivery.suspect()) {
+			this.isolation.batchedEnded(delivery.message().lease());
+		}
 	}
 
 	private Partition partition(Delivery delivery) {

@@ -143,45 +143,76 @@ final class HandlerLoop {
 
 	/**
 	 * A batch listener's call: the first message and the others due behind it, up to the most a call takes; if fewer
-	 * are ready, the call waits up to the listener's batch wait for more (not while a suspect waits).
+	 * are ready, the call waits up to the listener's batch wait for more, while a claim could still bring some (the
+	 * call holds under half the listener's prefetch) and no suspect is held. Each message taken counts as a batched
+	 * handler starting, so that a suspect waits for the call to end; one that may not start (a suspect was leased
+	 * meanwhile) goes back, and the gathering stops.
+	 * @return the messages admitted, each counted as started with the listener's {@link CrashIsolation}
 	 */
 	private List<Delivery> gather(Delivery first) {
 		ListenerOptions options = this.context.options();
-		int max = options.batchMaxMessages();
-		List<Delivery> batch = new ArrayList<>(Math.min(max, 1 + this.context.ready().size()));
-		batch.add(first);
+		CrashIsolation isolation = this.context.isolation();
 		ReadyQueue ready = this.context.ready();
-		ready.pollDue(batch, max, System.nanoTime());
-		long waitNanos = options.batchMaxWait().toNanos();
-		if (batch.size() < max && waitNanos > 0) {
-			long deadline = System.nanoTime() + waitNanos;
-			while (batch.size() < max && this.active && !this.context.isolation().isSuspectHeld()
-					&& ready.awaitMore(deadline)) {
-				ready.pollDue(batch, max, System.nanoTime());
+		int max = options.batchMaxMessages();
+		List<Delivery> admitted = new ArrayList<>(Math.min(max, 1 + ready.size()));
+		List<Delivery> refused = new ArrayList<>(0);
+		try {
+			admit(List.of(first), admitted, refused);
+			if (refused.isEmpty()) {
+				takeDue(admitted, refused, max);
 			}
-			// what fell due as the wait ended
-			ready.pollDue(batch, max, System.nanoTime());
+			long waitNanos = options.batchMaxWait().toNanos();
+			int worthWaiting = Math.min(max, this.context.prefetch().size() / 2);
+			if (waitNanos > 0 && admitted.size() < worthWaiting && refused.isEmpty()) {
+				long deadline = System.nanoTime() + waitNanos;
+				while (admitted.size() < worthWaiting && refused.isEmpty() && this.active
+						&& !isolation.isSuspectHeld() && ready.awaitMore(deadline)) {
+					// work completed meanwhile is settled here: this thread may be the only one awake
+					this.runner.settleCompleted();
+					takeDue(admitted, refused, max);
+				}
+				if (refused.isEmpty() && !isolation.isSuspectHeld()) {
+					// what fell due as the wait ended
+					takeDue(admitted, refused, max);
+				}
+			}
 		}
-		return batch;
+		catch (RuntimeException | Error ex) {
+			admitted.forEach((each) -> isolation.batchedEnded(each.message().lease()));
+			refused.addAll(admitted);
+			throw ex;
+		}
+		finally {
+			// back, unstarted and uncharged, to be leased again after the suspect
+			handBack(refused);
+		}
+		return admitted;
 	}
 
-	/** Starts a batch listener's call with the messages that may start (not while a suspect is held). */
-	private void startBatch(List<Delivery> batch) {
+	private void takeDue(List<Delivery> admitted, List<Delivery> refused, int max) {
+		List<Delivery> taken = new ArrayList<>();
+		this.context.ready().pollDue(taken, max - admitted.size(), System.nanoTime());
+		admit(taken, admitted, refused);
+	}
+
+	private void admit(List<Delivery> taken, List<Delivery> admitted, List<Delivery> refused) {
 		CrashIsolation isolation = this.context.isolation();
-		List<Delivery> admitted = new ArrayList<>(batch.size());
-		for (Delivery delivery : batch) {
-			Lease lease = delivery.message().lease();
-			if (isolation.tryStartBatched(lease)) {
+		for (Delivery delivery : taken) {
+			if (refused.isEmpty() && isolation.tryStartBatched(delivery.message().lease())) {
 				admitted.add(delivery);
 			}
 			else {
-				// a suspect was leased meanwhile: back, unstarted and uncharged, to be leased again after it
-				this.partitions.get(delivery.partition()).handBack(lease);
+				refused.add(delivery);
 			}
 		}
+	}
+
+	/** Runs a batch listener's call with the messages {@link #gather} admitted. */
+	private void startBatch(List<Delivery> admitted) {
 		if (admitted.isEmpty()) {
 			return;
 		}
+		CrashIsolation isolation = this.context.isolation();
 		CompletableFuture<Void> settled = null;
 		try {
 			if (this.active) {

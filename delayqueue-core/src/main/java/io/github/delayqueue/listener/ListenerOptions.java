@@ -268,8 +268,9 @@ public final class ListenerOptions {
 
 	/**
 	 * For a batch listener ({@link DelayedBatchHandler}): the most messages one call of its handler takes. A call
-	 * takes the messages that are due and leased to the consumer when a handler thread is free, up to this many; the
-	 * consumer leases up to this many per handler at once (unless {@link #batchSize()} is set lower).
+	 * takes the messages that are due and leased to the consumer when a handler thread is free, up to this many.
+	 * Unless {@link #batchSize()} is set, the consumer of a batch listener leases up to twice its concurrency times
+	 * this, counted up to 128: at most 256 messages at once (a claim of that many holds Redis a few milliseconds).
 	 * @return 1 to 1000; {@value #DEFAULT_BATCH_MAX_MESSAGES} unless set
 	 * @since 0.3.0
 	 */
@@ -279,7 +280,8 @@ public final class ListenerOptions {
 
 	/**
 	 * For a batch listener: how long a call waits, once its first message is due, for more to arrive when fewer than
-	 * {@link #batchMaxMessages()} are ready. Every message in the call starts that much later at most.
+	 * {@link #batchMaxMessages()} are ready. Every message in the call starts that much later at most. A call stops
+	 * waiting once it holds half of what the consumer leases (no claim could bring more) or a suspect arrives.
 	 * @return the wait; zero (take what is ready) unless set
 	 * @since 0.3.0
 	 */

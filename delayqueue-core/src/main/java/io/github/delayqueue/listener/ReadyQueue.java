@@ -138,14 +138,14 @@ final class ReadyQueue {
 
 	/**
 	 * Waits, for a batch listener's call that has fewer messages than it may take, until more may be taken: until a
-	 * message arrives, the first in line falls due, or the deadline.
+	 * message arrives, the first in line falls due, handler work completes, or the deadline.
 	 * @param deadlineNanos until when at most, on the {@link System#nanoTime()} clock
-	 * @return {@code false} if the deadline passed or the queue is closed
+	 * @return {@code false} if the deadline passed, a suspect waits or the queue is closed
 	 */
 	boolean awaitMore(long deadlineNanos) {
 		synchronized (this.batched) {
 			long now = System.nanoTime();
-			if (deadlineNanos - now <= 0 || !this.open) {
+			if (deadlineNanos - now <= 0 || !this.open || this.suspect != null) {
 				return false;
 			}
 			long until = deadlineNanos;
@@ -211,6 +211,12 @@ final class ReadyQueue {
 	 */
 	void roomFreed() {
 		this.threads.wake(1);
+		synchronized (this.batched) {
+			if (this.batchWaiters > 0) {
+				// a batch listener's threads may all be gathering: one of them settles it
+				this.batched.notifyAll();
+			}
+		}
 	}
 
 	/** Whether a suspect waits to start. */

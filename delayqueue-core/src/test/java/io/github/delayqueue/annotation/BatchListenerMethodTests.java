@@ -8,13 +8,16 @@ import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedisExtension;
+import io.github.delayqueue.config.DelayedListenerEndpointRegistrar;
 import io.github.delayqueue.listener.adapter.DelayQueueHeaders;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 
+
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -76,6 +79,28 @@ class BatchListenerMethodTests {
 				.withStackTraceContaining("NoListListener.onBatch")
 				.withStackTraceContaining("batch listener");
 		}
+	}
+
+	@Test
+	void aBatchMethodTakingItsMessagesFailsAtStartupWithAFactoryThatCannotResolveThem() {
+		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+			context.register(PlainSpringTests.DelayQueueConfiguration.class, PlainFactory.class, BatchListeners.class);
+			assertThatException().isThrownBy(context::refresh)
+				.withStackTraceContaining("onTimeouts")
+				.withStackTraceContaining("DelayedListenerMessageHandlerMethodFactory");
+		}
+	}
+
+	/** Sets Spring's own factory, whose payload resolver would pass the payloads in place of the messages. */
+	static class PlainFactory implements DelayedListenerConfigurer {
+
+		@Override
+		public void configureDelayedListeners(DelayedListenerEndpointRegistrar registrar) {
+			DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
+			factory.afterPropertiesSet();
+			registrar.setMessageHandlerMethodFactory(factory);
+		}
+
 	}
 
 	static class BatchListeners {

@@ -122,6 +122,22 @@ class BatchListenerTests {
 	}
 
 	@Test
+	void aCallHoldingHalfOfWhatItsConsumerLeasesStopsWaitingForMore() {
+		for (int i = 0; i < 40; i++) {
+			this.queue.schedule("held", "m" + i, "p" + i, Duration.ZERO);
+		}
+		List<Integer> sizes = new CopyOnWriteArrayList<>();
+		// four leased at once: a call holding two waits for nothing a claim could bring (it waited the whole
+		// minute before)
+		register("held", (DelayedBatchHandler<String>) (payloads, messages) -> sizes.add(payloads.size()),
+				ListenerOptions.builder().concurrency(1).batchSize(4).batchMaxMessages(100)
+					.batchMaxWait(Duration.ofMinutes(1)));
+
+		await().atMost(WAIT).until(() -> empty("held"));
+		assertThat(sizes).allSatisfy((size) -> assertThat(size).isBetween(1, 4));
+	}
+
+	@Test
 	void aFailureNamingNoMessageRetriesEachOnItsOwnAttemptsThenDeadLettersIt() {
 		for (int i = 0; i < 3; i++) {
 			this.queue.schedule("fails", "m" + i, "p" + i, Duration.ZERO);

@@ -1,8 +1,10 @@
 package io.github.delayqueue.test;
 
 import java.lang.reflect.Modifier;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
 
 import io.github.delayqueue.DeliveredMessage;
@@ -35,8 +37,11 @@ import org.springframework.util.Assert;
  */
 public final class ListenerRecorder {
 
-	/** The call this thread's container has not reported yet: it reports on the thread that ran the listener. */
-	private final ThreadLocal<RecordedCall> unreported = new ThreadLocal<>();
+	/**
+	 * The calls this thread's container has not reported yet, in the order it reports them: it reports on the thread
+	 * that ran the listener (one call, or each message of a batch listener's call).
+	 */
+	private final ThreadLocal<Deque<RecordedCall>> unreported = ThreadLocal.withInitial(ArrayDeque::new);
 
 	private final List<RecordedCall> calls = new ArrayList<>();
 
@@ -146,7 +151,7 @@ public final class ListenerRecorder {
 	/** A call finished on this thread (a listener returned or threw): its container reports it here next. */
 	void finishedOnThisThread(RecordedCall call, @Nullable Throwable failure) {
 		if (call.finished(failure)) {
-			this.unreported.set(call);
+			this.unreported.get().addLast(call);
 		}
 	}
 
@@ -160,9 +165,9 @@ public final class ListenerRecorder {
 				&& settleAsync(topic, outcome, exception)) {
 			return;
 		}
-		RecordedCall call = this.unreported.get();
-		if (call != null) {
-			this.unreported.remove();
+		Deque<RecordedCall> waiting = this.unreported.get();
+		RecordedCall call;
+		while ((call = waiting.pollFirst()) != null) {
 			// settled already: an asynchronous call that failed before its work existed, matched above
 			if (!call.isSettled()) {
 				if (call.topic().equals(topic) && (exception != null) == call.hasFailed()) {
@@ -269,10 +274,10 @@ public final class ListenerRecorder {
 
 		/** A new delivery on this thread: a call left unreported before it never will be. */
 		private void newDelivery() {
-			RecordedCall stale = ListenerRecorder.this.unreported.get();
-			if (stale != null) {
-				ListenerRecorder.this.unreported.remove();
-				stale.abandon();
+			Deque<RecordedCall> stale = ListenerRecorder.this.unreported.get();
+			RecordedCall call;
+			while ((call = stale.pollFirst()) != null) {
+				call.abandon();
 			}
 		}
 

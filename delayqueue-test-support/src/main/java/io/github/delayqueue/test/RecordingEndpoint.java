@@ -2,6 +2,7 @@ package io.github.delayqueue.test;
 
 import io.github.delayqueue.config.DelayedListenerEndpoint;
 import io.github.delayqueue.listener.AsyncDelayedMessageHandler;
+import io.github.delayqueue.listener.DelayedBatchHandler;
 import io.github.delayqueue.listener.DelayedMessageHandler;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
@@ -45,8 +46,17 @@ final class RecordingEndpoint implements DelayedListenerEndpoint {
 
 	private <T> ListenerRegistration<T> recording(ListenerRegistration<T> registration) {
 		DelayedMessageHandler<T> handler = registration.handler();
-		DelayedMessageHandler<T> recording = (handler instanceof AsyncDelayedMessageHandler<T> async)
-				? new RecordingAsyncHandler<>(this.recorder, async) : new RecordingHandler<>(this.recorder, handler);
+		DelayedMessageHandler<T> recording;
+		if (handler instanceof DelayedBatchHandler<T> batch) {
+			// each message of a call is recorded as the container settles it
+			recording = RecordingBatchHandler.of(this.recorder, batch);
+		}
+		else if (handler instanceof AsyncDelayedMessageHandler<T> async) {
+			recording = new RecordingAsyncHandler<>(this.recorder, async);
+		}
+		else {
+			recording = new RecordingHandler<>(this.recorder, handler);
+		}
 		return new ListenerRegistration<>(registration.topic(), registration.payloadType(), recording,
 				registration.options());
 	}

@@ -25,11 +25,9 @@ public class AsyncMethodDelayedBatchHandler extends MethodDelayedBatchHandler
 	 * @param method the bean method, ready to invoke; it must return a type
 	 * {@link AsyncMethodDelayedMessageHandler#isAsync} accepts
 	 * @param description the bean and method, for error messages
-	 * @param messagesAsPayload whether the payload parameter takes {@code List<Message<T>>}
 	 */
-	public AsyncMethodDelayedBatchHandler(InvocableHandlerMethod method, String description,
-			boolean messagesAsPayload) {
-		super(method, description, messagesAsPayload);
+	public AsyncMethodDelayedBatchHandler(InvocableHandlerMethod method, String description) {
+		super(method, description);
 		this.stages = new AsyncMethodDelayedMessageHandler(method, description);
 	}
 

@@ -8,6 +8,8 @@ import io.github.delayqueue.listener.DelayedBatchHandler;
 import io.github.delayqueue.listener.NonRetryableException;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.MethodParameter;
+import org.springframework.core.ResolvableType;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
@@ -34,15 +36,23 @@ public class MethodDelayedBatchHandler implements DelayedBatchHandler<Object> {
 
 	/**
 	 * Creates a handler.
-	 * @param method the bean method, ready to invoke
-	 * @param description the bean and method, for error messages
-	 * @param messagesAsPayload whether the payload parameter takes {@code List<Message<T>>} rather than
-	 * {@code List<T>}
+	 * @param method the bean method, ready to invoke: one {@code List} parameter of payloads or of
+	 * {@code Message}s, and optionally a {@code List<DeliveredMessage>}
+	 * @param description the bean and method, for error messages; a {@code List<DeliveredMessage>} parameter needs
+	 * the argument resolvers of a {@link DelayedListenerMessageHandlerMethodFactory}
 	 */
-	public MethodDelayedBatchHandler(InvocableHandlerMethod method, String description, boolean messagesAsPayload) {
+	public MethodDelayedBatchHandler(InvocableHandlerMethod method, String description) {
 		this.method = method;
 		this.description = description;
-		this.messagesAsPayload = messagesAsPayload;
+		boolean messages = false;
+		for (MethodParameter parameter : method.getMethodParameters()) {
+			if (!DeliveredMessagesArgumentResolver.isDeliveredMessages(parameter)
+					&& List.class.isAssignableFrom(parameter.getParameterType())) {
+				Class<?> element = ResolvableType.forMethodParameter(parameter).as(List.class).getGeneric(0).resolve();
+				messages = element != null && Message.class.isAssignableFrom(element);
+			}
+		}
+		this.messagesAsPayload = messages;
 	}
 
 	@Override
