@@ -32,8 +32,10 @@ import static org.awaitility.Awaitility.await;
  * (started on a free port, with its own Redis as the README runs it, and a payment timeout of a few seconds rather
  * than ten), and each answer is checked against the {@code # {...}} comment that follows the line: every field the
  * comment gives in full ({@code "status":"PAID"}, not {@code "id":"2357ff45-…"}) must be in the answer, and in a list,
- * each object the comment shows must be one of the answer's elements. {@code <bob's id>} is the id of the order
- * created for bob. A read whose answer is not there yet (the timeout has not fired) is asked again until a deadline.
+ * each object the comment shows must be one of the answer's elements. A line {@code BOB=$(curl … | tee /dev/stderr |
+ * sed -E 's/…/\1/')} keeps in {@code BOB} what its sed expression takes from the answer, which must be the id of the
+ * order created, and {@code $BOB} in a later line's URL is that id. A read whose answer is not there yet (the timeout
+ * has not fired) is asked again until a deadline.
  * <p>
  * OrderTimeoutEndToEndTests covers the same behaviour with the production timeout and the test kit; this test keeps
  * the README's lines true.
@@ -51,9 +53,11 @@ class ReadmeWalkThroughTests {
 
 	private static final Pattern OBJECT = Pattern.compile("\\{[^{}]*\\}");
 
-	private static final Pattern PLACEHOLDER = Pattern.compile("<([a-z]+)'s id>");
+	/** {@code NAME=$(curl ... | tee /dev/stderr | sed -E 's/pattern/\1/')}: NAME keeps the pattern's first group. */
+	private static final Pattern KEPT = Pattern
+		.compile("([A-Z]+)=\\$\\((curl .*) \\| tee /dev/stderr \\| sed -E 's/(.*)/\\\\1/'\\)");
 
-	private static final Pattern ORDER_OF = Pattern.compile("\\{([a-z]+)\\}");
+	private static final Pattern VARIABLE = Pattern.compile("\\$([A-Z]+)");
 
 	private final HttpClient client = HttpClient.newHttpClient();
 
@@ -72,22 +76,25 @@ class ReadmeWalkThroughTests {
 		List<Step> steps = steps(Files.readAllLines(Path.of("..", "README.md")));
 		assertThat(steps).as("the README's curl lines").hasSizeGreaterThanOrEqualTo(6);
 		assertThat(steps).filteredOn((step) -> step.expected() != null).hasSizeGreaterThanOrEqualTo(5);
-		Map<String, String> ids = new HashMap<>();
+		Map<String, String> variables = new HashMap<>();
 		for (Step step : steps) {
 			if (step.method().equals("GET")) {
 				// a read may come before what it shows has happened (the timeout fires after PAYMENT_TIMEOUT)
 				await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-					.untilAsserted(() -> check(step, send(step, ids)));
+					.untilAsserted(() -> check(step, send(step, variables)));
 			}
 			else {
-				Answer answer = send(step, ids);
+				Answer answer = send(step, variables);
 				check(step, answer);
-				if (step.path().equals("/orders") && answer.status() == 201) {
-					ids.put(answer.json().get("customer").asString(), answer.json().get("id").asString());
+				if (step.variable() != null) {
+					String kept = step.kept().matcher(answer.body()).replaceFirst("$1");   // as sed would
+					assertThat(kept).as("README line " + step.line() + ": what " + step.variable() + " keeps")
+						.isEqualTo(answer.json().get("id").asString());
+					variables.put(step.variable(), kept);
 				}
 			}
 		}
-		assertThat(ids).containsOnlyKeys("alice", "bob");
+		assertThat(variables).containsOnlyKeys("ALICE", "BOB");
 	}
 
 	private void check(Step step, Answer answer) {
@@ -137,16 +144,15 @@ class ReadmeWalkThroughTests {
 		return fields;
 	}
 
-	private Answer send(Step step, Map<String, String> ids) {
-		Matcher placeholder = ORDER_OF.matcher(step.path());
+	private Answer send(Step step, Map<String, String> variables) {
+		Matcher variable = VARIABLE.matcher(step.path());
 		StringBuilder path = new StringBuilder();
-		while (placeholder.find()) {
-			String id = ids.get(placeholder.group(1));
-			assertThat(id).as("README line " + step.line() + ": no order was created for " + placeholder.group(1))
-				.isNotNull();
-			placeholder.appendReplacement(path, id);
+		while (variable.find()) {
+			String id = variables.get(variable.group(1));
+			assertThat(id).as("README line " + step.line() + ": no line before sets " + variable.group(1)).isNotNull();
+			variable.appendReplacement(path, id);
 		}
-		placeholder.appendTail(path);
+		variable.appendTail(path);
 		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path));
 		step.headers().forEach(request::header);
 		request.method(step.method(), (step.body() != null) ? HttpRequest.BodyPublishers.ofString(step.body())
@@ -169,7 +175,9 @@ class ReadmeWalkThroughTests {
 	static List<Step> steps(List<String> readme) {
 		int start = -1;
 		for (int i = 0; i < readme.size() && start < 0; i++) {
-			if (readme.get(i).startsWith("curl -s -X POST localhost:8080/orders")) {
+			Matcher kept = KEPT.matcher(readme.get(i));
+			String curl = kept.matches() ? kept.group(2) : readme.get(i);
+			if (curl.startsWith("curl -s -X POST localhost:8080/orders")) {
 				start = i;
 			}
 		}
@@ -181,20 +189,22 @@ class ReadmeWalkThroughTests {
 		List<Step> steps = new ArrayList<>();
 		for (int i = start; i < readme.size() && !readme.get(i).startsWith("```"); i++) {
 			String line = readme.get(i);
-			if (line.startsWith("curl ")) {
+			Matcher kept = KEPT.matcher(line);
+			if (line.startsWith("curl ") || kept.matches()) {
 				String next = (i + 1 < readme.size()) ? readme.get(i + 1) : "";
 				String expected = (next.startsWith("# {") || next.startsWith("# [")) ? next.substring(2) : null;
-				steps.add(Step.parse(line, i + 1, expected));
+				Step step = Step.parse(kept.matches() ? kept.group(2) : line, i + 1, expected);
+				steps.add(kept.matches() ? step.keeping(kept.group(1), Pattern.compile(kept.group(3))) : step);
 			}
 		}
 		return steps;
 	}
 
 	record Step(String curl, int line, String method, String path, Map<String, String> headers, String body,
-			String expected) {
+			String expected, String variable, Pattern kept) {
 
 		static Step parse(String curl, int line, String expected) {
-			List<String> words = words(PLACEHOLDER.matcher(curl).replaceAll("{$1}"));
+			List<String> words = words(curl);
 			String method = null;
 			String url = null;
 			String body = null;
@@ -220,7 +230,14 @@ class ReadmeWalkThroughTests {
 			if (method == null) {
 				method = (body != null) ? "POST" : "GET";
 			}
-			return new Step(curl, line, method, url.substring("localhost:8080".length()), headers, body, expected);
+			return new Step(curl, line, method, url.substring("localhost:8080".length()), headers, body, expected, null,
+					null);
+		}
+
+		/** This step, with the shell variable that keeps what {@code kept}'s first group finds in the answer. */
+		Step keeping(String variable, Pattern kept) {
+			return new Step(this.curl, this.line, this.method, this.path, this.headers, this.body, this.expected,
+					variable, kept);
 		}
 
 		/** A shell line's words, with single-quoted words as they are. */

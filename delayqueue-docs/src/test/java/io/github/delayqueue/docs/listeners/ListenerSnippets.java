@@ -11,8 +11,10 @@ import io.github.delayqueue.config.DelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.config.SimpleDelayedListenerEndpoint;
 import io.github.delayqueue.docs.model.AuditEntry;
+import io.github.delayqueue.docs.model.Notifications;
 import io.github.delayqueue.docs.model.OrderBook;
 import io.github.delayqueue.docs.model.OrderTimeout;
+import io.github.delayqueue.docs.model.Reminder;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.wakeup.WakeUpTimer;
@@ -31,11 +33,14 @@ class ListenerSnippets {
 
 	private final OrderBook orders;
 
+	private final Notifications notifications;
+
 	ListenerSnippets(DelayedListenerEndpointRegistry registry, DelayedListenerContainerFactory containerFactory,
-			OrderBook orders) {
+			OrderBook orders, Notifications notifications) {
 		this.registry = registry;
 		this.containerFactory = containerFactory;
 		this.orders = orders;
+		this.notifications = notifications;
 	}
 
 	// tag::async[]
@@ -46,8 +51,8 @@ class ListenerSnippets {
 	}
 
 	@DelayedListener(topic = "reminder")
-	Mono<Void> onReminder(OrderTimeout timeout) {
-		return Mono.fromRunnable(() -> orders.cancelIfUnpaid(timeout.orderId()));   // Mono<Void> completes empty: acked
+	Mono<Void> onReminder(Reminder reminder) {
+		return notifications.remind(reminder);   // Mono<Void> completes empty: acked
 	}
 	// end::async[]
 
