@@ -118,7 +118,7 @@ public @interface DelayedListener {
 
 	/**
 	 * For a batch listener: the most messages one call takes; default
-	 * {@code delayqueue.listener.batch-max-messages}.
+	 * {@code delayqueue.listener.batch-max-messages}. Set on a listener of one message per call, start-up fails.
 	 * @return the maximum, as text
 	 * @since 0.3.0
 	 */
@@ -126,7 +126,8 @@ public @interface DelayedListener {
 
 	/**
 	 * For a batch listener: how long a call waits for more messages once its first is due, such as {@code 50ms};
-	 * default {@code delayqueue.listener.batch-max-wait} (zero: it takes what is ready).
+	 * default {@code delayqueue.listener.batch-max-wait} (zero: it takes what is ready). Set on a listener of one
+	 * message per call, start-up fails.
 	 * @return the wait, as text
 	 * @since 0.3.0
 	 */

@@ -121,6 +121,11 @@ public class DelayedListenerAnnotationBeanPostProcessor
 			DelayedListener annotation) {
 		String description = "'" + beanName + "' method " + targetClass.getSimpleName() + "." + method.getName();
 		boolean batch = isBatch(description, annotation);
+		if (!batch && (StringUtils.hasText(annotation.batchMaxMessages())
+				|| StringUtils.hasText(annotation.batchMaxWait()))) {
+			throw failure(description, "sets batchMaxMessages or batchMaxWait, which only a batch listener "
+					+ "(batch = \"true\") takes");
+		}
 		Type payloadType;
 		ListenerMethodSignature.Batch batchSignature = null;
 		try {

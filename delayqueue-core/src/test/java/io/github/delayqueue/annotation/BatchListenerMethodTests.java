@@ -91,6 +91,24 @@ class BatchListenerMethodTests {
 		}
 	}
 
+	@Test
+	void batchSettingsOnAListenerOfOneMessagePerCallFailAtStartupNamingIt() {
+		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+			context.register(PlainSpringTests.DelayQueueConfiguration.class, NotBatchListener.class);
+			assertThatException().isThrownBy(context::refresh)
+				.withStackTraceContaining("NotBatchListener.onMessage")
+				.withStackTraceContaining("only a batch listener");
+		}
+	}
+
+	static class NotBatchListener {
+
+		@DelayedListener(topic = "single", batchMaxMessages = "10")
+		void onMessage(String payload) {
+		}
+
+	}
+
 	/** Sets Spring's own factory, whose payload resolver would pass the payloads in place of the messages. */
 	static class PlainFactory implements DelayedListenerConfigurer {
 
