@@ -248,6 +248,61 @@ class BatchListenerTests {
 				"neighbour-1", "neighbour-2").allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1));
 	}
 
+	@Test
+	void aCallThatTimesOutAndNeverReturnsDoesNotHoldASuspectBackForTheMessageItCouldNotRead() {
+		// a consumer that dies holding "suspect": once its lease runs out, the message comes back as a suspect
+		this.queue.schedule("stuck", "suspect", "7", Duration.ZERO);
+		AtomicBoolean died = new AtomicBoolean();
+		LettuceConnectionFactory dying = this.fixture.connectionFactory();
+		this.fixture.consumer(dying).listeners().register(ListenerRegistration.of("stuck", Integer.class,
+				(DelayedBatchHandler<Integer>) (payloads, messages) -> {
+					died.set(true);
+					dying.destroy();
+					this.release.await();
+				}, ListenerOptions.builder().visibilityTimeout(Duration.ofSeconds(1)).build()));
+		await().atMost(WAIT).untilTrue(died);
+
+		// a call with a message it cannot read, whose handler times out and never returns
+		this.queue.schedule("stuck", "unreadable", "\"not a number\"", Duration.ZERO);
+		this.queue.schedule("stuck", "never-returns", "1", Duration.ZERO);
+		List<List<Integer>> calls = new CopyOnWriteArrayList<>();
+		AtomicBoolean blocked = new AtomicBoolean();
+		this.fixture.consumer().listeners().register(ListenerRegistration.of("stuck", Integer.class,
+				(DelayedBatchHandler<Integer>) (payloads, messages) -> {
+					calls.add(List.copyOf(payloads));
+					if (payloads.contains(1) && blocked.compareAndSet(false, true)) {
+						awaitIgnoringInterrupts(this.release);
+					}
+				}, ListenerOptions.builder()
+					.concurrency(2)
+					.visibilityTimeout(Duration.ofSeconds(1))
+					.handlerTimeout(Duration.ofMillis(300))
+					.batchMaxWait(Duration.ofMillis(500))
+					.errorHandler(new DefaultDeliveryErrorHandler(new FixedBackOff(10, 5)))
+					.build()));
+
+		// the suspect ran alone although the call holding the unreadable message never returned (it waited for good)
+		await().atMost(WAIT).until(() -> calls.contains(List.of(7)));
+		assertThat(calls.get(0)).as("the call that never returned").containsExactly(1);
+		assertThat(this.admin.deadLetters("stuck", 0, 10)).extracting(DeadLetter::id).containsExactly("unreadable");
+	}
+
+	private static void awaitIgnoringInterrupts(CountDownLatch latch) {
+		boolean interrupted = false;
+		while (true) {
+			try {
+				latch.await();
+				break;
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	private void register(String topic, DelayedBatchHandler<String> handler, ListenerOptions.Builder options) {
 		this.fixture.consumer().listeners().register(ListenerRegistration.of(topic, String.class, handler,
 				options.build()));
