@@ -13,6 +13,15 @@ public final class Topics {
 	/** The longest topic name. */
 	public static final int MAX_LENGTH = 200;
 
+	/** The longest subscription name. */
+	public static final int MAX_SUBSCRIPTION_LENGTH = 100;
+
+	/**
+	 * What separates a topic from one of its subscriptions in a subscription's full name,
+	 * {@code <topic>@<subscription>}; never part of a topic's or a subscription's own name.
+	 */
+	public static final char SUBSCRIPTION_SEPARATOR = '@';
+
 	private Topics() {
 	}
 
@@ -47,6 +56,59 @@ public final class Topics {
 					+ "' may only contain letters, digits and the characters . _ : - (no spaces or braces)");
 		}
 		return topic;
+	}
+
+	/**
+	 * Checks a subscription's own name: 1 to {@value #MAX_SUBSCRIPTION_LENGTH} characters of
+	 * {@code A-Z a-z 0-9 . _ -}.
+	 * @param subscription the name
+	 * @return the name
+	 * @throws InvalidTopicException if it is not valid, saying why
+	 * @since 0.3.0
+	 */
+	public static String validateSubscription(@Nullable String subscription) {
+		if (subscription == null || subscription.isBlank()) {
+			throw new InvalidTopicException("Subscription must not be null or blank");
+		}
+		if (subscription.length() > MAX_SUBSCRIPTION_LENGTH) {
+			throw new InvalidTopicException("Subscription must be at most " + MAX_SUBSCRIPTION_LENGTH
+					+ " characters, but has " + subscription.length());
+		}
+		if (!hasValidCharacters(subscription) || subscription.indexOf(':') >= 0) {
+			throw new InvalidTopicException("Subscription '" + subscription
+					+ "' may only contain letters, digits and the characters . _ - (no spaces, colons or braces)");
+		}
+		return subscription;
+	}
+
+	/**
+	 * A subscription's full name, {@code <topic>@<subscription>}: what the listener container, the metrics (the
+	 * {@code topic} tag) and the admin operations of a subscription take and show where they take a topic.
+	 * @param topic the topic
+	 * @param subscription the subscription's own name
+	 * @return the full name
+	 * @throws InvalidTopicException if either name is not valid
+	 * @since 0.3.0
+	 */
+	public static String subscriptionName(String topic, String subscription) {
+		return validate(topic) + SUBSCRIPTION_SEPARATOR + validateSubscription(subscription);
+	}
+
+	/**
+	 * Checks a topic's name or a subscription's full name ({@code <topic>@<subscription>}).
+	 * @param name the name
+	 * @return the name
+	 * @throws InvalidTopicException if it is neither, saying why
+	 * @since 0.3.0
+	 */
+	public static String validateTopicOrSubscription(@Nullable String name) {
+		int at = (name != null) ? name.indexOf(SUBSCRIPTION_SEPARATOR) : -1;
+		if (at < 0) {
+			return validate(name);
+		}
+		validate(name.substring(0, at));
+		validateSubscription(name.substring(at + 1));
+		return name;
 	}
 
 	/** {@code [A-Za-z0-9._:-]*}, checked without a regular expression: it runs on every schedule. */

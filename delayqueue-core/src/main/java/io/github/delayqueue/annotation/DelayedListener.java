@@ -61,6 +61,17 @@ public @interface DelayedListener {
 	String topic();
 
 	/**
+	 * The subscription of the topic this listener consumes (may be a placeholder): 1 to 100 characters of
+	 * {@code A-Z a-z 0-9 . _ -}. Every subscription of a topic receives each of its messages once, with its own
+	 * leases, attempts, backoff, dead letters and controls, whoever else subscribes; its full name,
+	 * {@code <topic>@<subscription>}, is what the admin operations and the metrics' {@code topic} tag
+	 * take and show. Default: none, the topic's own listener (a topic with subscriptions delivers to them alone).
+	 * @return the subscription's name, or empty for none
+	 * @since 0.3.0
+	 */
+	String subscription() default "";
+
+	/**
 	 * Handlers running at once; default {@code delayqueue.listener.concurrency}.
 	 * @return the concurrency, as text
 	 */

@@ -157,6 +157,15 @@ public class DelayedListenerAnnotationBeanPostProcessor
 		catch (InvalidTopicException ex) {
 			throw failure(description, "has an invalid topic: " + ex.getMessage());
 		}
+		String subscription = resolve(annotation.subscription()).trim();
+		if (!subscription.isEmpty()) {
+			try {
+				topic = Topics.subscriptionName(topic, subscription);
+			}
+			catch (InvalidTopicException ex) {
+				throw failure(description, "has an invalid subscription: " + ex.getMessage());
+			}
+		}
 		MethodDelayedListenerEndpoint endpoint = new MethodDelayedListenerEndpoint(topic, bean, invocable, payloadType,
 				"bean " + description);
 		endpoint.setMessageHandlerMethodFactory(this.handlerMethodFactory);

@@ -57,10 +57,11 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 
 	/**
 	 * Creates an endpoint.
-	 * @param topic the topic: 1 to 200 characters of {@code A-Z a-z 0-9 . _ : -}
+	 * @param topic the topic: 1 to 200 characters of {@code A-Z a-z 0-9 . _ : -}; or a subscription's full name,
+	 * {@link Topics#subscriptionName(String, String)}
 	 */
 	protected AbstractDelayedListenerEndpoint(String topic) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		this.topic = topic;
 	}
 

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerState;
+import io.github.delayqueue.redis.TopicKeys;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -70,7 +71,13 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 		synchronized (this.lifecycleMonitor) {
 			DelayedListenerContainer sameTopic = findByTopic(endpoint.getTopic());
 			Assert.state(sameTopic == null, () -> "Topic '" + endpoint.getTopic() + "' already has the listener "
-					+ sameTopic + "; an application has one listener per topic");
+					+ sameTopic + "; an application has one listener per topic (or per subscription)");
+			// a topic with subscriptions delivers to them alone: a listener of the topic itself would receive nothing
+			DelayedListenerContainer other = findOtherKind(endpoint.getTopic());
+			Assert.state(other == null, () -> "Topic '" + TopicKeys.topicOf(endpoint.getTopic())
+					+ "' has the listener " + other + " " + describe(other.getTopic()) + ", and this one "
+					+ describe(endpoint.getTopic()) + "; a topic with subscriptions delivers its messages to them "
+					+ "alone, so give every listener of it a subscription");
 			String id = endpoint.getId();
 			DelayedListenerContainer sameId = this.containers.get(id);
 			Assert.state(sameId == null, () -> "Listener id '" + id + "' is taken by " + sameId);
@@ -178,6 +185,24 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 			.map(DelayedListenerContainer::getListenerState)
 			.sorted(Comparator.comparing(ListenerState::topic))
 			.toList();
+	}
+
+	/** A listener of the same topic, one of its subscriptions if {@code name} is the topic's, or the reverse. */
+	private @Nullable DelayedListenerContainer findOtherKind(String name) {
+		String topic = TopicKeys.topicOf(name);
+		boolean subscribed = TopicKeys.subscriptionOf(name) != null;
+		for (DelayedListenerContainer container : this.containers.values()) {
+			String other = container.getTopic();
+			if (TopicKeys.topicOf(other).equals(topic) && (TopicKeys.subscriptionOf(other) != null) != subscribed) {
+				return container;
+			}
+		}
+		return null;
+	}
+
+	private static String describe(String name) {
+		String subscription = TopicKeys.subscriptionOf(name);
+		return (subscription != null) ? "of its subscription '" + subscription + "'" : "of the topic itself";
 	}
 
 	private @Nullable DelayedListenerContainer findByTopic(String topic) {

@@ -37,7 +37,7 @@ final class GroupCounting {
 	}
 
 	TopGroups top(String topic, int count) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		Assert.isTrue(count >= 1 && count <= TopGroups.MAX_COUNT,
 				() -> "Count must be between 1 and " + TopGroups.MAX_COUNT + ", but was " + count);
 		List<String> partitions = this.router.partitionNames(topic);

@@ -34,7 +34,7 @@ final class MessageInfos {
 
 	/** One script call on the message's partition. */
 	Optional<MessageInfo> lookup(String topic, String id) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		MessageIds.validate(id);
 		StoredEntry entry = this.store.messages().lookup(this.router.partitionOf(topic, id), id);
 		return Optional.ofNullable(entry).map((found) -> toInfo(topic, found));
@@ -42,7 +42,7 @@ final class MessageInfos {
 
 	/** {@link #lookup(String, String)} without blocking; the arguments are checked before anything is sent. */
 	CompletableFuture<Optional<MessageInfo>> lookupAsync(String topic, String id) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		MessageIds.validate(id);
 		return this.router.checkAsync(topic)
 			.thenCompose((checked) -> this.store.messages().lookupAsync(this.router.partitionOfChecked(topic, id), id))

@@ -47,12 +47,14 @@ final class PartitionRouter {
 
 	/** The store's name of the partition of a message id, for a topic checked already. */
 	String partitionOfChecked(String topic, String id) {
-		return TopicKeys.partitionName(topic, this.partitioning.partitionOf(topic, id));
+		// a subscription's messages are in the partitions of its topic
+		return TopicKeys.partitionName(topic, this.partitioning.partitionOf(TopicKeys.topicOf(topic), id));
 	}
 
 	/** The store's names of all partitions a topic has in Redis. */
 	List<String> partitionNames(String topic) {
-		int count = this.registry.of(topic);
+		// a subscription has its topic's partitions
+		int count = this.registry.of(TopicKeys.topicOf(topic));
 		List<String> names = new ArrayList<>(count);
 		for (int partition = 0; partition < count; partition++) {
 			names.add(TopicKeys.partitionName(topic, partition));
@@ -63,7 +65,8 @@ final class PartitionRouter {
 	/** Once per topic: Redis must keep the partition count this application uses (see TopicPartitioning). */
 	void check(String topic) {
 		if (!this.checkedTopics.contains(topic)) {
-			this.registry.check(topic, this.partitioning.partitions(topic));
+			String own = TopicKeys.topicOf(topic);
+			this.registry.check(own, this.partitioning.partitions(own));
 			this.checkedTopics.add(topic);
 		}
 	}
@@ -73,7 +76,8 @@ final class PartitionRouter {
 		if (this.checkedTopics.contains(topic)) {
 			return CHECKED;
 		}
-		return this.registry.checkAsync(topic, this.partitioning.partitions(topic))
+		String own = TopicKeys.topicOf(topic);
+		return this.registry.checkAsync(own, this.partitioning.partitions(own))
 			.thenRun(() -> this.checkedTopics.add(topic));
 	}
 

@@ -92,7 +92,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	@Override
 	public TopicStats stats(String topic) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		long waiting = 0;
 		long ready = 0;
 		long leased = 0;
@@ -116,7 +116,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	@Override
 	public DueHistogram countDue(String topic, Instant from, Instant to, int windows) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		Assert.notNull(from, "From must not be null");
 		Assert.notNull(to, "To must not be null");
 		Assert.isTrue(windows >= 1 && windows <= DueHistogram.MAX_WINDOWS,
@@ -179,7 +179,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	@Override
 	public List<DeadLetter> deadLetters(String topic, int offset, int limit) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		Assert.isTrue(offset >= 0, () -> "Offset must not be negative, but was " + offset);
 		Assert.isTrue(limit >= 1 && limit <= MAX_DEAD_LETTER_PAGE,
 				() -> "Limit must be between 1 and " + MAX_DEAD_LETTER_PAGE + ", but was " + limit);
@@ -215,27 +215,27 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	@Override
 	public boolean replayDeadLetter(String topic, String id) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		MessageIds.validate(id);
 		return this.store.deadLetters().replay(this.router.partitionOf(topic, id), id);
 	}
 
 	@Override
 	public long replayDeadLetters(String topic) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		return this.router.partitionNames(topic).stream().mapToLong(this.store.deadLetters()::replayAll).sum();
 	}
 
 	@Override
 	public boolean purgeDeadLetter(String topic, String id) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		MessageIds.validate(id);
 		return this.store.deadLetters().purge(this.router.partitionOf(topic, id), id);
 	}
 
 	@Override
 	public long purgeDeadLetters(String topic) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		return this.router.partitionNames(topic).stream().mapToLong(this.store.deadLetters()::purgeAll).sum();
 	}
 
@@ -246,7 +246,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	@Override
 	public MessagePage listWaiting(String topic, WaitingQuery query) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		Assert.notNull(query, "Query must not be null");
 		Position after = (query.cursor() != null) ? decodeCursor(query.cursor()) : null;
 		List<StoredEntry> merged = new ArrayList<>();
@@ -385,7 +385,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	@Override
 	public MessagePriorities.PriorityMode priorityMode(String topic) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		// every partition is set together: the first one says
 		return this.store.controls().priorityMode(this.router.partitionNames(topic).get(0), null)
 				? MessagePriorities.PriorityMode.STRICT : MessagePriorities.PriorityMode.WEIGHTED;
@@ -405,7 +405,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	@Override
 	public GroupControlState groupControls(String topic, String group) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		MessageGroups.validate(group);
 		boolean paused = false;
 		Long cap = null;
@@ -454,7 +454,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 	 * so that a misspelt name is refused rather than paused or limited to no effect.
 	 */
 	private void requireKnown(String topic) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		Assert.isTrue(this.store.topics().contains(topic), () -> "Topic '" + topic + "' is not known: nothing was "
 				+ "ever scheduled to it or consumed from it with this key prefix (check its name)");
 		// the partition count Redis keeps is settled first, so that every partition gets the change
@@ -473,7 +473,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	@Override
 	public TopicControlState controls(String topic) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		boolean paused = false;
 		Double rate = null;
 		Long cap = null;

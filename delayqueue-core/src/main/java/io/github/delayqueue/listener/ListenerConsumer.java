@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.wakeup.WakeUpTimer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -133,7 +134,14 @@ final class ListenerConsumer {
 			return;
 		}
 		String topic = this.context.topic();
-		this.store.partitions().check(topic, this.partitions.size());
+		this.store.partitions().check(TopicKeys.topicOf(topic), this.partitions.size());
+		String subscription = TopicKeys.subscriptionOf(topic);
+		if (subscription != null) {
+			// known to every instance before this one claims: the topic's messages fan out to it from now on
+			for (Partition partition : this.partitions) {
+				this.store.subscriptions().declare(TopicKeys.topicOf(partition.name()), subscription);
+			}
+		}
 		this.runner.start(io, maintenance);
 		this.loop.start();
 		this.threads.open(this.loop::work);

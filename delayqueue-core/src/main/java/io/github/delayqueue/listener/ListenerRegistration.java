@@ -7,9 +7,11 @@ import io.github.delayqueue.Topics;
 import org.springframework.util.Assert;
 
 /**
- * A handler for one topic, with the type its payloads are read as and the options it is consumed with.
+ * A handler for one topic, or for one subscription of a topic, with the type its payloads are read as and the options
+ * it is consumed with.
  *
- * @param topic the topic
+ * @param topic the topic, or a subscription's full name ({@link Topics#subscriptionName(String, String)}): it
+ * receives every message of the topic, whatever the other subscriptions do
  * @param payloadType the type payloads are read as; may be generic, such as {@code List<Order>}
  * @param handler the handler
  * @param options the consumption options
@@ -27,7 +29,7 @@ public record ListenerRegistration<T>(String topic, Type payloadType, DelayedMes
 	 * @param options the options
 	 */
 	public ListenerRegistration {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		Assert.notNull(payloadType, "Payload type must not be null");
 		Assert.notNull(handler, "Handler must not be null");
 		Assert.notNull(options, "Options must not be null");

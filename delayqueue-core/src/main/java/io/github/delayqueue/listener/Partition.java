@@ -5,6 +5,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
 import io.github.delayqueue.redis.Lease;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.wakeup.TopicTrigger;
 import io.github.delayqueue.wakeup.WakeUpTimer;
 import org.jspecify.annotations.Nullable;
@@ -75,7 +76,10 @@ final class Partition {
 		this.acknowledger.start(io, maintenance);
 		TopicTrigger registered = null;
 		try {
-			registered = wakeUps.register(wakeChannel, this.claims::request);
+			// a topic's subscriptions share its channel, each with a trigger of its own
+			String subscription = TopicKeys.subscriptionOf(this.name);
+			registered = wakeUps.register(wakeChannel, (subscription != null) ? subscription : "",
+					this.claims::request);
 			this.leases.startExtending(maintenance, io);
 		}
 		catch (RuntimeException ex) {

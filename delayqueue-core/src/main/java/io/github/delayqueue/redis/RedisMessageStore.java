@@ -60,6 +60,8 @@ public class RedisMessageStore {
 
 	private final PartitionRegistry partitions;
 
+	private final SubscriptionRegistry subscriptions;
+
 	private final KnownTopics topics;
 
 	private final ControlOperations controls;
@@ -84,6 +86,7 @@ public class RedisMessageStore {
 		this.leases = new LeaseOperations(this.keys, this.scripts, deadLetterPolicy, connectionFactory);
 		this.deadLetters = new DeadLetterOperations(this.keys, this.scripts, deadLetterPolicy);
 		this.partitions = new PartitionRegistry(this.keys, this.scripts, this.messages);
+		this.subscriptions = new SubscriptionRegistry(this.keys, this.scripts);
 		this.topics = new KnownTopics(this.keys, this.scripts, reactiveScripts);
 		this.controls = new ControlOperations(this.keys, this.scripts);
 	}
@@ -150,6 +153,15 @@ public class RedisMessageStore {
 	 */
 	public PartitionRegistry partitions() {
 		return this.partitions;
+	}
+
+	/**
+	 * The subscriptions each topic has.
+	 * @return the registry
+	 * @since 0.3.0
+	 */
+	public SubscriptionRegistry subscriptions() {
+		return this.subscriptions;
 	}
 
 	/**

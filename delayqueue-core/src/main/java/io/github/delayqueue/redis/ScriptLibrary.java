@@ -44,12 +44,13 @@ final class ScriptLibrary {
 	/** The prelude's modules, in the order a script gets them; a module may use the ones before it. */
 	static final List<String> MODULES = List.of("base", "controls", "claimread", "expiryread", "groups", "priorities",
 			"buckets",
-			"leases", "dead", "claims", "v1", "format1");
+			"leases", "dead", "fanout", "claims", "v1", "format1");
 
 	/** Every operation's script. */
 	static final List<String> SCRIPTS = List.of("ack", "cancel", "claim", "control", "dead-list", "dead-purge",
 			"dead-replay", "due-count", "extend", "fail", "group-counts", "lookup", "partitions", "recurring-adopt",
 			"recurring-put", "release", "replace", "reschedule", "rewind", "schedule", "schedule-plain", "stats",
+			"subscribe",
 			"tick", "waiting");
 
 	/** Operations that only delete, flagged {@code allow-oom}: they free memory, so they run when Redis is full. */
@@ -67,14 +68,16 @@ final class ScriptLibrary {
 	private static final Pattern PER_CALL = Pattern.compile("^local ([A-Za-z_][A-Za-z0-9_]*) = (.*)$");
 
 	/** What a key name is made of: the call's key, and names made of it. */
-	private static final Pattern NAME_PART = Pattern.compile("KEYS\\[1\\]|\\bPENDING\\b|\\bBASE\\b");
+	private static final Pattern NAME_PART = Pattern
+		.compile("KEYS\\[1\\]|\\bPENDING\\b|\\bBASE\\b|\\bTOPIC_BASE\\b");
 
 	/**
 	 * The only forms a key name may take (made once per key, not per call, so it must depend on the key alone): the
-	 * call's key, the prefix it gives, and the prefix with a fixed suffix.
+	 * call's key, the prefix it gives, its topic's prefix (the same for a topic, shorter for a subscription) and
+	 * whether they differ, and either prefix with a fixed suffix.
 	 */
-	private static final Pattern NAME = Pattern
-		.compile("KEYS\\[1\\]|string\\.sub\\(PENDING, 1, -8\\)|BASE \\.\\. '[A-Za-z0-9_:-]*'");
+	private static final Pattern NAME = Pattern.compile("KEYS\\[1\\]|string\\.sub\\(PENDING, 1, -8\\)"
+			+ "|string\\.match\\(BASE, '\\^\\.-\\}:'\\) or BASE|TOPIC_BASE ~= BASE|(TOPIC_)?BASE \\.\\. '[A-Za-z0-9_:-]*'");
 
 	/** A helper on one line ({@code local function f() return 1 end}, a comment after it or not). */
 	private static final Pattern ONE_LINE_FUNCTION = Pattern.compile("^local function .*\\bend\\s*(--.*)?$");

@@ -3,13 +3,16 @@ package io.github.delayqueue.redis;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.delayqueue.Topics;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
 /**
  * How a topic's keys are named: {@code <prefix>:{<topic>}:<part>}, all of a topic's keys sharing one hash tag (so one
- * cluster slot), and a partition of a topic named as a topic of its own.
+ * cluster slot), and a partition of a topic named as a topic of its own. A subscription's keys nest in its topic's
+ * slot ({@code <prefix>:{<topic>}:s:<subscription>:<part>}); the store takes its name, {@code <topic>@<subscription>},
+ * where it takes a topic's.
  *
  * @since 0.3.0
  */
@@ -56,7 +59,35 @@ public final class TopicKeys {
 	 */
 	public static String partitionName(String topic, int partition) {
 		Assert.isTrue(partition >= 0, () -> "Partition must not be negative, but was " + partition);
-		return (partition == 0) ? topic : topic + "#" + partition;
+		if (partition == 0) {
+			return topic;
+		}
+		int at = topic.indexOf(Topics.SUBSCRIPTION_SEPARATOR);
+		return (at < 0) ? topic + "#" + partition
+				: topic.substring(0, at) + "#" + partition + topic.substring(at);
+	}
+
+	/**
+	 * The topic (or the topic's partition) of a name the store takes: the name itself, or for a subscription's
+	 * ({@code <topic>@<subscription>}, see {@link Topics#subscriptionName}) the part before the separator.
+	 * @param name a topic's, a partition's or a subscription's name
+	 * @return the topic's (or partition's) name
+	 * @since 0.3.0
+	 */
+	public static String topicOf(String name) {
+		int at = name.indexOf(Topics.SUBSCRIPTION_SEPARATOR);
+		return (at < 0) ? name : name.substring(0, at);
+	}
+
+	/**
+	 * The subscription a name the store takes belongs to.
+	 * @param name a topic's, a partition's or a subscription's name
+	 * @return the subscription's own name, or {@code null} for a topic's or a partition's name
+	 * @since 0.3.0
+	 */
+	public static @Nullable String subscriptionOf(String name) {
+		int at = name.indexOf(Topics.SUBSCRIPTION_SEPARATOR);
+		return (at < 0) ? null : name.substring(at + 1);
 	}
 
 	/**
@@ -73,7 +104,8 @@ public final class TopicKeys {
 	 * @return the channel name
 	 */
 	public String wakeChannel(String topic) {
-		return base(topic) + "wake";
+		// a subscription's: its topic's
+		return base(topicOf(topic)) + "wake";
 	}
 
 	/**
@@ -108,7 +140,12 @@ public final class TopicKeys {
 	}
 
 	private String base(String topic) {
-		return this.prefix + ":{" + topic + "}:";
+		int at = topic.indexOf(Topics.SUBSCRIPTION_SEPARATOR);
+		if (at < 0) {
+			return this.prefix + ":{" + topic + "}:";
+		}
+		// a subscription's keys nest in its topic's slot: <prefix>:{<topic>}:s:<subscription>:<part>
+		return this.prefix + ":{" + topic.substring(0, at) + "}:s:" + topic.substring(at + 1) + ":";
 	}
 
 }

@@ -60,7 +60,8 @@ public class WakeUpTimer implements SmartLifecycle {
 
 	private final Duration pollInterval;
 
-	private final Map<String, Trigger> triggersByChannel = new ConcurrentHashMap<>();
+	/** Channel, then owner (a topic's or a subscription's name), to trigger. */
+	private final Map<String, Map<String, Trigger>> triggersByChannel = new ConcurrentHashMap<>();
 
 	private final WakeListener wakeListener = new WakeListener();
 
@@ -113,11 +114,27 @@ public class WakeUpTimer implements SmartLifecycle {
 	 * @throws IllegalStateException if the channel is registered already
 	 */
 	public TopicTrigger register(String wakeChannel, Runnable onDue) {
-		Trigger trigger = new Trigger(wakeChannel, onDue);
-		Assert.state(this.triggersByChannel.putIfAbsent(wakeChannel, trigger) == null,
-				() -> "Wake channel " + wakeChannel + " is registered already");
+		return register(wakeChannel, "", onDue);
+	}
+
+	/**
+	 * Registers one of the owners of a wake channel: a topic's subscriptions share its channel, each with a trigger of
+	 * its own, armed on its own.
+	 * @param wakeChannel the topic's wake channel
+	 * @param owner the name of what consumes through the trigger, such as a subscription's
+	 * @param onDue what to run when the topic may have due messages; must not block
+	 * @return the owner's trigger
+	 * @throws IllegalStateException if the channel is registered already for that owner
+	 * @since 0.3.0
+	 */
+	public TopicTrigger register(String wakeChannel, String owner, Runnable onDue) {
+		Trigger trigger = new Trigger(wakeChannel, owner, onDue);
 		synchronized (this.lifecycleMonitor) {
-			if (this.subscriptions != null) {
+			Map<String, Trigger> owners = this.triggersByChannel.computeIfAbsent(wakeChannel,
+					(channel) -> new ConcurrentHashMap<>());
+			Assert.state(owners.putIfAbsent(owner, trigger) == null, () -> "Wake channel " + wakeChannel
+					+ (owner.isEmpty() ? "" : " of " + owner) + " is registered already");
+			if (owners.size() == 1 && this.subscriptions != null) {
 				this.subscriptions.addMessageListener(this.wakeListener, new ChannelTopic(wakeChannel));
 			}
 		}
@@ -125,8 +142,10 @@ public class WakeUpTimer implements SmartLifecycle {
 	}
 
 	private void unregister(Trigger trigger) {
-		if (this.triggersByChannel.remove(trigger.channel, trigger)) {
-			synchronized (this.lifecycleMonitor) {
+		synchronized (this.lifecycleMonitor) {
+			Map<String, Trigger> owners = this.triggersByChannel.get(trigger.channel);
+			if (owners != null && owners.remove(trigger.owner, trigger) && owners.isEmpty()) {
+				this.triggersByChannel.remove(trigger.channel);
 				if (this.subscriptions != null) {
 					this.subscriptions.removeMessageListener(this.wakeListener, new ChannelTopic(trigger.channel));
 				}
@@ -237,7 +256,7 @@ public class WakeUpTimer implements SmartLifecycle {
 	}
 
 	private void pollAll() {
-		this.triggersByChannel.values().forEach(Trigger::fire);
+		this.triggersByChannel.values().forEach((owners) -> owners.values().forEach(Trigger::fire));
 	}
 
 	/**
@@ -258,9 +277,9 @@ public class WakeUpTimer implements SmartLifecycle {
 
 		@Override
 		public void onMessage(Message message, byte @Nullable [] pattern) {
-			Trigger trigger = WakeUpTimer.this.triggersByChannel
+			Map<String, Trigger> owners = WakeUpTimer.this.triggersByChannel
 				.get(new String(message.getChannel(), StandardCharsets.UTF_8));
-			if (trigger == null) {
+			if (owners == null) {
 				return;
 			}
 			long delay;
@@ -270,15 +289,17 @@ public class WakeUpTimer implements SmartLifecycle {
 			catch (NumberFormatException ex) {
 				delay = 0;
 			}
-			trigger.armIn(delay, TimeUnit.MILLISECONDS);
+			for (Trigger trigger : owners.values()) {
+				trigger.armIn(delay, TimeUnit.MILLISECONDS);
+			}
 		}
 
 		@Override
 		public void onChannelSubscribed(byte[] channel, long count) {
-			Trigger trigger = WakeUpTimer.this.triggersByChannel
+			Map<String, Trigger> owners = WakeUpTimer.this.triggersByChannel
 				.get(new String(channel, StandardCharsets.UTF_8));
-			if (trigger != null) {
-				trigger.fire();
+			if (owners != null) {
+				owners.values().forEach(Trigger::fire);
 			}
 		}
 
@@ -287,6 +308,8 @@ public class WakeUpTimer implements SmartLifecycle {
 	private final class Trigger implements TopicTrigger {
 
 		private final String channel;
+
+		private final String owner;
 
 		private final Runnable onDue;
 
@@ -298,8 +321,9 @@ public class WakeUpTimer implements SmartLifecycle {
 
 		private volatile boolean closed;
 
-		Trigger(String channel, Runnable onDue) {
+		Trigger(String channel, String owner, Runnable onDue) {
 			this.channel = channel;
+			this.owner = owner;
 			this.onDue = onDue;
 		}
 

@@ -1,4 +1,4 @@
--- uses: controls, claimread, groups, priorities, buckets, leases, dead, claims, v1, format1
+-- uses: controls, claimread, groups, priorities, buckets, leases, dead, fanout, claims, v1, format1
 -- What a consumer sends for more messages: acknowledges what its handlers delivered (each only if its lease is the
 -- current one), returns expired leases to the pending set at their original due time (each a suspect now, its
 -- attempt counted if it was a suspect's), adopts some format-1 messages; then leases up to ARGV[1] due messages under
@@ -98,6 +98,16 @@ if #expired > 0 then
   each('HDEL', LEASE, expired)
   groupLeasesEnded(ended)
 end
+-- subscriptions: the topic's due messages move to every subscription's sets first (one fan-out serves them all); a topic
+-- with subscriptions leases none of its own, since its messages are theirs
+local topicLeft = nil
+local fanning = SUBSCRIBED or metaRead.subs
+if fanning then
+  topicLeft = fanOut(nowScore + lookahead / 1000)
+  if not SUBSCRIBED then
+    limit = 0
+  end
+end
 local out = {int(nowUs), -1, 0, '', '', 0}
 local left = nil
 local cut = nil
@@ -127,6 +137,10 @@ end
 local levelNext = earliestLevel()
 if levelNext and (next == nil or levelNext < next) then
   next = levelNext
+end
+-- subscriptions: the earliest message still waiting in the topic's sets, which fans out when due
+if topicLeft and (next == nil or topicLeft < next) then
+  next = topicLeft
 end
 if cut then
   local token = spend(cut, (#out - 6) / 5, now, wanted)

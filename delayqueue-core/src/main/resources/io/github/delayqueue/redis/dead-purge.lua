@@ -23,20 +23,27 @@ local bound = (ARGV[3] ~= '') and ARGV[3] or int(now)
 migrate(limit, now)
 local ids = redis.call('ZRANGEBYSCORE', BURIED, '-inf', bound, 'LIMIT', 0, limit)
 if #ids > 0 then
-  -- a command per key for the whole chunk, and one per bucket of envelopes
+  -- a command per key for the whole chunk, and one per bucket of envelopes (in a subscription, one per message: see
+  -- dropEnvelope)
   each('ZREM', BURIED, ids)
-  local byBucket = {}
-  for _, id in ipairs(ids) do
-    local body = bodyOf(id)
-    local group = byBucket[body]
-    if not group then
-      group = {}
-      byBucket[body] = group
+  if SUBSCRIBED then
+    for _, id in ipairs(ids) do
+      dropEnvelope(id)
     end
-    group[#group + 1] = id
-  end
-  for body, group in pairs(byBucket) do
-    redis.call('HDEL', body, unpack(group))
+  else
+    local byBucket = {}
+    for _, id in ipairs(ids) do
+      local body = bodyOf(id)
+      local group = byBucket[body]
+      if not group then
+        group = {}
+        byBucket[body] = group
+      end
+      group[#group + 1] = id
+    end
+    for body, group in pairs(byBucket) do
+      redis.call('HDEL', body, unpack(group))
+    end
   end
   if redis.call('EXISTS', TRIES, ERROR, SUSPECT, EXPIRY, LEASE) > 0 then
     each('HDEL', TRIES, ids)

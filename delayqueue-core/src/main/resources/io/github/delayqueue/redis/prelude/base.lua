@@ -40,8 +40,15 @@
 -- (ScriptLibrary.java) defines the helpers and constants once and runs the set-up per call, so keep to that shape.
 local PENDING = KEYS[1]
 local BASE = string.sub(PENDING, 1, -8)
+-- A subscription's keys nest in its topic's, <prefix>:{<topic>}:s:<name>:<part> (docs/reference/subscriptions.md): its
+-- own sets, leases, counts, marks and controls, with the messages' envelopes (and their buckets' count, in the topic's
+-- meta) and the wake channel of its topic. For a topic (and a key outside any topic, such as the recurring
+-- definitions), TOPIC_BASE is BASE.
+local TOPIC_BASE = string.match(BASE, '^.-}:') or BASE
+local SUBSCRIBED = TOPIC_BASE ~= BASE
 local META = BASE .. 'meta'
-local WAKE = BASE .. 'wake'
+local TOPIC_META = TOPIC_BASE .. 'meta'
+local WAKE = TOPIC_BASE .. 'wake'
 
 -- What a script reads of meta besides the bucket count, in the same command (see the buckets section): a list of
 -- fields, set by a section such as claimread; nil for a script that reads the bucket count alone. What it read goes

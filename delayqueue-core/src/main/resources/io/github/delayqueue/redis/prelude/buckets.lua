@@ -4,20 +4,27 @@ local bucketCount = nil
 local bucketLow = 1
 do
   local raw
-  if metaAlso then
+  if metaAlso and not SUBSCRIBED then
     local values = redis.call('HMGET', META, 'buckets', unpack(metaAlso))
     for i, field in ipairs(metaAlso) do
       metaRead[field] = values[i + 1]
     end
     raw = values[1]
   else
-    raw = redis.call('HGET', META, 'buckets')
+    -- (a subscription's meta is its own; the buckets are its topic's)
+    if metaAlso then
+      local values = redis.call('HMGET', META, unpack(metaAlso))
+      for i, field in ipairs(metaAlso) do
+        metaRead[field] = values[i]
+      end
+    end
+    raw = redis.call('HGET', TOPIC_META, 'buckets')
   end
   bucketCount = count(raw)
   if bucketCount == nil then
     bucketCount = 1
   elseif not bucketCount or bucketCount < 2 or bucketCount > 16777216 then
-    error({ err = 'delayqueue: corrupt bucket count ' .. tostring(raw) .. ' in ' .. META })
+    error({ err = 'delayqueue: corrupt bucket count ' .. tostring(raw) .. ' in ' .. TOPIC_META })
   end
   while bucketLow * 2 <= bucketCount do
     bucketLow = bucketLow * 2
@@ -38,7 +45,7 @@ local function bucketOf(h)
   local key = bodyKeys[index]
   if not key then
     -- '%d': Lua's own number to text goes through the floating-point printer
-    key = string.format('%sbody:%d', BASE, index)
+    key = string.format('%sbody:%d', TOPIC_BASE, index)
     bodyKeys[index] = key
   end
   return key
@@ -56,7 +63,7 @@ local function resizing()
 
   -- as bodyOf names them
   local function bucketKey(index)
-    return string.format('%sbody:%d', BASE, index)
+    return string.format('%sbody:%d', TOPIC_BASE, index)
   end
 
   local function setCount(n)
@@ -66,9 +73,9 @@ local function resizing()
       bucketLow = bucketLow * 2
     end
     if n == 1 then
-      redis.call('HDEL', META, 'buckets')
+      redis.call('HDEL', TOPIC_META, 'buckets')
     else
-      redis.call('HSET', META, 'buckets', n)
+      redis.call('HSET', TOPIC_META, 'buckets', n)
     end
   end
 

@@ -5,16 +5,34 @@ local ERROR = BASE .. 'error'
 -- id -> '<deadline ms>:<d|x>' for a message that must not be delivered after a deadline: dead-lettered (d) or
 -- dropped (x) instead
 local EXPIRY = BASE .. 'expiry'
+-- A subscription's message: id -> how many of its topic's subscriptions still hold it (see the fanout module); its
+-- envelope goes when the last of them is done with it.
+local FAN = TOPIC_BASE .. 'fan'
 
 -- Whether this call found none of tries, error, suspect and expiry (acknowledge's EXISTS) and wrote none of them
 -- since: no message of the topic has an attempt count, an error, a suspect mark or an expiry deadline, so a claim
 -- reads neither counts nor suspects (see leaseDue). What writes a count or a mark sets it back to false.
 local noMarks = false
 
+-- Deletes a message's envelope: from the bucket of 'hash' (a number; nil to compute it here; one that finds nothing is
+-- followed by the id's own bucket, so a client's hash is never trusted). In a subscription, only once the last
+-- subscription that held the message is done with it (one command more).
+local function dropEnvelope(id, hash)
+  if SUBSCRIBED then
+    if redis.call('HINCRBY', FAN, id, -1) > 0 then
+      return
+    end
+    redis.call('HDEL', FAN, id)
+  end
+  if not (hash and redis.call('HDEL', bucketOf(hash), id) == 1) then
+    redis.call('HDEL', (bodyOf(id)), id)
+  end
+end
+
 -- Deletes what the topic holds for an id besides its place in pending, leased or buried.
 local function forget(id)
   redis.call('SREM', SUSPECT, id)
-  redis.call('HDEL', bodyOf(id), id)
+  dropEnvelope(id)
   redis.call('HDEL', TRIES, id)
   redis.call('HDEL', ERROR, id)
   redis.call('HDEL', LEASE, id)
@@ -28,10 +46,7 @@ end
 -- empties: one EXISTS for the three), and its expiry only if the topic ever stored one (read with the expiryread
 -- module). A cancel in a topic without retries runs four commands in all instead of eight.
 local function forgetWaiting(id, h)
-  local hash = h and tonumber(h, 16)
-  if not (hash and redis.call('HDEL', bucketOf(hash), id) == 1) then
-    redis.call('HDEL', bodyOf(id), id)
-  end
+  dropEnvelope(id, h and tonumber(h, 16))
   if redis.call('EXISTS', SUSPECT, TRIES, ERROR) > 0 then
     redis.call('SREM', SUSPECT, id)
     redis.call('HDEL', TRIES, id)
@@ -76,10 +91,7 @@ local function acknowledge(from, to, anchorLater)
       seen[id] = true
       nDone = nDone + 1
       done[nDone] = id
-      local h = tonumber(ARGV[at + 1], 16)
-      if not (h and redis.call('HDEL', bucketOf(h), id) == 1) then
-        redis.call('HDEL', (bodyOf(id)), id)
-      end
+      dropEnvelope(id, tonumber(ARGV[at + 1], 16))
       if ended then
         noteGroup(ended, recordGroup(record, #prefix))
       end

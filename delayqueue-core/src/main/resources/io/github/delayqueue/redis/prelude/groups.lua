@@ -19,8 +19,9 @@ else
   metaAlso = { 'groups' }
 end
 
-local function groupKey(group)
-  return BASE .. 'g:' .. group
+-- (of a subscription's sets with its 'base', see the fanout module; BASE by default)
+local function groupKey(group, base)
+  return (base or BASE) .. 'g:' .. group
 end
 
 -- Priorities within a group (docs/reference/fair-delivery.md, "Priorities and groups"): a grouped message of a level
@@ -30,22 +31,22 @@ end
 -- group of the default level alone reads no other set). A level's digit is written before its set gets a message and
 -- taken off only by a claim that found the set empty: a digit without a set costs one read, never a lost message.
 local GROUP_DEFAULT_LEVEL = 4
-local function groupLevelKey(group, level)
+local function groupLevelKey(group, level, base)
   if level == nil or level == GROUP_DEFAULT_LEVEL then
-    return groupKey(group)
+    return groupKey(group, base)
   end
-  return BASE .. 'g' .. level .. ':' .. group
+  return (base or BASE) .. 'g' .. level .. ':' .. group
 end
 
 -- The sets a group's messages wait in, as {level, key}, highest level first: its own (the default level) and one per
--- level in 'raw' (its 'l:' field as read; false or nil: none).
-local function groupSets(group, raw)
-  local sets = { { GROUP_DEFAULT_LEVEL, groupKey(group) } }
+-- level in 'raw' (its 'l:' field as read; false or nil: none); of the sets under 'base' if given.
+local function groupSets(group, raw, base)
+  local sets = { { GROUP_DEFAULT_LEVEL, groupKey(group, base) } }
   if raw then
     for digit in string.gmatch(raw, '%d') do
       local level = tonumber(digit)
       if level ~= GROUP_DEFAULT_LEVEL then
-        sets[#sets + 1] = { level, groupLevelKey(group, level) }
+        sets[#sets + 1] = { level, groupLevelKey(group, level, base) }
       end
     end
     table.sort(sets, function(a, b)

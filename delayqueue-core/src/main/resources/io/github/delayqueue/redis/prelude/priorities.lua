@@ -16,12 +16,13 @@ else
   metaAlso = { 'prio' }
 end
 
--- The set a message without a group of this level waits in (nil or the default: pending).
-local function levelKey(level)
+-- The set a message without a group of this level waits in (nil or the default: pending); with 'base', a
+-- subscription's (see the fanout module).
+local function levelKey(level, base)
   if level == nil or level == DEFAULT_LEVEL then
-    return PENDING
+    return base and (base .. 'pending') or PENDING
   end
-  return BASE .. 'p' .. level
+  return (base or BASE) .. 'p' .. level
 end
 
 -- The priority written in an envelope (format 4's second byte), else the default.

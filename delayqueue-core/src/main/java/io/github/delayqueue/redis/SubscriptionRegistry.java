@@ -1,0 +1,68 @@
+package io.github.delayqueue.redis;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.Topics;
+
+import org.springframework.data.redis.connection.ReturnType;
+
+import static io.github.delayqueue.redis.Replies.bytes;
+
+/**
+ * The subscriptions of each topic, kept in Redis beside the topic's messages so that every instance knows them: a
+ * message that falls due fans out to each subscription declared by then, and is kept (one envelope) until every one
+ * of them is done with it. Obtained from {@link RedisMessageStore#subscriptions()}.
+ *
+ * @since 0.3.0
+ */
+public final class SubscriptionRegistry {
+
+	private static final Script SUBSCRIBE = Script.load("subscribe");
+
+	private static final byte[] NONE = bytes("");
+
+	private final TopicKeys keys;
+
+	private final ScriptExecutor scripts;
+
+	SubscriptionRegistry(TopicKeys keys, ScriptExecutor scripts) {
+		this.keys = keys;
+		this.scripts = scripts;
+	}
+
+	/**
+	 * Declares a subscription of a topic (of one of its partitions: each partition keeps its own list), if it is not
+	 * declared already: the messages that fall due from now on fan out to it too.
+	 * @param topic the topic's or the partition's name
+	 * @param subscription the subscription's own name
+	 * @return whether it is new
+	 * @throws io.github.delayqueue.InvalidTopicException if a name is not valid
+	 */
+	public boolean declare(String topic, String subscription) {
+		Topics.validateSubscription(subscription);
+		return !run(topic, bytes(subscription)).containsKey(subscription);
+	}
+
+	/**
+	 * The subscriptions declared for a topic (or one of its partitions), with when each was declared (Redis time).
+	 * @param topic the topic's or the partition's name
+	 * @return the subscriptions by name, in no particular order; empty for a topic without any
+	 */
+	public Map<String, Instant> of(String topic) {
+		return run(topic, NONE);
+	}
+
+	private Map<String, Instant> run(String topic, byte[] subscription) {
+		List<?> reply = (List<?>) this.scripts.run(SUBSCRIBE, ReturnType.MULTI, this.keys.pending(topic),
+				subscription);
+		Map<String, Instant> declared = new LinkedHashMap<>();
+		for (int i = 0; i + 1 < reply.size(); i += 2) {
+			declared.put(Replies.text(reply.get(i)), Instant.ofEpochMilli(Replies.number(reply.get(i + 1))));
+		}
+		return declared;
+	}
+
+}
