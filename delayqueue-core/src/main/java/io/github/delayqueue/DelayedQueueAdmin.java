@@ -1,5 +1,7 @@
 package io.github.delayqueue;
 
+import java.time.Instant;
+import java.util.Map;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -40,6 +42,38 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @throws IllegalStateException if the topic holds messages
 	 */
 	void changePartitions(String topic, int partitions);
+
+	/**
+	 * The subscriptions a topic has (see {@link Topics#subscriptionName(String, String)}), each with the Redis time it
+	 * was declared: a message fans out to those declared when it falls due.
+	 * @param topic the topic
+	 * @return the subscriptions' own names, sorted, with their declaration times; empty for a topic without any
+	 * @since 0.3.0
+	 */
+	Map<String, Instant> subscriptions(String topic);
+
+	/**
+	 * Declares a subscription of a topic on every partition, as its listeners do when they start: the topic's
+	 * messages that fall due from now on fan out to it too, whether or not a listener of it runs yet. Once a topic
+	 * has a subscription, it delivers to its subscriptions alone.
+	 * @param topic the topic
+	 * @param subscription the subscription's own name
+	 * @return whether it is new
+	 * @since 0.3.0
+	 */
+	boolean declareSubscription(String topic, String subscription);
+
+	/**
+	 * Removes a subscription of a topic: no message fans out to it any more, and what it holds (waiting, in flight or
+	 * dead) is forgotten, in chunks, each message's envelope deleted once no other subscription holds it. Stop its
+	 * listeners first (a listener that starts declares its subscription again); a topic left without subscriptions
+	 * delivers to its own listeners again.
+	 * @param topic the topic
+	 * @param subscription the subscription's own name
+	 * @return whether it was declared
+	 * @since 0.3.0
+	 */
+	boolean removeSubscription(String topic, String subscription);
 
 	/**
 	 * Pauses delivery of a topic on every instance (state in Redis, every partition): no message is leased until it

@@ -124,6 +124,13 @@ public final class DelayQueueAutoConfiguration {
 				mapper.priorityModes());
 	}
 
+	@Bean
+	@ConditionalOnMissingBean
+	SubscriptionsInitializer delayQueueSubscriptionsInitializer(DelayedQueueAdmin admin,
+			DelayQueueProperties properties) {
+		return new SubscriptionsInitializer(admin, new DelayQueuePropertiesMapper(properties).subscriptions());
+	}
+
 	/**
 	 * The queue on Redis: the {@link DelayedQueue} the application injects, unless it declares its own (a wrapper,
 	 * say: this one is only the fallback candidate for {@code DelayedQueue} then).

@@ -369,6 +369,15 @@ public class DelayQueueProperties {
 		private @Nullable Double groupRateLimit;
 
 		/**
+		 * Subscriptions of the topic to declare in Redis at start-up (1 to 100 characters of A-Z a-z 0-9 . _ -
+		 * each): every subscription receives each of the topic's messages that fall due from then on, and keeps its
+		 * copies until its listeners take them, even if none runs yet. A listener with a subscription declares its own;
+		 * list them here in the application that schedules, so that no message falls due before its subscriptions
+		 * exist. Declared ones stay until removed (DelayedQueueAdmin#removeSubscription).
+		 */
+		private List<String> subscriptions = new ArrayList<>();
+
+		/**
 		 * Settings of single groups of the topic, by group key, overriding the topic's defaults.
 		 */
 		private Map<String, Group> groups = new LinkedHashMap<>();
@@ -424,6 +433,14 @@ public class DelayQueueProperties {
 
 		public void setPriorityMode(MessagePriorities.@Nullable PriorityMode priorityMode) {
 			this.priorityMode = priorityMode;
+		}
+
+		public List<String> getSubscriptions() {
+			return this.subscriptions;
+		}
+
+		public void setSubscriptions(List<String> subscriptions) {
+			this.subscriptions = subscriptions;
 		}
 
 		public Map<String, Group> getGroups() {

@@ -167,6 +167,26 @@ final class DelayQueuePropertiesMapper {
 	}
 
 	/**
+	 * The subscriptions the properties declare, per topic that declares any.
+	 * @return the subscriptions' own names, by topic
+	 */
+	Map<String, List<String>> subscriptions() {
+		Map<String, List<String>> declared = new LinkedHashMap<>();
+		this.properties.getTopics().forEach((topic, settings) -> {
+			if (!settings.getSubscriptions().isEmpty()) {
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				List<String> names = new ArrayList<>();
+				for (String subscription : settings.getSubscriptions()) {
+					names.add(check("delayqueue.topics." + topic + ".subscriptions", subscription.trim(),
+							(value) -> Topics.validateSubscription(value)));
+				}
+				declared.put(topic, List.copyOf(names));
+			}
+		});
+		return declared;
+	}
+
+	/**
 	 * The priority modes the properties declare, per topic that declares one.
 	 * @return the modes
 	 */

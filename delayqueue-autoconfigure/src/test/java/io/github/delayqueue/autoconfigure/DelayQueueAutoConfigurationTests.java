@@ -595,6 +595,18 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void declaredSubscriptionsAreKeptInRedisAndABadNameFailsStartupNamingTheProperty() {
+		this.runner.withPropertyValues("delayqueue.topics.invoices.subscriptions=billing, audit").run((context) -> {
+			assertThat(context).hasNotFailed();
+			io.github.delayqueue.DelayedQueueAdmin admin = context.getBean(io.github.delayqueue.DelayedQueueAdmin.class);
+			assertThat(admin.subscriptions("invoices")).containsOnlyKeys("audit", "billing");
+			assertThat(admin.knownTopics()).contains("invoices@billing", "invoices@audit");
+		});
+		assertStartupFailsNaming("delayqueue.topics.invoices.subscriptions=has space",
+				"delayqueue.topics.invoices.subscriptions");
+	}
+
+	@Test
 	void theEndpointReadsAndChangesOneGroup() {
 		this.runner.withConfiguration(AutoConfigurations.of(DelayQueueEndpointAutoConfiguration.class))
 			.withPropertyValues("management.endpoints.web.exposure.include=delayqueue",

@@ -8,8 +8,10 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueueAdmin;
@@ -159,6 +161,37 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 	public int partitions(String topic) {
 		Topics.validate(topic);
 		return this.store.partitions().of(topic);
+	}
+
+	@Override
+	public Map<String, Instant> subscriptions(String topic) {
+		Topics.validate(topic);
+		return new TreeMap<>(this.store.subscriptions().of(topic));
+	}
+
+	@Override
+	public boolean declareSubscription(String topic, String subscription) {
+		Topics.validate(topic);
+		Topics.validateSubscription(subscription);
+		boolean added = false;
+		for (String partition : this.router.partitionNames(topic)) {
+			added |= this.store.subscriptions().declare(partition, subscription);
+		}
+		// known, so that its controls may be set before its listeners start
+		this.store.topics().register(List.of(Topics.subscriptionName(topic, subscription)));
+		return added;
+	}
+
+	@Override
+	public boolean removeSubscription(String topic, String subscription) {
+		Topics.validate(topic);
+		Topics.validateSubscription(subscription);
+		boolean declared = this.store.subscriptions().of(topic).containsKey(subscription);
+		for (String partition : this.router.partitionNames(topic)) {
+			this.store.subscriptions().remove(partition, subscription);
+		}
+		this.store.topics().forget(Topics.subscriptionName(topic, subscription));
+		return declared;
 	}
 
 	@Override
@@ -467,7 +500,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 	 * @param topics the topics
 	 */
 	public void registerTopics(java.util.Collection<String> topics) {
-		topics.forEach(Topics::validate);
+		topics.forEach(Topics::validateTopicOrSubscription);
 		this.store.topics().register(topics);
 	}
 

@@ -3,6 +3,8 @@ package io.github.delayqueue.listener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.Executor;
@@ -14,6 +16,8 @@ import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.wakeup.WakeUpTimer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import org.springframework.util.Assert;
 
 /**
  * One run of a listener, from a start to the end of its drain, and the one place that loops over its partitions:
@@ -141,6 +145,13 @@ final class ListenerConsumer {
 			for (Partition partition : this.partitions) {
 				this.store.subscriptions().declare(TopicKeys.topicOf(partition.name()), subscription);
 			}
+		}
+		else {
+			Set<String> subscriptions = this.store.subscriptions().of(topic).keySet();
+			Assert.state(subscriptions.isEmpty(), () -> "Topic '" + topic + "' has the subscriptions "
+					+ new TreeSet<>(subscriptions) + " in Redis, which receive its messages alone: a listener of the "
+					+ "topic itself would receive nothing. Give it a subscription, or remove them "
+					+ "(DelayedQueueAdmin.removeSubscription)");
 		}
 		this.runner.start(io, maintenance);
 		this.loop.start();

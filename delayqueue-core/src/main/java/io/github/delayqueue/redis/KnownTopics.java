@@ -57,6 +57,15 @@ public final class KnownTopics {
 	}
 
 	/**
+	 * Takes a name off the set, such as a subscription's once it is removed.
+	 * @param topic the topic's or the subscription's full name
+	 * @since 0.3.0
+	 */
+	public void forget(String topic) {
+		this.scripts.execute((connection) -> connection.setCommands().sRem(this.key, Replies.bytes(topic)));
+	}
+
+	/**
 	 * Whether a topic is known.
 	 * @param topic the topic
 	 * @return {@code true} if it was registered

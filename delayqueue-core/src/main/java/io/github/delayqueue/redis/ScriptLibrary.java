@@ -50,7 +50,7 @@ final class ScriptLibrary {
 	static final List<String> SCRIPTS = List.of("ack", "cancel", "claim", "control", "dead-list", "dead-purge",
 			"dead-replay", "due-count", "extend", "fail", "group-counts", "lookup", "partitions", "recurring-adopt",
 			"recurring-put", "release", "replace", "reschedule", "rewind", "schedule", "schedule-plain", "stats",
-			"subscribe",
+			"subscribe", "unsubscribe",
 			"tick", "waiting");
 
 	/** Operations that only delete, flagged {@code allow-oom}: they free memory, so they run when Redis is full. */

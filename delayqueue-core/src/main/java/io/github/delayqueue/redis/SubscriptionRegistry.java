@@ -22,6 +22,8 @@ public final class SubscriptionRegistry {
 
 	private static final Script SUBSCRIBE = Script.load("subscribe");
 
+	private static final Script UNSUBSCRIBE = Script.load("unsubscribe");
+
 	private static final byte[] NONE = bytes("");
 
 	private final TopicKeys keys;
@@ -53,6 +55,29 @@ public final class SubscriptionRegistry {
 	 */
 	public Map<String, Instant> of(String topic) {
 		return run(topic, NONE);
+	}
+
+	/**
+	 * Removes a subscription of a topic (of one of its partitions): no message fans out to it any more, and the
+	 * messages it holds (waiting, leased or dead) are forgotten, a chunk per call, each envelope deleted once no other
+	 * subscription holds its message. Stop its listeners first: a listener that starts declares its subscription again.
+	 * @param topic the topic's or the partition's name
+	 * @param subscription the subscription's own name
+	 * @return how many Redis calls it took (one per chunk of {@value RedisMessageStore#CHUNK_SIZE} messages)
+	 * @throws io.github.delayqueue.InvalidTopicException if a name is not valid
+	 */
+	public int remove(String topic, String subscription) {
+		Topics.validateSubscription(subscription);
+		byte[] key = this.keys.pending(topic + Topics.SUBSCRIPTION_SEPARATOR + subscription);
+		byte[] chunk = bytes(RedisMessageStore.CHUNK_SIZE);
+		int calls = 0;
+		long left;
+		do {
+			left = Replies.number(this.scripts.run(UNSUBSCRIBE, ReturnType.INTEGER, key, chunk));
+			calls++;
+		}
+		while (left > 0);
+		return calls;
 	}
 
 	private Map<String, Instant> run(String topic, byte[] subscription) {

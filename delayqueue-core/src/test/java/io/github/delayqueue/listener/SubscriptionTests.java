@@ -24,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.util.backoff.FixedBackOff;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -231,6 +232,50 @@ class SubscriptionTests {
 		assertThat(audited).containsExactlyInAnyOrder("p0", "p1", "p2");
 		assertThat(ledgered).containsExactlyInAnyOrder("p0", "p1", "p2");
 		await().atMost(WAIT).until(() -> !envelopeKept("payments", "p0"));
+	}
+
+	@Test
+	void aSubscriptionDeclaredBeforeItsListenerStartsKeepsItsCopiesAndARemovedOneLeavesNothingBehind() {
+		RedisDelayedQueueAdmin admin = this.fixture.admin(this.store);
+		assertThat(admin.declareSubscription("declared", "later")).isTrue();
+		assertThat(admin.declareSubscription("declared", "kept")).isTrue();
+		assertThat(admin.declareSubscription("declared", "later")).as("declared already").isFalse();
+		assertThat(admin.subscriptions("declared")).containsOnlyKeys("kept", "later");
+		for (int i = 0; i < 5; i++) {
+			this.queue.schedule("declared", "m" + i, "x", Duration.ZERO);
+		}
+		List<String> kept = new CopyOnWriteArrayList<>();
+		RedisFixture.Consumer consumer = this.fixture.consumer();
+		consumer.listeners().register(ListenerRegistration.of(Topics.subscriptionName("declared", "kept"),
+				String.class, (payload, message) -> kept.add(message.id())));
+		await().atMost(WAIT).until(() -> kept.size() == 5);
+		String later = Topics.subscriptionName("declared", "later");
+		assertThat(admin.stats(later).pending()).as("copies kept for a listener not started yet").isEqualTo(5);
+		assertThat(envelopeKept("declared", "m0")).isTrue();
+
+		assertThat(admin.removeSubscription("declared", "later")).isTrue();
+		assertThat(admin.subscriptions("declared")).containsOnlyKeys("kept");
+		assertThat(admin.knownTopics()).doesNotContain(later);
+		await().atMost(WAIT).until(() -> !envelopeKept("declared", "m0"));
+		assertThat(RedisFixture.keysOf(redis.get(), "declared")).as("nothing of it left")
+			.noneMatch((key) -> key.contains(":s:later:"));
+		assertThat(admin.removeSubscription("declared", "later")).as("removed already").isFalse();
+
+		// a message scheduled afterwards reaches the one left alone
+		this.queue.schedule("declared", "after", "x", Duration.ZERO);
+		await().atMost(WAIT).until(() -> kept.contains("after"));
+		assertThat(admin.stats(later).pending()).isZero();
+	}
+
+	@Test
+	void aListenerOfATopicWithSubscriptionsInRedisFailsToStartSayingSo() {
+		this.store.subscriptions().declare("subscribed", "billing");
+		RedisFixture.Consumer consumer = this.fixture.consumer();
+		assertThatIllegalStateException()
+			.isThrownBy(() -> consumer.listeners().register(ListenerRegistration.of("subscribed", String.class,
+					(payload, message) -> {
+					})))
+			.withMessageContaining("has the subscriptions [billing]");
 	}
 
 	/** Whether the topic's buckets still hold the message's envelope. */

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -179,6 +180,21 @@ class LargeTopicTests {
 		@Override
 		public void changePartitions(String topic, int partitions) {
 			this.delegate.changePartitions(topic, partitions);
+		}
+
+		@Override
+		public Map<String, Instant> subscriptions(String topic) {
+			return this.delegate.subscriptions(topic);
+		}
+
+		@Override
+		public boolean declareSubscription(String topic, String subscription) {
+			return this.delegate.declareSubscription(topic, subscription);
+		}
+
+		@Override
+		public boolean removeSubscription(String topic, String subscription) {
+			return this.delegate.removeSubscription(topic, subscription);
 		}
 
 		@Override
