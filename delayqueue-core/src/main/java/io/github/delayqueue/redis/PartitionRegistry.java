@@ -2,6 +2,8 @@ package io.github.delayqueue.redis;
 
 import java.util.concurrent.CompletableFuture;
 
+import io.github.delayqueue.Topics;
+
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.util.Assert;
 
@@ -26,10 +28,14 @@ public final class PartitionRegistry {
 
 	private final MessageOperations messages;
 
-	PartitionRegistry(TopicKeys keys, ScriptExecutor scripts, MessageOperations messages) {
+	private final SubscriptionRegistry subscriptions;
+
+	PartitionRegistry(TopicKeys keys, ScriptExecutor scripts, MessageOperations messages,
+			SubscriptionRegistry subscriptions) {
 		this.keys = keys;
 		this.scripts = scripts;
 		this.messages = messages;
+		this.subscriptions = subscriptions;
 	}
 
 	/**
@@ -147,14 +153,25 @@ public final class PartitionRegistry {
 				+ stored + " to " + before);
 	}
 
-	/** Messages a topic holds in its first {@code partitions} partitions, in every state. */
+	/**
+	 * Messages a topic holds in its first {@code partitions} partitions, in every state, its subscriptions' copies
+	 * included.
+	 */
 	private long held(String topic, int partitions) {
 		long held = 0;
 		for (int partition = 0; partition < partitions; partition++) {
-			TopicCounts counts = this.messages.stats(TopicKeys.partitionName(topic, partition));
-			held += counts.waiting() + counts.ready() + counts.leased() + counts.dead();
+			String name = TopicKeys.partitionName(topic, partition);
+			held += held(name);
+			for (String subscription : this.subscriptions.of(name).keySet()) {
+				held += held(name + Topics.SUBSCRIPTION_SEPARATOR + subscription);
+			}
 		}
 		return held;
+	}
+
+	private long held(String name) {
+		TopicCounts counts = this.messages.stats(name);
+		return counts.waiting() + counts.ready() + counts.leased() + counts.dead();
 	}
 
 	private static String howToChange(String topic) {

@@ -85,8 +85,8 @@ public class RedisMessageStore {
 		this.messages = new MessageOperations(this.keys, this.scripts, reactiveScripts);
 		this.leases = new LeaseOperations(this.keys, this.scripts, deadLetterPolicy, connectionFactory);
 		this.deadLetters = new DeadLetterOperations(this.keys, this.scripts, deadLetterPolicy);
-		this.partitions = new PartitionRegistry(this.keys, this.scripts, this.messages);
 		this.subscriptions = new SubscriptionRegistry(this.keys, this.scripts);
+		this.partitions = new PartitionRegistry(this.keys, this.scripts, this.messages, this.subscriptions);
 		this.topics = new KnownTopics(this.keys, this.scripts, reactiveScripts);
 		this.controls = new ControlOperations(this.keys, this.scripts);
 	}

@@ -103,7 +103,11 @@ end
 local topicLeft = nil
 local fanning = SUBSCRIBED or metaRead.subs
 if fanning then
+  local topicLease = SUBSCRIBED and topicLeasesEnded(now, nowScore, leaseMillis) or nil
   topicLeft = fanOut(nowScore + lookahead / 1000)
+  if topicLease and (topicLeft == nil or topicLease < topicLeft) then
+    topicLeft = topicLease
+  end
   if not SUBSCRIBED then
     limit = 0
   end

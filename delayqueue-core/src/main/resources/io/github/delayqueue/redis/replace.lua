@@ -5,8 +5,8 @@
 -- message becomes the new head.
 -- ARGV[1] id, ARGV[2] kind ('d' delay in microseconds | 'a' absolute epoch ms), ARGV[3] value, ARGV[4] envelope,
 -- ARGV[5] expiry ('<deadline ms>:<d|x>', '' for none)
--- Returns 0 (scheduled: no message had the id), 1 (replaced), 2 (in flight: nothing changed), 3 (dead: nothing
--- changed).
+-- Returns 0 (scheduled: no message had the id), 1 (replaced), 2 (in flight, or fanned out to the topic's
+-- subscriptions: nothing changed), 3 (dead: nothing changed).
 local id = ARGV[1]
 if redis.call('EXISTS', V1_MSGS) == 1 then
   adoptOne(id)
@@ -16,6 +16,10 @@ if redis.call('ZSCORE', LEASED, id) or redis.call('ZSCORE', V1_INFLIGHT, id) the
 end
 if redis.call('ZSCORE', BURIED, id) then
   return 3
+end
+-- subscriptions: a message that fanned out is being delivered to them (its envelope is theirs)
+if redis.call('HEXISTS', FAN, id) == 1 then
+  return 2
 end
 local _, nowUs = clock()
 local due = dueScore(ARGV[2], ARGV[3], nowUs)

@@ -8,7 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.ReplaceResult;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.build.redis.TestRedisExtension;
@@ -276,6 +278,80 @@ class SubscriptionTests {
 					(payload, message) -> {
 					})))
 			.withMessageContaining("has the subscriptions [billing]");
+	}
+
+	@Test
+	void aMessageThatFannedOutIsNotReplacedUnderTheSubscriptionsStillHoldingIt() {
+		RedisDelayedQueueAdmin admin = this.fixture.admin(this.store);
+		admin.declareSubscription("debounced", "first");
+		admin.declareSubscription("debounced", "second");
+		this.queue.schedule("debounced", "m", "original", Duration.ZERO);
+		List<String> received = new CopyOnWriteArrayList<>();
+		RedisFixture.Consumer consumer = this.fixture.consumer();
+		consumer.listeners().register(ListenerRegistration.of(Topics.subscriptionName("debounced", "first"),
+				String.class, (payload, message) -> received.add("first:" + payload)));
+		await().atMost(WAIT).until(() -> received.contains("first:original"));
+
+		// the second still holds its copy: the envelope is theirs (it was overwritten, and the copy delivered changed)
+		assertThat(this.queue.scheduleOrReplace(ScheduleRequest.builder("debounced", "changed").id("m").build()))
+			.isEqualTo(ReplaceResult.IN_FLIGHT);
+		consumer.listeners().register(ListenerRegistration.of(Topics.subscriptionName("debounced", "second"),
+				String.class, (payload, message) -> received.add("second:" + payload)));
+		await().atMost(WAIT).until(() -> received.size() == 2 && !envelopeKept("debounced", "m"));
+		assertThat(received).containsExactly("first:original", "second:original");
+	}
+
+	@Test
+	void aMessagePastItsDeadlineWhenItFirstFansOutIsNotDelivered() {
+		RedisDelayedQueueAdmin admin = this.fixture.admin(this.store);
+		admin.declareSubscription("deadlines", "only");
+		Instant due = this.fixture.redisTime().plusMillis(50);
+		this.queue.schedule(ScheduleRequest.builder("deadlines", "stale").id("late").dueAt(due)
+			.expiresAt(due.plusMillis(50)).build());
+		this.queue.schedule(ScheduleRequest.builder("deadlines", "fresh").id("on-time").dueAt(due).build());
+		// no claim runs until the deadline has passed: the first fan-out is the claim that leases
+		await().atMost(WAIT).until(() -> this.fixture.redisTime().isAfter(due.plusMillis(100)));
+		List<String> received = new CopyOnWriteArrayList<>();
+		String only = Topics.subscriptionName("deadlines", "only");
+		this.fixture.consumer().listeners().register(ListenerRegistration.of(only, String.class,
+				(payload, message) -> received.add(message.id())));
+
+		await().atMost(WAIT).until(() -> received.contains("on-time") && admin.deadLetters(only, 0, 10).size() == 1);
+		assertThat(received).containsExactly("on-time");
+		assertThat(admin.deadLetters(only, 0, 10)).extracting(DeadLetter::id).containsExactly("late");
+	}
+
+	@Test
+	void leasesOfTheTopicsOwnListenerThatRunOutAfterTheFirstSubscriptionFanOut() {
+		this.queue.schedule("switched", "m", "x", Duration.ZERO);
+		// a listener of the topic itself leases it and dies before its subscriptions are declared
+		assertThat(this.store.leases().claim("switched", 10, 300, 5).messages()).hasSize(1);
+		RedisDelayedQueueAdmin admin = this.fixture.admin(this.store);
+		admin.declareSubscription("switched", "new");
+		List<String> received = new CopyOnWriteArrayList<>();
+		this.fixture.consumer().listeners().register(ListenerRegistration.of(
+				Topics.subscriptionName("switched", "new"), String.class,
+				(payload, message) -> received.add(message.id())));
+
+		await().atMost(WAIT).until(() -> received.contains("m"));
+		await().atMost(WAIT).until(() -> !envelopeKept("switched", "m"));
+	}
+
+	@Test
+	void aTopicsPartitionCountStaysWhileASubscriptionHoldsCopies() {
+		RedisDelayedQueueAdmin admin = this.fixture.admin(this.store);
+		admin.declareSubscription("spread", "idle");
+		admin.declareSubscription("spread", "busy");
+		this.queue.schedule("spread", "m", "x", Duration.ZERO);
+		List<String> received = new CopyOnWriteArrayList<>();
+		RedisFixture.Consumer consumer = this.fixture.consumer();
+		consumer.listeners().register(ListenerRegistration.of(Topics.subscriptionName("spread", "busy"), String.class,
+				(payload, message) -> received.add(message.id())));
+		await().atMost(WAIT).until(() -> received.contains("m") && empty(Topics.subscriptionName("spread", "busy")));
+		consumer.close();
+
+		assertThatIllegalStateException().isThrownBy(() -> admin.changePartitions("spread", 2))
+			.withMessageContaining("holds 1 message");
 	}
 
 	/** Whether the topic's buckets still hold the message's envelope. */

@@ -86,6 +86,46 @@ local function fanInto(sub, moves, ids, marks)
   if #meta > 0 then
     redis.call('HSET', sub .. 'meta', unpack(meta))
   end
+  if sub == BASE then
+    -- the claiming subscription's own: what this call read of its meta (and found of its marks) is stale now
+    for i = 1, #meta, 2 do
+      metaRead[meta[i]] = meta[i + 1]
+    end
+    if marks then
+      noMarks = false
+    end
+  end
+end
+
+-- The topic's own leases (from a listener of the topic before its first subscription) that ran out, at most a hundred
+-- per call: back to the topic's pending, each a suspect, as a claim of the topic puts them (see claim.lua), so that they
+-- fan out; a subscription's claim does it, since the topic's own claims stop once it has subscriptions. Returns the
+-- earliest lease end left (a number; nil: none). Two commands when there is none.
+local function topicLeasesEnded(now, nowScore, leaseMillis)
+  local leased, lease = TOPIC_BASE .. 'leased', TOPIC_BASE .. 'lease'
+  local expired = redis.call('ZRANGEBYSCORE', leased, '-inf', int(now), 'LIMIT', 0, 100)
+  if #expired > 0 then
+    local records = hmget(lease, expired)
+    local scores, tries = {}, {}
+    for k, id in ipairs(expired) do
+      local _, due, attempt = parseLease(records[k])
+      local at = due or nowScore
+      if attempt and attempt > 0 then
+        -- a suspect's run, counted when it was leased: it waits a lease more before it runs again
+        tries[#tries + 1] = id
+        tries[#tries + 1] = attempt
+        at = math.max(at, nowScore + leaseMillis)
+      end
+      scores[#scores + 1] = at
+      scores[#scores + 1] = id
+    end
+    each('ZADD', TOPIC_BASE .. 'pending', scores)
+    each('HSET', TOPIC_BASE .. 'tries', tries)
+    each('SADD', TOPIC_BASE .. 'suspect', expired)
+    each('ZREM', leased, expired)
+    each('HDEL', lease, expired)
+  end
+  return tonumber(redis.call('ZRANGE', leased, 0, 0, 'WITHSCORES')[2])
 end
 
 -- Moves up to FAN_OUT_MOST of the topic's messages due at 'upTo' (a score) or before, from pending, its priority levels'
@@ -136,7 +176,6 @@ local function fanOut(upTo)
   if #moves > 0 then
     local ids = {}
     for _, move in ipairs(moves) do
-      each('ZREM', move[1], move[4])
       for _, id in ipairs(move[4]) do
         ids[#ids + 1] = id
       end
@@ -148,11 +187,9 @@ local function fanOut(upTo)
         TOPIC_BASE .. 'error'
     if redis.call('EXISTS', tries, suspect, expiry, errors) > 0 then
       marks = { hmget(tries, ids), hmget(suspect, ids, 'SMISMEMBER'), hmget(expiry, ids) }
-      each('HDEL', tries, ids)
-      each('SREM', suspect, ids)
-      each('HDEL', expiry, ids)
-      each('HDEL', errors, ids)
     end
+    -- added where they go, and counted, before they leave the topic's sets (as a claim leases before it removes): a
+    -- call that fails part-way leaves a message in both, never in neither
     for _, name in ipairs(names) do
       fanInto(TOPIC_BASE .. 's:' .. name .. ':', moves, ids, marks)
     end
@@ -162,6 +199,15 @@ local function fanOut(upTo)
       held[#held + 1] = #names
     end
     each('HSET', FAN, held)
+    for _, move in ipairs(moves) do
+      each('ZREM', move[1], move[4])
+    end
+    if marks then
+      each('HDEL', tries, ids)
+      each('SREM', suspect, ids)
+      each('HDEL', expiry, ids)
+      each('HDEL', errors, ids)
+    end
     -- a group whose sets emptied loses its turn; the others take the turn of their earliest message
     for _, entry in ipairs(touched) do
       local group, raw = entry[1], entry[2]
