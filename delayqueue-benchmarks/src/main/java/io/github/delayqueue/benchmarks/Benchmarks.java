@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  * Options: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge}, {@code --only=SCENARIO,...}
  * (ceiling, schedule, lateness, drain, drain-random, drain-slow, size, loss, rate-limit, fair-delivery, production,
- * io-bound, call-cost, instructions: under callgrind, needs valgrind, batch-drain),
+ * io-bound, call-cost, instructions: under callgrind, needs valgrind, batch-drain, subscription-drain),
  * {@code --redis-server=PATH}, {@code --pairs=N}
  * ({@link BenchmarkOptions}; several may share one argument, separated by blanks).
  */
@@ -48,7 +48,7 @@ public final class Benchmarks {
 
 	static final List<String> SCENARIOS = List.of("ceiling", "schedule", "lateness", "drain", "drain-random",
 			"drain-slow", "size", "loss", "rate-limit", "fair-delivery", "production", "io-bound", "call-cost",
-			"instructions", "batch-drain");
+			"instructions", "batch-drain", "subscription-drain");
 
 	private final Settings settings;
 
@@ -152,6 +152,11 @@ public final class Benchmarks {
 				benchmarks.checkQuiet("batch-drain");
 				log("== batch-drain");
 				benchmarks.batchDrain();
+			}
+			if (scenarios.contains("subscription-drain")) {
+				benchmarks.checkQuiet("subscription-drain");
+				log("== subscription-drain");
+				benchmarks.subscriptionDrain();
 			}
 			if (scenarios.contains("call-cost")) {
 				benchmarks.checkQuiet("call-cost");
@@ -369,6 +374,19 @@ public final class Benchmarks {
 		};
 		try (DelayQueueSystem system = new DelayQueueSystem("127.0.0.1", this.port)) {
 			new BatchDrainBenchmark(system, this.admin, this.report, backlog).run();
+		}
+		this.admin.flush();
+	}
+
+	/** Subscriptions' drains beside one subscription's ({@link SubscriptionDrainBenchmark}). */
+	private void subscriptionDrain() {
+		this.admin.flush();
+		int backlog = switch (this.settings.mode()) {
+			case "smoke" -> 2_000;
+			default -> 100_000;
+		};
+		try (DelayQueueSystem system = new DelayQueueSystem("127.0.0.1", this.port)) {
+			new SubscriptionDrainBenchmark(system, this.admin, this.report, backlog).run();
 		}
 		this.admin.flush();
 	}

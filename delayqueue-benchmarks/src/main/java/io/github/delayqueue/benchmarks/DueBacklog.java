@@ -24,9 +24,14 @@ final class DueBacklog {
 
 	private final CountDownLatch done;
 
+	private final AtomicInteger remaining;
+
+	private volatile long finishedMillis;
+
 	private DueBacklog(int count) {
 		this.seen = ConcurrentHashMap.newKeySet(count * 2);
 		this.done = new CountDownLatch(count);
+		this.remaining = new AtomicInteger(count);
 	}
 
 	/**
@@ -44,9 +49,21 @@ final class DueBacklog {
 		return new DueBacklog(count);
 	}
 
+	/**
+	 * Counts deliveries of {@code count} messages stored otherwise (a second subscription of the same messages).
+	 * @return the backlog, counting deliveries from now
+	 */
+	static DueBacklog counting(int count) {
+		return new DueBacklog(count);
+	}
+
 	/** A message was handled. */
 	void handled(String id) {
 		if (this.seen.add(id)) {
+			// the last one's time, written before the latch opens (whoever awaits it reads it after)
+			if (this.remaining.decrementAndGet() == 0) {
+				this.finishedMillis = System.currentTimeMillis();
+			}
 			this.done.countDown();
 		}
 		else {
@@ -57,6 +74,11 @@ final class DueBacklog {
 	/** Each message handled at least once. */
 	CountDownLatch done() {
 		return this.done;
+	}
+
+	/** When the last message was first handled (epoch ms); 0 until then. */
+	long finishedMillis() {
+		return this.finishedMillis;
 	}
 
 	int duplicates() {

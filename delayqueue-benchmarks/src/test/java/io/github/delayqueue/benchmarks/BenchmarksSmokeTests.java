@@ -69,6 +69,15 @@ class BenchmarksSmokeTests {
 				assertThat(row.redisson()).as(row.figure()).isNull();
 			})
 			.anySatisfy((row) -> assertThat(row.note()).contains("0 duplicates").contains("1.000 handler calls"));
+		// subscriptions: ours alone, one subscription's drain beside each of two, every message handled once by each;
+		// the bytes of a waiting message with and without subscriptions
+		assertThat(report.rows()).filteredOn((row) -> row.section().startsWith("13. Subscriptions"))
+			.hasSize(5)
+			.allSatisfy((row) -> {
+				assertThat(row.ours()).as(row.figure()).isNotNull().isPositive();
+				assertThat(row.redisson()).as(row.figure()).isNull();
+			})
+			.anySatisfy((row) -> assertThat(row.note()).contains("0 duplicates").contains("2 subscription(s)"));
 		// I/O-bound handlers: ours alone, non-blocking beside blocking, every message handled once
 		assertThat(report.rows()).filteredOn((row) -> row.section().startsWith("9. I/O-bound"))
 			.hasSize(2)
@@ -82,7 +91,8 @@ class BenchmarksSmokeTests {
 					&& !row.section().startsWith("7. Fair delivery") && !row.figure().startsWith("of which")
 					&& !row.section().startsWith("8. Production size") && !row.section().startsWith("9. I/O-bound")
 					&& !row.section().startsWith("10. Cost of a call") && !row.section().startsWith("11. Redis instructions")
-					&& !row.section().startsWith("12. Batch listeners"))
+					&& !row.section().startsWith("12. Batch listeners")
+					&& !row.section().startsWith("13. Subscriptions"))
 			.allSatisfy((row) -> {
 				assertThat(row.ours()).as(row.figure()).isNotNull();
 				assertThat(row.redisson()).as(row.figure()).isNotNull();

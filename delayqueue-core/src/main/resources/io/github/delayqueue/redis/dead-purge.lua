@@ -23,13 +23,11 @@ local bound = (ARGV[3] ~= '') and ARGV[3] or int(now)
 migrate(limit, now)
 local ids = redis.call('ZRANGEBYSCORE', BURIED, '-inf', bound, 'LIMIT', 0, limit)
 if #ids > 0 then
-  -- a command per key for the whole chunk, and one per bucket of envelopes (in a subscription, one per message: see
-  -- dropEnvelope)
+  -- a command per key for the whole chunk, and one per bucket of envelopes (in a subscription, one per envelope
+  -- deleted: see dropEnvelopes)
   each('ZREM', BURIED, ids)
   if SUBSCRIBED then
-    for _, id in ipairs(ids) do
-      dropEnvelope(id)
-    end
+    dropEnvelopes(ids, {})
   else
     local byBucket = {}
     for _, id in ipairs(ids) do

@@ -21,9 +21,7 @@ local function forgetIn(key)
   end
   local ids = redis.call('ZRANGE', key, 0, room - 1)
   if #ids > 0 then
-    for _, id in ipairs(ids) do
-      dropEnvelope(id)
-    end
+    dropEnvelopes(ids, {})
     each('ZREM', key, ids)
     room = room - #ids
   end

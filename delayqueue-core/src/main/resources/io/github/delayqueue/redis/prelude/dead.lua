@@ -29,6 +29,28 @@ local function dropEnvelope(id, hash)
   end
 end
 
+-- dropEnvelope over many messages of a subscription ('ids', with their bucket hashes in 'hashes': numbers or nil): the
+-- counts read, written and deleted with one command each for them all, then one command per envelope deleted.
+local function dropEnvelopes(ids, hashes)
+  local counts = hmget(FAN, ids)
+  local left, gone = {}, {}
+  for k, id in ipairs(ids) do
+    local n = (tonumber(counts[k]) or 0) - 1
+    if n > 0 then
+      left[#left + 1] = id
+      left[#left + 1] = n
+    else
+      gone[#gone + 1] = id
+      local hash = hashes[k]
+      if not (hash and redis.call('HDEL', bucketOf(hash), id) == 1) then
+        redis.call('HDEL', (bodyOf(id)), id)
+      end
+    end
+  end
+  each('HSET', FAN, left)
+  each('HDEL', FAN, gone)
+end
+
 -- Deletes what the topic holds for an id besides its place in pending, leased or buried.
 local function forget(id)
   redis.call('SREM', SUSPECT, id)
@@ -73,7 +95,7 @@ local function acknowledge(from, to, anchorLater)
   -- a lease is current if its record starts with the token presented (the token's own digits, then ':'): an
   -- acknowledgement needs no more of the record, and a claim's acknowledgements mostly share one token (a record
   -- whose due time or attempt is unreadable is still acknowledged by its token: its handler finished under it)
-  local done, seen, prefixes = {}, {}, {}
+  local done, seen, prefixes, hashes = {}, {}, {}, {}
   local nDone = 0
   -- groups: the groups of the leases ended, read only in a topic that ever stored a grouped message
   local ended = grouped() and {} or nil
@@ -91,7 +113,12 @@ local function acknowledge(from, to, anchorLater)
       seen[id] = true
       nDone = nDone + 1
       done[nDone] = id
-      dropEnvelope(id, tonumber(ARGV[at + 1], 16))
+      if SUBSCRIBED then
+        -- (their subscriptions' counts at once, after the loop)
+        hashes[nDone] = tonumber(ARGV[at + 1], 16)
+      else
+        dropEnvelope(id, tonumber(ARGV[at + 1], 16))
+      end
       if ended then
         noteGroup(ended, recordGroup(record, #prefix))
       end
@@ -99,6 +126,9 @@ local function acknowledge(from, to, anchorLater)
   end
   if #done == 0 then
     return 0
+  end
+  if SUBSCRIBED then
+    dropEnvelopes(done, hashes)
   end
   ids = done
   each('ZREM', LEASED, ids)
