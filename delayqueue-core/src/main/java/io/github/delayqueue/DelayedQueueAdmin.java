@@ -28,7 +28,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 
 	/**
 	 * How many partitions a topic has in Redis (see {@link TopicPartitioning}).
-	 * @param topic the topic
+	 * @param topic the topic (or a subscription's full name: its topic's count)
 	 * @return the count; 1 for a topic never used with more
 	 */
 	int partitions(String topic);

@@ -95,6 +95,23 @@ public final class Topics {
 	}
 
 	/**
+	 * Whether a name is a valid topic's or a valid subscription's full name ({@code <topic>@<subscription>}).
+	 * @param name the name
+	 * @return {@code true} if it may be used where a topic or a subscription is taken
+	 * @since 0.3.0
+	 */
+	public static boolean isValidTopicOrSubscription(@Nullable String name) {
+		int at = (name != null) ? name.indexOf(SUBSCRIPTION_SEPARATOR) : -1;
+		if (at < 0) {
+			return isValid(name);
+		}
+		String subscription = name.substring(at + 1);
+		return isValid(name.substring(0, at)) && !subscription.isEmpty()
+				&& subscription.length() <= MAX_SUBSCRIPTION_LENGTH && hasValidCharacters(subscription)
+				&& subscription.indexOf(':') < 0;
+	}
+
+	/**
 	 * Checks a topic's name or a subscription's full name ({@code <topic>@<subscription>}).
 	 * @param name the name
 	 * @return the name

@@ -394,7 +394,7 @@ public class DelayQueueEndpoint {
 	}
 
 	private static void validTopic(String topic) {
-		if (!Topics.isValid(topic)) {
+		if (!Topics.isValidTopicOrSubscription(topic)) {
 			throw new InvalidEndpointRequestException("Invalid topic '" + topic + "'", "Invalid topic");
 		}
 	}

@@ -100,6 +100,18 @@ final class DelayQueuePropertiesMapper {
 		Map<String, Integer> partitions = new LinkedHashMap<>();
 		this.properties.getTopics().forEach((topic, settings) -> {
 			String name = "delayqueue.topics." + topic + ".partitions";
+			if (topic.indexOf(Topics.SUBSCRIPTION_SEPARATOR) >= 0) {
+				// a subscription's settings (its controls): it has its topic's partitions
+				check(name, topic, (value) -> Topics.validateTopicOrSubscription(value));
+				check(name, settings.getPartitions(), (count) -> {
+					if (count != 1) {
+						throw new IllegalArgumentException("a subscription has its topic's partitions: set them on "
+								+ "the topic");
+					}
+					return count;
+				});
+				return;
+			}
 			check(name, topic, (value) -> Topics.validate(value));
 			check(name, settings.getPartitions(),
 					(count) -> new TopicPartitioning(Map.of(topic, count)));
@@ -119,7 +131,7 @@ final class DelayQueuePropertiesMapper {
 			Integer cap = settings.getMaxInFlight();
 			if (rate != null || cap != null) {
 				String prefix = "delayqueue.topics." + topic + ".";
-				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validateTopicOrSubscription(value));
 				limits.put(topic, check(prefix + ((rate != null) ? "rate-limit" : "max-in-flight"), (rate != null) ? rate : cap,
 						(value) -> new TopicLimits(rate, cap)));
 			}
@@ -159,7 +171,7 @@ final class DelayQueuePropertiesMapper {
 				}
 			});
 			if (defaultCap != null || !groups.isEmpty() || defaultRate != null || !rates.isEmpty()) {
-				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validateTopicOrSubscription(value));
 				caps.put(topic, new TopicLimitsInitializer.GroupCaps(defaultCap, groups, defaultRate, rates));
 			}
 		});
@@ -195,7 +207,7 @@ final class DelayQueuePropertiesMapper {
 		this.properties.getTopics().forEach((topic, settings) -> {
 			MessagePriorities.PriorityMode mode = settings.getPriorityMode();
 			if (mode != null) {
-				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validateTopicOrSubscription(value));
 				modes.put(topic, mode);
 			}
 		});
@@ -222,7 +234,7 @@ final class DelayQueuePropertiesMapper {
 				}
 			});
 			if (!groups.isEmpty()) {
-				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validateTopicOrSubscription(value));
 				weights.put(topic, groups);
 			}
 		});
@@ -242,7 +254,7 @@ final class DelayQueuePropertiesMapper {
 			List<String> named = settings.getMetrics().getGroups();
 			if (!named.isEmpty()) {
 				String name = "delayqueue.topics." + topic + ".metrics.groups";
-				check("delayqueue.topics." + topic, topic, (value) -> Topics.validate(value));
+				check("delayqueue.topics." + topic, topic, (value) -> Topics.validateTopicOrSubscription(value));
 				check(name, named, (value) -> {
 					if (value.size() > MAX_METRICS_GROUPS) {
 						throw new IllegalArgumentException("names " + value.size() + " groups, but at most "

@@ -607,6 +607,28 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void aSubscriptionsControlsAreDeclaredUnderItsFullNameAndTheEndpointShowsIt() {
+		this.runner.withConfiguration(AutoConfigurations.of(DelayQueueEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=delayqueue",
+					"delayqueue.topics.receipts.subscriptions=billing",
+					"delayqueue.topics[receipts@billing].rate-limit=20")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				io.github.delayqueue.DelayedQueueAdmin admin = context.getBean(io.github.delayqueue.DelayedQueueAdmin.class);
+				assertThat(admin.controls("receipts@billing").limits().ratePerSecond()).isEqualTo(20.0);
+				assertThat(admin.controls("receipts").limits().isLimited()).as("the topic's own").isFalse();
+				assertThat(admin.partitions("receipts@billing")).isEqualTo(1);
+				io.github.delayqueue.actuate.DelayQueueEndpoint endpoint = context
+					.getBean(io.github.delayqueue.actuate.DelayQueueEndpoint.class);
+				assertThat(endpoint.topic("receipts@billing").topic()).isEqualTo("receipts@billing");
+				assertThat(endpoint.topics().topics()).extracting((topic) -> topic.topic())
+					.contains("receipts@billing");
+			});
+		assertStartupFailsNaming("delayqueue.topics[receipts@billing].partitions=4",
+				"delayqueue.topics.receipts@billing.partitions");
+	}
+
+	@Test
 	void theEndpointReadsAndChangesOneGroup() {
 		this.runner.withConfiguration(AutoConfigurations.of(DelayQueueEndpointAutoConfiguration.class))
 			.withPropertyValues("management.endpoints.web.exposure.include=delayqueue",

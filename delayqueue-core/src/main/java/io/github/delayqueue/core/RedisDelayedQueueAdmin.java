@@ -33,6 +33,7 @@ import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.ControlOperations.ControlState;
 import io.github.delayqueue.redis.ControlOperations.GroupState;
 import io.github.delayqueue.redis.DueCounts;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.Position;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.StoredDeadLetter;
@@ -159,8 +160,9 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 
 	@Override
 	public int partitions(String topic) {
-		Topics.validate(topic);
-		return this.store.partitions().of(topic);
+		Topics.validateTopicOrSubscription(topic);
+		// a subscription has its topic's
+		return this.store.partitions().of(TopicKeys.topicOf(topic));
 	}
 
 	@Override

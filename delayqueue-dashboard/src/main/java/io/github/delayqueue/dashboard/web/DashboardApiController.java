@@ -97,7 +97,7 @@ public class DashboardApiController {
 	 */
 	@GetMapping(TOPIC + "/timeline")
 	public Timeline timeline(@PathVariable String topic, @RequestParam(defaultValue = "3600") long seconds) {
-		Topics.validate(topic);
+		Topics.validateTopicOrSubscription(topic);
 		return this.timeline.count(topic, Instant.now(), Duration.ofSeconds(seconds));
 	}
 

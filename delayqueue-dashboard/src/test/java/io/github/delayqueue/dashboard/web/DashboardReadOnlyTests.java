@@ -228,6 +228,25 @@ class DashboardReadOnlyTests {
 		assertThat(http.get("/delayqueue/api/topics/ro-timeline/timeline?seconds=1").status()).isEqualTo(400);
 	}
 
+	@Test
+	void aSubscriptionHasARowOfItsOwnBesideItsTopicAndItsApi() {
+		Http http = new Http(this.port);
+		this.admin.declareSubscription("ro-subscribed", "audit");
+		this.queue.schedule("ro-subscribed", "s-1", "waiting in the topic", Duration.ofMinutes(30));
+		// its copies, once due: dead-lettered in the subscription alone
+		this.queue.schedule("ro-subscribed", "s-2", "due now", Duration.ZERO);
+		String audit = "ro-subscribed@audit";
+		this.store.leases().claim(audit, 10, 60_000, 5).messages()
+			.forEach((message) -> this.store.leases().bury(audit, message.lease(), "java.lang.IllegalStateException"));
+
+		awaitTopic(http, "ro-subscribed", (t) -> t.get("waiting").asLong() == 1 && t.get("dead").asLong() == 0);
+		JsonTree row = awaitTopic(http, audit, (t) -> t.get("dead").asLong() == 1);
+		assertThat(row.get("partitions").asInt()).isEqualTo(1);
+		assertThat(http.get("/delayqueue").body()).contains("id=\"topic-row-" + audit + "\"");
+		assertThat(http.get("/delayqueue/api/topics/" + audit + "/timeline?seconds=3600").status()).isEqualTo(200);
+		assertThat(http.get("/delayqueue/api/topics/" + audit + "/dead").json().toString()).contains("s-2");
+	}
+
 	private void deadLetter(String topic, String id) {
 		this.queue.schedule(topic, id, "payload of " + id, Duration.ZERO);
 		for (ClaimedMessage message : this.store.leases().claim(topic, 10, 60_000, 5).messages()) {
