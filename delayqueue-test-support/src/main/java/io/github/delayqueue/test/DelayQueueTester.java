@@ -17,7 +17,9 @@ import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.payload.PayloadConverter;
+import io.github.delayqueue.redis.DueTime;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.TopicKeys;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 
@@ -60,6 +62,10 @@ public final class DelayQueueTester {
 
 	private final RedisDelayedQueue queue;
 
+	private final RedisMessageStore store;
+
+	private final TopicPartitioning partitioning;
+
 	private final DelayedQueueAdmin admin;
 
 	private final RedisConnectionFactory connectionFactory;
@@ -101,6 +107,8 @@ public final class DelayQueueTester {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
 		Assert.notNull(recorder, "ListenerRecorder must not be null");
 		this.admin = admin;
+		this.store = store;
+		this.partitioning = partitioning;
 		this.queue = new RedisDelayedQueue(store, converter);
 		this.queue.setPartitioning(partitioning);
 		this.queue.setTransactionAware(false);
@@ -118,8 +126,9 @@ public final class DelayQueueTester {
 	/**
 	 * Time travel for one topic: every message waiting in it (scheduled, or waiting for a retry) that is due within
 	 * the duration from now on the Redis clock becomes due now, and its listeners get it at once. Messages due
-	 * later keep their due times; messages due already, in flight or dead are left alone.
-	 * @param topic the topic
+	 * later keep their due times; messages due already, in flight or dead are left alone. A subscription's full name
+	 * ({@code <topic>@<subscription>}) advances its own copies, such as those waiting for a retry.
+	 * @param topic the topic, or a subscription's full name
 	 * @param duration how far to look ahead, zero or more
 	 * @return how many messages became due now
 	 */
@@ -143,11 +152,23 @@ public final class DelayQueueTester {
 		}
 		int moved = 0;
 		for (String id : due) {
-			if (this.queue.reschedule(topic, id, Duration.ZERO)) {
+			if (dueNow(topic, id)) {
 				moved++;
 			}
 		}
 		return moved;
+	}
+
+	/**
+	 * Makes a waiting message due now: in a topic through the queue; in a subscription (its own copy, such as one
+	 * waiting for a retry) in the subscription's sets, in the partition of its topic the id belongs to.
+	 */
+	private boolean dueNow(String topic, String id) {
+		if (TopicKeys.subscriptionOf(topic) == null) {
+			return this.queue.reschedule(topic, id, Duration.ZERO);
+		}
+		int partition = this.partitioning.partitionOf(TopicKeys.topicOf(topic), id);
+		return this.store.messages().reschedule(TopicKeys.partitionName(topic, partition), id, DueTime.in(0));
 	}
 
 	/**
@@ -171,7 +192,7 @@ public final class DelayQueueTester {
 	 * @throws IllegalStateException if no message with this id is waiting (it is unknown, in flight, dead or gone)
 	 */
 	public void fireNow(String topic, String id) {
-		if (!this.queue.reschedule(topic, id, Duration.ZERO)) {
+		if (!dueNow(topic, id)) {
 			String state = this.queue.lookup(topic, id).map((info) -> "it is " + info.state()).orElse("there is none");
 			throw new IllegalStateException(
 					"Message '" + id + "' of topic '" + topic + "' is not waiting, so it cannot fire now: " + state);
@@ -190,7 +211,8 @@ public final class DelayQueueTester {
 
 	/**
 	 * Waits until a topic is idle: no message due and unclaimed, none in flight (every handler finished and its
-	 * outcome stored), and every listener call recorded with its outcome. Messages due later may wait; retries wait
+	 * outcome stored), and every listener call recorded with its outcome. For a subscription's full name, also no
+	 * message of its topic due and not yet fanned out. Messages due later may wait; retries wait
 	 * for their back-off (advance the topic to have them delivered).
 	 * @param topic the topic
 	 * @param timeout how long to wait at most
@@ -209,7 +231,8 @@ public final class DelayQueueTester {
 				.until(() -> {
 					TopicStats stats = this.admin.stats(topic);
 					last.set(stats);
-					return stats.ready() == 0 && stats.inflight() == 0 && this.recorder.unsettled(topic).isEmpty();
+					return stats.ready() == 0 && stats.inflight() == 0 && this.recorder.unsettled(topic).isEmpty()
+							&& noneDueInItsTopic(topic);
 				});
 			return last.get();
 		}
@@ -221,6 +244,11 @@ public final class DelayQueueTester {
 			throw new AssertionError("Topic '" + topic + "' was not idle within " + timeout + paused + ": " + counts
 					+ "; listener calls not settled: " + this.recorder.unsettled(topic), ex);
 		}
+	}
+
+	/** For a subscription: no message of its topic is due and still waiting to fan out to it. */
+	private boolean noneDueInItsTopic(String name) {
+		return TopicKeys.subscriptionOf(name) == null || this.admin.stats(TopicKeys.topicOf(name)).ready() == 0;
 	}
 
 	/**
