@@ -1,8 +1,8 @@
 package io.github.delayqueue;
 
 import java.time.Instant;
-import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -50,7 +50,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @return the subscriptions' own names, sorted, with their declaration times; empty for a topic without any
 	 * @since 0.3.0
 	 */
-	Map<String, Instant> subscriptions(String topic);
+	SortedMap<String, Instant> subscriptions(String topic);
 
 	/**
 	 * Declares a subscription of a topic on every partition, as its listeners do when they start: the topic's

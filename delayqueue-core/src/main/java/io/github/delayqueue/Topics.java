@@ -13,12 +13,16 @@ public final class Topics {
 	/** The longest topic name. */
 	public static final int MAX_LENGTH = 200;
 
-	/** The longest subscription name. */
+	/**
+	 * The longest subscription name.
+	 * @since 0.3.0
+	 */
 	public static final int MAX_SUBSCRIPTION_LENGTH = 100;
 
 	/**
 	 * What separates a topic from one of its subscriptions in a subscription's full name,
 	 * {@code <topic>@<subscription>}; never part of a topic's or a subscription's own name.
+	 * @since 0.3.0
 	 */
 	public static final char SUBSCRIPTION_SEPARATOR = '@';
 

@@ -8,6 +8,7 @@ import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.wakeup.WakeUpTimer;
 import org.jspecify.annotations.Nullable;
 
@@ -124,7 +125,8 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 		}
 		DelayedListenerContainer container = new DelayedListenerContainer(endpoint.getId(), registration, this.store,
 				this.converter, this.scheduler, properties);
-		container.setPartitions(this.partitioning.partitions(endpoint.getTopic()));
+		// a subscription has its topic's partitions
+		container.setPartitions(this.partitioning.partitions(TopicKeys.topicOf(endpoint.getTopic())));
 		container.setAdmin(this.admin);
 		return container;
 	}

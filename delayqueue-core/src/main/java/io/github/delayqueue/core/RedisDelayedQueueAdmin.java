@@ -8,9 +8,9 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 import io.github.delayqueue.DeadLetter;
@@ -166,7 +166,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 	}
 
 	@Override
-	public Map<String, Instant> subscriptions(String topic) {
+	public SortedMap<String, Instant> subscriptions(String topic) {
 		Topics.validate(topic);
 		return new TreeMap<>(this.store.subscriptions().of(topic));
 	}
@@ -175,6 +175,8 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 	public boolean declareSubscription(String topic, String subscription) {
 		Topics.validate(topic);
 		Topics.validateSubscription(subscription);
+		// the partition count Redis keeps is settled first, so that every partition gets the subscription
+		this.router.check(topic);
 		boolean added = false;
 		for (String partition : this.router.partitionNames(topic)) {
 			added |= this.store.subscriptions().declare(partition, subscription);
@@ -188,6 +190,7 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 	public boolean removeSubscription(String topic, String subscription) {
 		Topics.validate(topic);
 		Topics.validateSubscription(subscription);
+		this.router.check(topic);
 		boolean declared = this.store.subscriptions().of(topic).containsKey(subscription);
 		for (String partition : this.router.partitionNames(topic)) {
 			this.store.subscriptions().remove(partition, subscription);
@@ -202,7 +205,12 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 		Assert.isTrue(partitions >= 1 && partitions <= TopicPartitioning.MAX_PARTITIONS,
 				() -> "Partitions must be between 1 and " + TopicPartitioning.MAX_PARTITIONS + ", but was " + partitions);
 		TopicControlState before = controls(topic);
+		Set<String> subscriptions = this.store.subscriptions().of(topic).keySet();
 		this.router.change(topic, partitions);
+		// each partition keeps its own list: the new ones get the topic's
+		for (String partition : this.router.partitionNames(topic)) {
+			subscriptions.forEach((name) -> this.store.subscriptions().declare(partition, name));
+		}
 		// the controls are kept per partition: the new partitions take their shares of what the topic had
 		if (before.limits().isLimited()) {
 			applyLimits(topic, before.limits());

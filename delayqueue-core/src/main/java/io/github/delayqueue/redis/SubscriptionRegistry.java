@@ -63,21 +63,23 @@ public final class SubscriptionRegistry {
 	 * subscription holds its message. Stop its listeners first: a listener that starts declares its subscription again.
 	 * @param topic the topic's or the partition's name
 	 * @param subscription the subscription's own name
-	 * @return how many Redis calls it took (one per chunk of {@value RedisMessageStore#CHUNK_SIZE} messages)
+	 * Each call of the script forgets up to {@value RedisMessageStore#CHUNK_SIZE} messages.
 	 * @throws io.github.delayqueue.InvalidTopicException if a name is not valid
 	 */
-	public int remove(String topic, String subscription) {
+	public void remove(String topic, String subscription) {
 		Topics.validateSubscription(subscription);
-		byte[] key = this.keys.pending(topic + Topics.SUBSCRIPTION_SEPARATOR + subscription);
-		byte[] chunk = bytes(RedisMessageStore.CHUNK_SIZE);
-		int calls = 0;
-		long left;
-		do {
-			left = Replies.number(this.scripts.run(UNSUBSCRIBE, ReturnType.INTEGER, key, chunk));
-			calls++;
+		// the first call takes it off the list; the later ones only forget what it holds
+		long left = forget(topic, subscription, RedisMessageStore.CHUNK_SIZE, true);
+		while (left > 0) {
+			left = forget(topic, subscription, RedisMessageStore.CHUNK_SIZE, false);
 		}
-		while (left > 0);
-		return calls;
+	}
+
+	/** One call of a removal: forgets up to {@code chunk} messages; returns how many the subscription still holds. */
+	long forget(String topic, String subscription, int chunk, boolean first) {
+		byte[] key = this.keys.pending(topic + Topics.SUBSCRIPTION_SEPARATOR + subscription);
+		return Replies.number(this.scripts.run(UNSUBSCRIBE, ReturnType.INTEGER, key, bytes(chunk),
+				first ? bytes("1") : NONE));
 	}
 
 	private Map<String, Instant> run(String topic, byte[] subscription) {

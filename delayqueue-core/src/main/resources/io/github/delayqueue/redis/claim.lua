@@ -104,11 +104,13 @@ local topicLeft = nil
 local fanning = SUBSCRIBED or metaRead.subs
 if fanning then
   local topicLease = SUBSCRIBED and topicLeasesEnded(now, nowScore, leaseMillis) or nil
-  topicLeft = fanOut(nowScore + lookahead / 1000)
+  local declared
+  topicLeft, declared = fanOut(nowScore + lookahead / 1000)
   if topicLease and (topicLeft == nil or topicLease < topicLeft) then
     topicLeft = topicLease
   end
-  if not SUBSCRIBED then
+  -- (a subscription being removed leases nothing more: what it holds is being forgotten)
+  if not declared then
     limit = 0
   end
 end

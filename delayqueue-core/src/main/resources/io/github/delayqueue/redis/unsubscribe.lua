@@ -4,25 +4,42 @@
 -- own messages again); each call then forgets up to ARGV[1] of the messages it holds (waiting, leased or dead), each
 -- envelope deleted once no other subscription holds its message; the call that finds none left deletes the rest of
 -- its keys. The caller repeats it until it returns 0.
+-- ARGV[2] '1' on the first call (which takes it off the list), '' on the others (so that a listener that declared it
+-- again meanwhile keeps it declared; its claims lease nothing while it is not).
 -- Returns how many messages the subscription still holds (0: it is gone).
 if not SUBSCRIBED then
   error({ err = 'delayqueue: ' .. PENDING .. ' is not a subscription\'s' })
 end
 -- BASE is TOPIC_BASE .. 's:' .. name .. ':'
 local name = string.sub(BASE, #TOPIC_BASE + 3, -2)
-redis.call('HDEL', TOPIC_BASE .. 'subs', name)
-if redis.call('HLEN', TOPIC_BASE .. 'subs') == 0 then
-  redis.call('HDEL', TOPIC_META, 'subs')
+if ARGV[2] == '1' then
+  redis.call('HDEL', TOPIC_BASE .. 'subs', name)
+  if redis.call('HLEN', TOPIC_BASE .. 'subs') == 0 then
+    redis.call('HDEL', TOPIC_META, 'subs')
+  end
 end
 local room = tonumber(ARGV[1])
+-- each message forgotten with what the subscription keeps for it (its lease record above all: a listener still
+-- running must not acknowledge, fail or release it afterwards, which would count it off its topic's envelope twice)
 local function forgetIn(key)
   if room <= 0 then
     return
   end
-  local ids = redis.call('ZRANGE', key, 0, room - 1)
+  local ids = {}
+  for _, id in ipairs(redis.call('ZRANGE', key, 0, room - 1)) do
+    -- (the leases' anchor is no message: it goes with the last lease, below)
+    if id ~= ANCHOR then
+      ids[#ids + 1] = id
+    end
+  end
   if #ids > 0 then
     dropEnvelopes(ids, {})
     each('ZREM', key, ids)
+    each('HDEL', LEASE, ids)
+    each('HDEL', TRIES, ids)
+    each('HDEL', ERROR, ids)
+    each('HDEL', EXPIRY, ids)
+    each('SREM', SUSPECT, ids)
     room = room - #ids
   end
 end
@@ -52,11 +69,17 @@ for _, group in ipairs(groups) do
 end
 local left = redis.call('ZCARD', GROUPS) + redis.call('SCARD', held)
 for _, key in ipairs(sets) do
-  left = left + redis.call('ZCARD', key)
+  left = left + ((key == LEASED) and leaseCount() or redis.call('ZCARD', key))
 end
 if left == 0 then
-  local rest = { META, LEASE, TRIES, SUSPECT, ERROR, EXPIRY, BASE .. 'claims', BASE .. 'control', BASE .. 'gflight',
+  local rest = { LEASED, LEASE, TRIES, SUSPECT, ERROR, EXPIRY, BASE .. 'claims', BASE .. 'control', BASE .. 'gflight',
     BASE .. 'gcontrol' }
   redis.call('DEL', unpack(rest))
+  -- the lease token counter alone stays: a subscription declared again never hands out a token an old handler holds
+  local token = redis.call('HGET', META, 'token')
+  redis.call('DEL', META)
+  if token then
+    redis.call('HSET', META, 'token', token)
+  end
 end
 return left

@@ -12,11 +12,13 @@ import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.ReplaceResult;
 import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.TopicCounts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -352,6 +354,37 @@ class SubscriptionTests {
 
 		assertThatIllegalStateException().isThrownBy(() -> admin.changePartitions("spread", 2))
 			.withMessageContaining("holds 1 message");
+	}
+
+	@Test
+	void onAPartitionedTopicASubscriptionIsDeclaredOnEveryPartitionAndItsListenersConsumeThemAll() {
+		TopicPartitioning partitioning = new TopicPartitioning(Map.of("parted", 3));
+		RedisDelayedQueueAdmin admin = this.fixture.admin(this.store);
+		admin.setPartitioning(partitioning);
+		this.queue.setPartitioning(partitioning);
+		// declared ahead of any listener, on a fresh topic: every partition, not only the first
+		assertThat(admin.declareSubscription("parted", "audit")).isTrue();
+		for (int partition = 0; partition < 3; partition++) {
+			assertThat(this.store.subscriptions().of(TopicKeys.partitionName("parted", partition)))
+				.as("partition %d", partition)
+				.containsOnlyKeys("audit");
+		}
+		for (int i = 0; i < 30; i++) {
+			this.queue.schedule("parted", "p" + i, "x", Duration.ZERO);
+		}
+		Map<String, List<String>> received = new ConcurrentHashMap<>();
+		for (String subscription : List.of("audit", "billing")) {
+			RedisFixture.Consumer consumer = this.fixture.consumer(this.fixture.connectionFactory(),
+					(factory) -> factory.setPartitioning(partitioning));
+			consumer.listeners().register(ListenerRegistration.of(Topics.subscriptionName("parted", subscription),
+					String.class, (payload, message) -> received
+						.computeIfAbsent(subscription, (key) -> new CopyOnWriteArrayList<>())
+						.add(message.id())));
+		}
+
+		await().atMost(WAIT).until(() -> received.getOrDefault("audit", List.of()).size() == 30);
+		assertThat(received.get("audit")).doesNotHaveDuplicates();
+		assertThat(admin.partitions("parted@audit")).isEqualTo(3);
 	}
 
 	/** Whether the topic's buckets still hold the message's envelope. */

@@ -13,6 +13,7 @@ import io.github.delayqueue.MessageInfo;
 import io.github.delayqueue.MessagePage;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.TopicStats;
+import io.github.delayqueue.Topics;
 import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
@@ -212,7 +213,7 @@ public final class DelayQueueTester {
 	/**
 	 * Waits until a topic is idle: no message due and unclaimed, none in flight (every handler finished and its
 	 * outcome stored), and every listener call recorded with its outcome. For a subscription's full name, also no
-	 * message of its topic due and not yet fanned out. Messages due later may wait; retries wait
+	 * message of its topic due and not yet fanned out; for a topic with subscriptions, each of them idle too. Messages due later may wait; retries wait
 	 * for their back-off (advance the topic to have them delivered).
 	 * @param topic the topic
 	 * @param timeout how long to wait at most
@@ -232,7 +233,7 @@ public final class DelayQueueTester {
 					TopicStats stats = this.admin.stats(topic);
 					last.set(stats);
 					return stats.ready() == 0 && stats.inflight() == 0 && this.recorder.unsettled(topic).isEmpty()
-							&& noneDueInItsTopic(topic);
+							&& noneDueInItsTopic(topic) && itsSubscriptionsIdle(topic);
 				});
 			return last.get();
 		}
@@ -244,6 +245,21 @@ public final class DelayQueueTester {
 			throw new AssertionError("Topic '" + topic + "' was not idle within " + timeout + paused + ": " + counts
 					+ "; listener calls not settled: " + this.recorder.unsettled(topic), ex);
 		}
+	}
+
+	/** For a topic with subscriptions: each of them idle too (its messages are theirs). */
+	private boolean itsSubscriptionsIdle(String name) {
+		if (TopicKeys.subscriptionOf(name) != null) {
+			return true;
+		}
+		for (String subscription : this.admin.subscriptions(name).keySet()) {
+			String full = name + Topics.SUBSCRIPTION_SEPARATOR + subscription;
+			TopicStats stats = this.admin.stats(full);
+			if (stats.ready() > 0 || stats.inflight() > 0 || !this.recorder.unsettled(full).isEmpty()) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/** For a subscription: no message of its topic is due and still waiting to fan out to it. */

@@ -29,8 +29,9 @@ local function dropEnvelope(id, hash)
   end
 end
 
--- dropEnvelope over many messages of a subscription ('ids', with their bucket hashes in 'hashes': numbers or nil): the
--- counts read, written and deleted with one command each for them all, then one command per envelope deleted.
+-- dropEnvelope over many messages of a subscription ('ids', each once, with their bucket hashes in 'hashes': numbers or
+-- nil): the counts read, written and deleted with one command each for them all, then one command per envelope
+-- deleted.
 local function dropEnvelopes(ids, hashes)
   local counts = hmget(FAN, ids)
   local left, gone = {}, {}

@@ -131,9 +131,16 @@ end
 -- Moves up to FAN_OUT_MOST of the topic's messages due at 'upTo' (a score) or before, from pending, its priority levels'
 -- sets and its groups' sets, into the same sets of every subscription declared, with their attempt counts, suspect
 -- marks and expiry deadlines; each then counts in the fan hash until every subscription is done with it. Returns the
--- earliest due time left in the topic's sets (a number; nil: none).
+-- earliest due time left in the topic's sets (a number; nil: none), and whether the subscription whose keys start with
+-- BASE is declared (false for a topic's own call).
 local function fanOut(upTo)
   local names = redis.call('HKEYS', SUBS)
+  local declared = false
+  for _, name in ipairs(names) do
+    if SUBSCRIBED and TOPIC_BASE .. 's:' .. name .. ':' == BASE then
+      declared = true
+    end
+  end
   local topicMeta = redis.call('HMGET', TOPIC_META, 'prio', 'groups')
   local pending = TOPIC_BASE .. 'pending'
   local heads = { pending }
@@ -226,5 +233,5 @@ local function fanOut(upTo)
       end
     end
   end
-  return earliestIn(heads)
+  return earliestIn(heads), declared
 end

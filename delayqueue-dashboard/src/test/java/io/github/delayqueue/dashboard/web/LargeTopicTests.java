@@ -5,9 +5,9 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delayqueue.build.JsonTree;
@@ -183,7 +183,7 @@ class LargeTopicTests {
 		}
 
 		@Override
-		public Map<String, Instant> subscriptions(String topic) {
+		public SortedMap<String, Instant> subscriptions(String topic) {
 			return this.delegate.subscriptions(topic);
 		}
 
