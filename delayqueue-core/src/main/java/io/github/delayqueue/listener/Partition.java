@@ -78,8 +78,7 @@ final class Partition {
 		try {
 			// a topic's subscriptions share its channel, each with a trigger of its own
 			String subscription = TopicKeys.subscriptionOf(this.name);
-			registered = wakeUps.register(wakeChannel, (subscription != null) ? subscription : "",
-					this.claims::request);
+			registered = wakeUps.register(wakeChannel, subscription, this.claims::request);
 			this.leases.startExtending(maintenance, io);
 		}
 		catch (RuntimeException ex) {

@@ -114,26 +114,27 @@ public class WakeUpTimer implements SmartLifecycle {
 	 * @throws IllegalStateException if the channel is registered already
 	 */
 	public TopicTrigger register(String wakeChannel, Runnable onDue) {
-		return register(wakeChannel, "", onDue);
+		return register(wakeChannel, null, onDue);
 	}
 
 	/**
 	 * Registers one of the owners of a wake channel: a topic's subscriptions share its channel, each with a trigger of
 	 * its own, armed on its own.
 	 * @param wakeChannel the topic's wake channel
-	 * @param owner the name of what consumes through the trigger, such as a subscription's
+	 * @param owner the name of what consumes through the trigger, such as a subscription's; {@code null} for the topic
+	 * itself
 	 * @param onDue what to run when the topic may have due messages; must not block
 	 * @return the owner's trigger
 	 * @throws IllegalStateException if the channel is registered already for that owner
 	 * @since 0.3.0
 	 */
-	public TopicTrigger register(String wakeChannel, String owner, Runnable onDue) {
-		Trigger trigger = new Trigger(wakeChannel, owner, onDue);
+	public TopicTrigger register(String wakeChannel, @Nullable String owner, Runnable onDue) {
+		Trigger trigger = new Trigger(wakeChannel, (owner != null) ? owner : "", onDue);
 		synchronized (this.lifecycleMonitor) {
 			Map<String, Trigger> owners = this.triggersByChannel.computeIfAbsent(wakeChannel,
 					(channel) -> new ConcurrentHashMap<>());
-			Assert.state(owners.putIfAbsent(owner, trigger) == null, () -> "Wake channel " + wakeChannel
-					+ (owner.isEmpty() ? "" : " of " + owner) + " is registered already");
+			Assert.state(owners.putIfAbsent(trigger.owner, trigger) == null, () -> "Wake channel " + wakeChannel
+					+ ((owner != null) ? " of " + owner : "") + " is registered already");
 			if (owners.size() == 1 && this.subscriptions != null) {
 				this.subscriptions.addMessageListener(this.wakeListener, new ChannelTopic(wakeChannel));
 			}
