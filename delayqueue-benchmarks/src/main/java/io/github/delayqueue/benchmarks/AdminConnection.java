@@ -45,6 +45,13 @@ final class AdminConnection implements AutoCloseable {
 		return commandsProcessed() - before - 1;
 	}
 
+	/** The CPU Redis has used so far ({@code used_cpu_sys + used_cpu_user}), in seconds. */
+	double cpuSeconds() {
+		Properties cpu = info("cpu");
+		return Double.parseDouble(cpu.getProperty("used_cpu_sys", "0").trim())
+				+ Double.parseDouble(cpu.getProperty("used_cpu_user", "0").trim());
+	}
+
 	long usedMemory() {
 		return Long.parseLong(info("memory").getProperty("used_memory", "0").trim());
 	}

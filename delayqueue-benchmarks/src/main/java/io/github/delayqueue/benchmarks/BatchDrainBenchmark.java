@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -88,7 +87,7 @@ final class BatchDrainBenchmark {
 			.handlerTimeout(Duration.ofSeconds(30))
 			.build();
 		long cpuBefore = DueBacklog.processCpuNanos();
-		double redisBefore = redisCpuSeconds();
+		double redisBefore = this.admin.cpuSeconds();
 		long startedMillis = Math.max(due.toEpochMilli(), System.currentTimeMillis());
 		long finished;
 		try (QueueUnderTest.Consumer consumer = this.system.consume(topic, options, handler)) {
@@ -104,7 +103,7 @@ final class BatchDrainBenchmark {
 		catch (Exception ex) {
 			throw new IllegalStateException(ex);
 		}
-		double redisCpuMicros = (redisCpuSeconds() - redisBefore) * 1e6 / this.backlog;
+		double redisCpuMicros = (this.admin.cpuSeconds() - redisBefore) * 1e6 / this.backlog;
 		double cpuMicros = (DueBacklog.processCpuNanos() - cpuBefore) / 1e3 / this.backlog;
 		double seconds = Math.max(1e-3, (finished - startedMillis) / 1e3);
 		Drained drained = new Drained(this.backlog / seconds, calls.get() / (double) this.backlog, redisCpuMicros,
@@ -113,12 +112,6 @@ final class BatchDrainBenchmark {
 				batch ? "batches" : "one per call", this.backlog, drained.rate(), drained.note()));
 		this.admin.flush();
 		return drained;
-	}
-
-	private double redisCpuSeconds() {
-		Properties cpu = this.admin.info("cpu");
-		return Double.parseDouble(cpu.getProperty("used_cpu_sys", "0").trim())
-				+ Double.parseDouble(cpu.getProperty("used_cpu_user", "0").trim());
 	}
 
 	private record Drained(double rate, double callsPerMessage, double redisCpuMicros, double cpuMicros,

@@ -189,7 +189,7 @@ final class FairDeliveryBenchmark {
 		}
 		schedule(requests);
 		CountDownLatch done = new CountDownLatch(this.backlog);
-		double cpuBefore = redisCpuSeconds();
+		double cpuBefore = this.admin.cpuSeconds();
 		long commandsBefore = this.admin.commandsProcessed();
 		Properties statsBefore = this.admin.info("commandstats");
 		long cpuNanosBefore = processCpuNanos();
@@ -208,7 +208,7 @@ final class FairDeliveryBenchmark {
 			throw new IllegalStateException(ex);
 		}
 		double rate = this.backlog / ((System.nanoTime() - started) / 1e9);
-		double cpu = (redisCpuSeconds() - cpuBefore) * 1e6 / this.backlog;
+		double cpu = (this.admin.cpuSeconds() - cpuBefore) * 1e6 / this.backlog;
 		double commands = (this.admin.commandsProcessed() - commandsBefore) / (double) this.backlog;
 		double clientCpu = (processCpuNanos() - cpuNanosBefore) / 1e3 / this.backlog;
 		Properties statsAfter = this.admin.info("commandstats");
@@ -244,12 +244,6 @@ final class FairDeliveryBenchmark {
 	private static long processCpuNanos() {
 		return (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os)
 				? os.getProcessCpuTime() : 0;
-	}
-
-	private double redisCpuSeconds() {
-		Properties cpu = this.admin.info("cpu");
-		return Double.parseDouble(cpu.getProperty("used_cpu_sys", "0").trim())
-				+ Double.parseDouble(cpu.getProperty("used_cpu_user", "0").trim());
 	}
 
 	/** Redis's used memory per waiting message (due in an hour), with an 11-character group key or without. */

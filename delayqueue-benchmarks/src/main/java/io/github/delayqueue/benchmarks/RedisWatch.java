@@ -42,19 +42,13 @@ final class RedisWatch implements AutoCloseable {
 		redis.configSet("slowlog-log-slower-than", "0");
 		redis.configSet("slowlog-max-len", "200000");
 		redis.slowlogReset();
-		return new Watch(redisCpuSeconds(), this.admin.usedMemory(), scriptCalls());
+		return new Watch(this.admin.cpuSeconds(), this.admin.usedMemory(), scriptCalls());
 	}
 
 	@Override
 	public void close() {
 		this.slowLog.close();
 		this.client.shutdown();
-	}
-
-	private double redisCpuSeconds() {
-		Properties cpu = this.admin.info("cpu");
-		return Double.parseDouble(cpu.getProperty("used_cpu_sys", "0").trim())
-				+ Double.parseDouble(cpu.getProperty("used_cpu_user", "0").trim());
 	}
 
 	/**
@@ -117,7 +111,7 @@ final class RedisWatch implements AutoCloseable {
 		 * @return Redis CPU and memory per message, and its calls
 		 */
 		Operation stop(String operation, long messages) {
-			double cpu = redisCpuSeconds() - this.cpuBefore;
+			double cpu = RedisWatch.this.admin.cpuSeconds() - this.cpuBefore;
 			long memory = RedisWatch.this.admin.usedMemory() - this.memoryBefore;
 			long longest = 0;
 			String command = "";

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.Topics;
@@ -93,7 +92,7 @@ final class SubscriptionDrainBenchmark {
 		}
 		ListenerOptions options = ListenerOptions.builder().concurrency(THREADS).build();
 		long cpuBefore = DueBacklog.processCpuNanos();
-		double redisBefore = redisCpuSeconds();
+		double redisBefore = this.admin.cpuSeconds();
 		long startedMillis = Math.max(due.toEpochMilli(), System.currentTimeMillis());
 		List<QueueUnderTest.Consumer> consumers = new ArrayList<>();
 		long[] finished = new long[subscriptions.size()];
@@ -124,7 +123,7 @@ final class SubscriptionDrainBenchmark {
 				}
 			}
 		}
-		double redisCpuMicros = (redisCpuSeconds() - redisBefore) * 1e6 / count;
+		double redisCpuMicros = (this.admin.cpuSeconds() - redisBefore) * 1e6 / count;
 		double cpuMicros = (DueBacklog.processCpuNanos() - cpuBefore) / 1e3 / count;
 		List<Drained> drained = new ArrayList<>();
 		for (int i = 0; i < subscriptions.size(); i++) {
@@ -137,12 +136,6 @@ final class SubscriptionDrainBenchmark {
 		}
 		this.admin.flush();
 		return drained;
-	}
-
-	private double redisCpuSeconds() {
-		Properties cpu = this.admin.info("cpu");
-		return Double.parseDouble(cpu.getProperty("used_cpu_sys", "0").trim())
-				+ Double.parseDouble(cpu.getProperty("used_cpu_user", "0").trim());
 	}
 
 	private record Drained(String subscription, double rate, double redisCpuMicros, double cpuMicros,
