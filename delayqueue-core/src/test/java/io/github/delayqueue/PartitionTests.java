@@ -79,7 +79,7 @@ class PartitionTests {
 				.filter((i) -> THREE.partitionOf("split", "m-" + i) == partition)
 				.count();
 			assertThat(expected).as("the ids spread over the partitions").isPositive();
-			assertThat(redis.get().call("ZCARD", RedisFixture.PREFIX + ":" + tag + ":pending"))
+			assertThat(String.valueOf(RedisFixture.waiting(redis.get(), RedisFixture.PREFIX + ":" + tag + ":pending").size()))
 				.isEqualTo(Long.toString(expected));
 		}
 		assertThat(this.admin.stats("split").waiting()).isEqualTo(60);

@@ -53,6 +53,52 @@ public final class RedisFixture implements AutoCloseable {
 					.toList();
 	}
 
+	/** Lists a topic's waiting plain messages: its pending set's, then its pages' (stored format 5). */
+	private static final String WAITING = """
+			local base = string.sub(KEYS[1], 1, -8)
+			local out = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+			for _, m in ipairs(redis.call('ZRANGE', base .. 'pages', 0, -1)) do
+			  for _, v in ipairs(redis.call('ZRANGE', base .. 'p:' .. string.match(m, '%z(%d+)$'), 0, -1, 'WITHSCORES')) do
+			    out[#out + 1] = v
+			  end
+			end
+			return out
+			""";
+
+	/**
+	 * The plain messages (no group, the default priority) waiting in a topic, whether in its pending set or in its
+	 * pages (stored format 5): id -> due score as Redis writes it, by due time, then id.
+	 * @param redis the server (a replica too: the script only reads)
+	 * @param pendingKey the topic's pending key, such as {@code dqtest:{orders}:pending}
+	 */
+	public static java.util.LinkedHashMap<String, String> waiting(TestRedis redis, String pendingKey) {
+		return waiting(redis::call, pendingKey);
+	}
+
+	/**
+	 * {@link #waiting(TestRedis, String)} through any way of sending a command (a cluster's node, a replica).
+	 * @param call sends a command, answers as {@link TestRedis#call(String...)} does
+	 * @param pendingKey the topic's pending key
+	 */
+	public static java.util.LinkedHashMap<String, String> waiting(
+			java.util.function.Function<String[], String> call, String pendingKey) {
+		String reply = call.apply(new String[] { "EVAL", WAITING, "1", pendingKey });
+		List<String[]> entries = new ArrayList<>();
+		if (reply != null && !reply.isEmpty()) {
+			String[] lines = reply.split("\n");
+			for (int i = 0; i + 1 < lines.length; i += 2) {
+				entries.add(new String[] { lines[i], lines[i + 1] });
+			}
+		}
+		entries.sort(java.util.Comparator.<String[]>comparingDouble((e) -> Double.parseDouble(e[1]))
+			.thenComparing((e) -> e[0]));
+		java.util.LinkedHashMap<String, String> waiting = new java.util.LinkedHashMap<>();
+		for (String[] entry : entries) {
+			waiting.put(entry[0], entry[1]);
+		}
+		return waiting;
+	}
+
 	/** The Redis server's clock now ({@code TIME}), to the microsecond. */
 	public Instant redisTime() {
 		String[] time = this.redis.call("TIME").split("\n");

@@ -55,6 +55,10 @@ final class DelayQueuePropertiesMapper {
 		});
 		RedisMessageStore store = new RedisMessageStore(connectionFactory, keyPrefix, deadLetterPolicy());
 		store.setRedisFunctions(this.properties.isRedisFunctions());
+		check("delayqueue.stored-format", this.properties.getStoredFormat(), (format) -> {
+			store.setStoredFormat(format);
+			return format;
+		});
 		DelayQueueProperties.Durability durability = this.properties.getDurability();
 		check("delayqueue.durability.replicas", durability.getReplicas(), (replicas) -> {
 			if (replicas < 0) {

@@ -513,7 +513,7 @@ class DelayQueueAutoConfigurationTests {
 	@Test
 	void propertiesAreBound() {
 		this.runner
-			.withPropertyValues("delayqueue.key-prefix=myapp", "delayqueue.max-payload-size=10B",
+			.withPropertyValues("delayqueue.key-prefix=myapp", "delayqueue.max-payload-size=10B", "delayqueue.stored-format=2",
 					"delayqueue.listener.concurrency=7", "delayqueue.listener.visibility-timeout=45s",
 					"delayqueue.listener.max-attempts=3", "delayqueue.listener.batch-size=20",
 					"delayqueue.listener.backoff.delay=2s", "delayqueue.listener.backoff.max-delay=1m")
@@ -532,6 +532,8 @@ class DelayQueueAutoConfigurationTests {
 					.isInstanceOf(PayloadTooLargeException.class);
 				String id = queue.schedule("t", "ok", Duration.ofMinutes(1));
 				assertThat(redis.get().call("HEXISTS", "myapp:{t}:body:0", id)).isEqualTo("1");
+				// stored format 2: in the pending set, not in a page
+				assertThat(redis.get().call("ZSCORE", "myapp:{t}:pending", id)).isNotNull();
 			});
 	}
 
@@ -543,6 +545,7 @@ class DelayQueueAutoConfigurationTests {
 		assertStartupFailsNaming("delayqueue.listener.max-attempts=0", "delayqueue.listener.max-attempts");
 		assertStartupFailsNaming("delayqueue.wake-up.poll-interval=0s", "delayqueue.wake-up.poll-interval");
 		assertStartupFailsNaming("delayqueue.wake-up.tick=-5ms", "delayqueue.wake-up.tick");
+		assertStartupFailsNaming("delayqueue.stored-format=3", "delayqueue.stored-format");
 		assertStartupFailsNaming("delayqueue.key-prefix=a{b}", "delayqueue.key-prefix");
 		assertStartupFailsNaming("delayqueue.key-prefix=a\tb", "delayqueue.key-prefix");
 		assertStartupFailsNaming("delayqueue.max-payload-size=0B", "delayqueue.max-payload-size");
@@ -752,8 +755,9 @@ class DelayQueueAutoConfigurationTests {
 					assertThat(context).hasNotFailed();
 					DelayedQueue queue = context.getBean(DelayedQueue.class);
 					assertThat(queue.schedule("sentinel", "s-1", "x", Duration.ofMinutes(5))).isTrue();
-					assertThat(sentinel.call(sentinel.replicaPort(), "ZSCORE", "dq:{sentinel}:pending", "s-1"))
-						.as("on the replica when schedule returned").isNotNull();
+					// its envelope, in the topic's one bucket, whether it waits in pending or in a page
+					assertThat(sentinel.call(sentinel.replicaPort(), "HEXISTS", "dq:{sentinel}:body:0", "s-1"))
+						.as("on the replica when schedule returned").isEqualTo("1");
 					assertThat(context.getBean(DelayedQueueAdmin.class).stats("sentinel").waiting()).isEqualTo(1);
 				});
 		}
@@ -777,7 +781,7 @@ class DelayQueueAutoConfigurationTests {
 			for (int i = 0; i < 40; i++) {
 				context.getBean(DelayedQueue.class).schedule("order-timeout", "o-" + i, "x", Duration.ofMinutes(1));
 			}
-			assertThat(redis.get().call("EXISTS", "dq:{order-timeout#3}:pending")).isEqualTo("1");
+			assertThat(redis.get().call("EXISTS", "dq:{order-timeout#3}:body:0")).isEqualTo("1");
 			assertThat(context.getBean(DelayedQueueAdmin.class).stats("order-timeout").waiting()).isEqualTo(40);
 		});
 		assertStartupFailsNaming("delayqueue.topics.order-timeout.partitions=0",

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The benchmark's command line: {@code --mode=smoke|quick|full}, {@code --out=DIR}, {@code --huge},
  * {@code --only=scenario,...}, {@code --redis-server=PATH} (a {@code redis-server} binary to run instead of the
- * embedded one) and {@code --pairs=N} (the side-by-side scenarios N times, the two systems alternating, reported as
+ * embedded one), {@code --stored-format=2|5} (what delayqueue writes, 5 by default: pages) and {@code --pairs=N} (the side-by-side scenarios N times, the two systems alternating, reported as
  * medians with their spread). An argument holding several, separated by blanks, counts as each of them: Maven passes
  * {@code -Dbenchmark.args="--only=production --huge"} as one argument.
  *
@@ -22,9 +22,10 @@ import org.jspecify.annotations.Nullable;
  * @param scenarios the scenarios to run, some of {@link Benchmarks#SCENARIOS}
  * @param redisServer the {@code redis-server} binary to run, or {@code null} for the embedded one
  * @param pairs how many times the side-by-side scenarios run, the systems alternating (1: once)
+ * @param storedFormat the stored format delayqueue writes (RedisMessageStore.setStoredFormat)
  */
 record BenchmarkOptions(String mode, Path out, boolean huge, Set<String> scenarios, @Nullable Path redisServer,
-		int pairs) {
+		int pairs, int storedFormat) {
 
 	/** The most pairs a run takes (each pair runs both systems' JVMs through the scenarios). */
 	static final int MAX_PAIRS = 15;
@@ -41,6 +42,7 @@ record BenchmarkOptions(String mode, Path out, boolean huge, Set<String> scenari
 		boolean huge = false;
 		Path redisServer = null;
 		int pairs = 1;
+		int storedFormat = 5;
 		Set<String> scenarios = new LinkedHashSet<>(Benchmarks.SCENARIOS);
 		for (String arg : words(args)) {
 			if (arg.startsWith("--mode=")) {
@@ -58,6 +60,14 @@ record BenchmarkOptions(String mode, Path out, boolean huge, Set<String> scenari
 					throw new IllegalArgumentException("--redis-server: " + redisServer + " is not an executable file");
 				}
 			}
+			else if (arg.startsWith("--stored-format=")) {
+				storedFormat = switch (arg.substring("--stored-format=".length())) {
+					case "2" -> 2;
+					case "5" -> 5;
+					default -> throw new IllegalArgumentException("--stored-format takes 2 or 5, not '"
+							+ arg.substring("--stored-format=".length()) + "'");
+				};
+			}
 			else if (arg.startsWith("--pairs=")) {
 				pairs = pairs(arg.substring("--pairs=".length()));
 			}
@@ -70,10 +80,10 @@ record BenchmarkOptions(String mode, Path out, boolean huge, Set<String> scenari
 			}
 			else {
 				throw new IllegalArgumentException("Unknown argument '" + arg + "'; use --mode=smoke|quick|full, "
-						+ "--out=DIR, --huge, --redis-server=PATH, --pairs=N, --only=" + String.join(",", Benchmarks.SCENARIOS));
+						+ "--out=DIR, --huge, --redis-server=PATH, --pairs=N, --stored-format=2|5, --only=" + String.join(",", Benchmarks.SCENARIOS));
 			}
 		}
-		return new BenchmarkOptions(mode, out, huge, scenarios, redisServer, pairs);
+		return new BenchmarkOptions(mode, out, huge, scenarios, redisServer, pairs, storedFormat);
 	}
 
 	/** The arguments' words: each argument split at blanks, blank ones left out. */

@@ -92,6 +92,7 @@ public final class Benchmarks {
 	 * @return the report
 	 */
 	static Report run(BenchmarkOptions options) {
+		DelayQueueSystem.storedFormat = options.storedFormat();
 		Settings settings = Settings.of(options.mode(), options.huge());
 		Report report = new Report();
 		long started = System.nanoTime();

@@ -56,11 +56,15 @@ final class DelayQueueSystem implements QueueUnderTest {
 
 	private final ExecutorService batchSenders = Executors.newFixedThreadPool(BATCH_THREADS);
 
+	/** The stored format the run's stores write ({@code --stored-format}, set as the options are read). */
+	static volatile int storedFormat = 5;
+
 	DelayQueueSystem(String host, int port) {
 		this.host = host;
 		this.port = port;
 		this.factory = connectionFactory(host, port);
 		this.store = new RedisMessageStore(this.factory, "dq", DeadLetterPolicy.DEFAULT);
+		this.store.setStoredFormat(storedFormat);
 		this.queue = new RedisDelayedQueue(this.store, this.converter);
 	}
 

@@ -126,6 +126,7 @@ final class ProductionSize {
 		// dead letters kept up to the admin operations' size (the default keeps 10,000)
 		RedisMessageStore store = new RedisMessageStore(factory, "dq",
 				new DeadLetterPolicy(2L * MAX_ADMIN, Duration.ofDays(14)));
+		store.setStoredFormat(DelayQueueSystem.storedFormat);
 		RedisDelayedQueue queue = new RedisDelayedQueue(store, new JacksonPayloadConverter());
 		RedisDelayedQueueAdmin queueAdmin = new RedisDelayedQueueAdmin(store, new JacksonPayloadConverter());
 		try (DelayQueueSystem system = new DelayQueueSystem(this.host, this.port)) {

@@ -44,6 +44,7 @@ final class SystemProcess {
 		if (options.huge()) {
 			command.add("--huge");
 		}
+		command.add("--stored-format=" + options.storedFormat());
 		Benchmarks.log("== " + system + ", in a JVM of its own");
 		Process process = null;
 		Thread destroyer = null;

@@ -76,6 +76,7 @@ final class SystemRun {
 					"Usage: SystemRun <" + String.join("|", SYSTEMS) + "> <port> <result file> [options]");
 		}
 		BenchmarkOptions options = BenchmarkOptions.parse(Arrays.copyOfRange(args, 3, args.length));
+		DelayQueueSystem.storedFormat = options.storedFormat();
 		int port = Integer.parseInt(args[1]);
 		try (AdminConnection admin = new AdminConnection("127.0.0.1", port)) {
 			new SystemRun(args[0], "127.0.0.1", port, Settings.of(options.mode(), options.huge()), admin)

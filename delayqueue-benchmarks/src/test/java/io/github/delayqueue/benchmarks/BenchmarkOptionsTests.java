@@ -48,6 +48,10 @@ class BenchmarkOptionsTests {
 		assertThat(options.huge()).isTrue();
 		assertThat(options.pairs()).isEqualTo(3);
 		assertThat(BenchmarkOptions.parse().pairs()).isOne();
+		assertThat(BenchmarkOptions.parse("--stored-format=2 --only=schedule").storedFormat()).isEqualTo(2);
+		assertThat(BenchmarkOptions.parse().storedFormat()).isEqualTo(5);
+		assertThatIllegalArgumentException().isThrownBy(() -> BenchmarkOptions.parse("--stored-format=3"))
+			.withMessageContaining("--stored-format takes 2 or 5");
 	}
 
 	@Test

@@ -21,7 +21,7 @@ class BenchmarksSmokeTests {
 	@Test
 	void everyScenarioRunsAndReportsBothSystems(@TempDir Path out) throws Exception {
 		Report report = Benchmarks.run(
-				new BenchmarkOptions("smoke", out, false, new LinkedHashSet<>(Benchmarks.SCENARIOS), null, 1));
+				new BenchmarkOptions("smoke", out, false, new LinkedHashSet<>(Benchmarks.SCENARIOS), null, 1, 5));
 
 		assertThat(report.rows()).extracting(Report.Row::section)
 			.anyMatch((section) -> section.startsWith("1."))

@@ -18,8 +18,18 @@ import org.jspecify.annotations.Nullable;
  * they are (no escaping).
  * <p>
  * {@link #encode()} writes format 2, format 3 for a message with a group key, or format 4 for a message with a
- * priority other than the default. {@link #decode(byte[])} reads formats 4, 3, 2 and 1 (no longer written); every
- * later release must still read them all, since messages may wait in Redis for a long time.
+ * priority other than the default; the scripts write format 5 from format 2 for a message that waits in a page.
+ * {@link #decode(byte[])} reads formats 5, 4, 3, 2 and 1 (no longer written); every later release must still read
+ * them all, since messages may wait in Redis for a long time.
+ * <p>
+ * Format 5 (written by the scripts since 0.3 for a plain message scheduled into a page of its topic, stored format 5;
+ * the scripts read the due time from it to find the page):
+ *
+ * <pre>
+ * byte     version (5)
+ * double   the due time the message was first scheduled for, epoch milliseconds, 8 bytes, big-endian
+ * ...      then format 2's fields after its version byte
+ * </pre>
  * <p>
  * Format 4 (written since 0.3 for a message with a priority other than {@value #DEFAULT_PRIORITY}; the scripts read
  * the priority and the group from it):
@@ -91,7 +101,10 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 	/** The format version written for a message with a priority other than the default. */
 	static final byte VERSION_4 = 4;
 
-	/** The priority of a message stored in formats 1 to 3. */
+	/** The format version the scripts write for a message waiting in a page: format 2 with its due time in front. */
+	static final byte VERSION_5 = 5;
+
+	/** The priority of a message stored in formats 1 to 3 and 5. */
 	static final int DEFAULT_PRIORITY = 4;
 
 	/** The highest priority. */
@@ -113,6 +126,8 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 	private static final int VERSION_1_MIN_LENGTH = 1 + 8 + 1;
 
 	private static final int VERSION_2_MIN_LENGTH = 1 + 1 + 1;
+
+	private static final int VERSION_5_MIN_LENGTH = 1 + 8 + 1 + 1;
 
 	private static final int MAX_INT_VARINT_BYTES = 5;
 
@@ -187,7 +202,7 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 	}
 
 	/**
-	 * Decodes stored bytes of format 1, 2, 3 or 4.
+	 * Decodes stored bytes of format 1, 2, 3, 4 or 5.
 	 * @param bytes the stored bytes
 	 * @return the envelope, with unmodifiable headers
 	 * @throws MalformedEnvelopeException if the bytes are not an envelope of a known version, saying what is
@@ -212,6 +227,7 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 		try {
 			return switch (version) {
 				case VERSION, VERSION_3, VERSION_4 -> decode(bytes, VERSION_2_MIN_LENGTH, version, into);
+				case VERSION_5 -> decode(bytes, VERSION_5_MIN_LENGTH, version, into);
 				case VERSION_1 -> decode(bytes, VERSION_1_MIN_LENGTH, version, into);
 				default -> throw new MalformedEnvelopeException("Stored message has unknown format version " + version);
 			};
@@ -230,6 +246,10 @@ record Envelope(Instant createdAt, Map<String, String> headers, byte[] payload, 
 					+ bytes(bytes.length) + ", at least " + minLength + ")");
 		}
 		Reader in = new Reader(bytes);
+		if (version == VERSION_5) {
+			// the due time in front: the scripts' to find the message's page
+			in.position += 8;
+		}
 		int priority = (version == VERSION_4) ? in.readPriority() : DEFAULT_PRIORITY;
 		String group = (version == VERSION_3 || (version == VERSION_4 && in.hasGroup())) ? in.readGroup() : null;
 		long created = (version == VERSION_1) ? in.readInt64() : in.readCreatedAt();

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
@@ -61,10 +62,20 @@ public final class MessageOperations {
 
 	private final @Nullable ReactiveScriptExecutor reactiveScripts;
 
+	/** Whether plain messages are scheduled into their topic's pages (stored format 5). */
+	private volatile boolean paged = true;
+
 	MessageOperations(TopicKeys keys, ScriptExecutor scripts, @Nullable ReactiveScriptExecutor reactiveScripts) {
 		this.keys = keys;
 		this.scripts = scripts;
 		this.reactiveScripts = reactiveScripts;
+	}
+
+	/** See {@link RedisMessageStore#setStoredFormat(int)}. */
+	void setStoredFormat(int storedFormat) {
+		Assert.isTrue(storedFormat == 2 || storedFormat == 5,
+				() -> "Stored format must be 2 or 5, but was " + storedFormat);
+		this.paged = storedFormat == 5;
 	}
 
 	/** The non-blocking script runner, for the partition registry beside these operations. */
@@ -175,7 +186,9 @@ public final class MessageOperations {
 		for (NewMessage message : messages) {
 			byte[] id = bytes(message.id());
 			args[i++] = id;
-			args[i++] = bytes(message.due().kind());
+			String kind = message.due().kind();
+			// (upper case: into the topic's pages, stored format 5; schedule-plain.lua only)
+			args[i++] = bytes((withHashes && this.paged) ? kind.toUpperCase(Locale.ROOT) : kind);
 			args[i++] = bytes(message.due().argument(now));
 			args[i++] = message.envelope().encode();
 			args[i++] = expiryOf(message);

@@ -107,15 +107,22 @@ final class ReactiveScriptExecutor {
 	@SuppressWarnings("unchecked")
 	private <T> Mono<T> eval(ReactiveRedisConnection connection, Script script, ReturnType type,
 			byte[]... keysAndArgs) {
-		ByteBuffer[] buffers = new ByteBuffer[keysAndArgs.length];
-		for (int i = 0; i < keysAndArgs.length; i++) {
-			buffers[i] = ByteBuffer.wrap(keysAndArgs[i]);
+		// (a pending key declares its topic's meta key too: see Script.metaKeyOf)
+		byte[] meta = Script.metaKeyOf(keysAndArgs[0]);
+		int keys = (meta != null) ? 2 : 1;
+		ByteBuffer[] buffers = new ByteBuffer[keysAndArgs.length + keys - 1];
+		buffers[0] = ByteBuffer.wrap(keysAndArgs[0]);
+		if (meta != null) {
+			buffers[1] = ByteBuffer.wrap(meta);
 		}
-		Mono<Object> evalSha = connection.scriptingCommands().evalSha(script.sha1Hex(), type, 1, buffers).next();
+		for (int i = 1; i < keysAndArgs.length; i++) {
+			buffers[i + keys - 1] = ByteBuffer.wrap(keysAndArgs[i]);
+		}
+		Mono<Object> evalSha = connection.scriptingCommands().evalSha(script.sha1Hex(), type, keys, buffers).next();
 		return evalSha
 			.onErrorResume(Script::isNoScript,
 					(ex) -> connection.scriptingCommands()
-						.eval(ByteBuffer.wrap(script.text()), type, 1, rewound(buffers))
+						.eval(ByteBuffer.wrap(script.text()), type, keys, rewound(buffers))
 						.next())
 			.switchIfEmpty(Mono.error(() -> new IllegalStateException(
 					"Redis returned no reply to the delayqueue script " + script.name())))

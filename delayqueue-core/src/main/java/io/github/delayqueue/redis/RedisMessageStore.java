@@ -111,6 +111,20 @@ public class RedisMessageStore {
 	}
 
 	/**
+	 * Sets the stored format this store writes for plain messages (no group, the default priority): {@code 5} (the
+	 * default) keeps a message's first wait in small sorted sets of its topic, its pages, at about 100 bytes of Redis
+	 * memory a message; {@code 2} keeps it in the topic's one pending set, as releases before 0.3 did, which they can
+	 * read. Every script reads both, whichever is set. Write format 2 while an instance of an earlier release still
+	 * uses the topics: it reads only the pending set, and a message of a page that reached it could not be read
+	 * (UPGRADING.md).
+	 * @param storedFormat {@code 5} or {@code 2}
+	 * @since 0.3.0
+	 */
+	public void setStoredFormat(int storedFormat) {
+		this.messages.setStoredFormat(storedFormat);
+	}
+
+	/**
 	 * How this store names its keys.
 	 * @return the key naming
 	 */

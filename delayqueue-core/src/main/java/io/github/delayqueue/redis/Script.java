@@ -94,4 +94,27 @@ final class Script {
 		return false;
 	}
 
+
+	private static final byte[] PENDING = "pending".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+	private static final byte[] META = "meta".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+	/**
+	 * The second key a call on a topic's pending key declares: the topic's {@code meta} hash, which lives as long as
+	 * the topic does. On a cluster whose slot is moving, Redis runs a script where all its declared keys are, asks
+	 * again ({@code TRYAGAIN}) while some have moved and others not, and sends it to the new master once none is
+	 * left: with the pending key alone, a topic whose messages all wait in pages (no pending key) was sent to the new
+	 * master before its keys were there (docs/reference/scaling.md).
+	 * @param key a call's first key
+	 * @return the topic's meta key, or {@code null} for a key that is not a pending key
+	 */
+	static byte @org.jspecify.annotations.Nullable [] metaKeyOf(byte[] key) {
+		int base = key.length - PENDING.length;
+		if (base <= 0 || !java.util.Arrays.equals(key, base, key.length, PENDING, 0, PENDING.length)) {
+			return null;
+		}
+		byte[] meta = java.util.Arrays.copyOf(key, base + META.length);
+		System.arraycopy(META, 0, meta, base, META.length);
+		return meta;
+	}
 }

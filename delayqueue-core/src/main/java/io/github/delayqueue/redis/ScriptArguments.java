@@ -12,6 +12,7 @@ import io.lettuce.core.output.IntegerOutput;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The arguments of one script call ({@code EVALSHA sha 1 key arg…}, or {@code EVAL text 1 key arg…}) as Lettuce
@@ -29,12 +30,16 @@ final class ScriptArguments extends CommandArgs<byte[], byte[]> {
 
 	private static final byte[] ONE_KEY = { '1' };
 
+	private static final byte[] TWO_KEYS = { '2' };
+
 	/** Whether a command with these arguments is written byte for byte as with Lettuce's own. */
 	static final boolean ENCODED_AS_LETTUCE_DOES = encodedAsLettuceDoes();
 
 	private final byte[] script;
 
 	private final byte[][] keyAndArgs;
+
+	private final byte @Nullable [] meta;
 
 	/**
 	 * Arguments of a script call.
@@ -45,26 +50,33 @@ final class ScriptArguments extends CommandArgs<byte[], byte[]> {
 		super(ByteArrayCodec.INSTANCE);
 		this.script = script;
 		this.keyAndArgs = keyAndArgs;
+		this.meta = Script.metaKeyOf(keyAndArgs[0]);
 		addKey(keyAndArgs[0]);
 	}
 
 	@Override
 	public int count() {
-		return 2 + this.keyAndArgs.length;
+		return 2 + this.keyAndArgs.length + ((this.meta != null) ? 1 : 0);
 	}
 
 	@Override
 	public void encode(ByteBuf buf) {
 		writeBulk(buf, this.script);
-		writeBulk(buf, ONE_KEY);
-		for (byte[] arg : this.keyAndArgs) {
-			writeBulk(buf, arg);
+		byte[] meta = this.meta;
+		writeBulk(buf, (meta != null) ? TWO_KEYS : ONE_KEY);
+		writeBulk(buf, this.keyAndArgs[0]);
+		if (meta != null) {
+			writeBulk(buf, meta);
+		}
+		for (int i = 1; i < this.keyAndArgs.length; i++) {
+			writeBulk(buf, this.keyAndArgs[i]);
 		}
 	}
 
 	@Override
 	public String toCommandString() {
-		return "<script> 1 <key> <" + (this.keyAndArgs.length - 1) + " arguments>";
+		return "<script> " + ((this.meta != null) ? "2 <key> <meta>" : "1 <key>") + " <"
+				+ (this.keyAndArgs.length - 1) + " arguments>";
 	}
 
 	private static void writeBulk(ByteBuf buf, byte[] value) {
@@ -94,10 +106,7 @@ final class ScriptArguments extends CommandArgs<byte[], byte[]> {
 			byte[][] keyAndArgs = { "{t}:pending".getBytes(StandardCharsets.UTF_8), new byte[0], new byte[] { 7 },
 					new byte[123_456], "0123456789".getBytes(StandardCharsets.UTF_8) };
 			byte[] sha = "0123456789abcdef0123456789abcdef01234567".getBytes(StandardCharsets.US_ASCII);
-			CommandArgs<byte[], byte[]> lettuce = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(sha)
-				.add(1)
-				.addKey(keyAndArgs[0])
-				.addValues(Arrays.copyOfRange(keyAndArgs, 1, keyAndArgs.length));
+			CommandArgs<byte[], byte[]> lettuce = lettuceArguments(sha, keyAndArgs);
 			ScriptArguments ours = new ScriptArguments(sha, keyAndArgs);
 			return Arrays.equals(written(lettuce), written(ours))
 					&& ByteBuffer.wrap(keyAndArgs[0]).equals(ours.getFirstEncodedKey());
@@ -116,6 +125,19 @@ final class ScriptArguments extends CommandArgs<byte[], byte[]> {
 		finally {
 			buf.release();
 		}
+	}
+
+
+	/** The same arguments through Lettuce's own {@link CommandArgs}: the key, and a pending key's meta key with it. */
+	static CommandArgs<byte[], byte[]> lettuceArguments(byte[] script, byte[][] keyAndArgs) {
+		byte[] meta = Script.metaKeyOf(keyAndArgs[0]);
+		CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(script)
+			.add((meta != null) ? 2 : 1)
+			.addKey(keyAndArgs[0]);
+		if (meta != null) {
+			args.addKey(meta);
+		}
+		return args.addValues(Arrays.copyOfRange(keyAndArgs, 1, keyAndArgs.length));
 	}
 
 }

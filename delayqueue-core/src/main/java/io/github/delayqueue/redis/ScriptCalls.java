@@ -1,7 +1,6 @@
 package io.github.delayqueue.redis;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -184,10 +183,7 @@ final class ScriptCalls {
 			args = new ScriptArguments(target, keysAndArgs);
 		}
 		else {
-			args = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(target)
-				.add(1)
-				.addKey(keysAndArgs[0])
-				.addValues(Arrays.copyOfRange(keysAndArgs, 1, keysAndArgs.length));
+			args = ScriptArguments.lettuceArguments(target, keysAndArgs);
 		}
 		CompletionStage<Object> reply = commands.dispatch(command, outputOf(type), args);
 		return reply.toCompletableFuture().thenApply((value) -> (T) checked(type, value));

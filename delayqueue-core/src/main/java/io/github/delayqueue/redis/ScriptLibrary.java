@@ -43,7 +43,7 @@ final class ScriptLibrary {
 
 	/** The prelude's modules, in the order a script gets them; a module may use the ones before it. */
 	static final List<String> MODULES = List.of("base", "controls", "claimread", "expiryread", "groups", "priorities",
-			"buckets",
+			"pages", "buckets",
 			"leases", "dead", "fanout", "claims", "v1", "format1");
 
 	/** Every operation's script. */

@@ -1,9 +1,22 @@
--- uses: controls, expiryread, groups, priorities, buckets, leases, dead, v1
+-- uses: controls, expiryread, groups, priorities, pages, buckets, leases, dead, v1
 -- Removes a waiting message (scheduled or waiting for a retry).
 -- ARGV[1] id, ARGV[2] the hash of the id as BucketHash.java computes it (absent: computed here)
 -- Returns 1 if it was waiting and is gone, else 0.
 local id = ARGV[1]
 local hash = ARGV[2]
+-- pages (stored format 5): a message's first wait, in the page its envelope's due time names (looked for first: a
+-- topic with pages holds most of its waiting messages there)
+if paged() then
+  local h = hash and tonumber(hash, 16)
+  local envelope = h and redis.call('HGET', bucketOf(h), id) or false
+  if not envelope then
+    envelope = redis.call('HGET', bodyOf(id), id)
+  end
+  if pageRemove(id, envelope) then
+    forgetWaiting(id, hash)
+    return 1
+  end
+end
 if redis.call('ZREM', PENDING, id) == 1 then
   forgetWaiting(id, hash)
   return 1

@@ -1,4 +1,4 @@
--- uses: controls, claimread, groups, priorities, buckets, leases, dead, fanout, claims, v1, format1
+-- uses: controls, claimread, groups, priorities, pages, buckets, leases, dead, fanout, claims, v1, format1
 -- What a consumer sends for more messages: acknowledges what its handlers delivered (each only if its lease is the
 -- current one), returns expired leases to the pending set at their original due time (each a suspect now, its
 -- attempt counted if it was a suspect's), adopts some format-1 messages; then leases up to ARGV[1] due messages under
@@ -134,6 +134,13 @@ if consumer and not stale and out[5] ~= '' then
 end
 
 local next = earliestBeyond(PENDING, left)
+-- pages (stored format 5): their earliest (none read in a topic without pages)
+if paged() then
+  local pageNext = pagesHead()
+  if pageNext and (next == nil or pageNext < next) then
+    next = pageNext
+  end
+end
 -- groups: the earliest turn of a group (none read for a topic without groups)
 local turn = earliestTurn()
 if turn and (next == nil or turn < next) then

@@ -1,6 +1,7 @@
--- uses: v1
+-- uses: pages, v1
 -- Counts the waiting messages (scheduled or waiting for a retry, in both formats) by when they fall due, in
--- consecutive windows: one ZCOUNT per window, O(log n) each, and no message read, however many wait.
+-- consecutive windows: one ZCOUNT per window, O(log n) each, and no message read, however many wait; in a topic with
+-- pages (stored format 5) one ZCOUNT more per page due before the last window ends (see pagesWindows).
 -- ARGV: the windows' edges as due scores (ms, to the microsecond), ascending: window k holds the messages due at or
 -- after ARGV[k] and before ARGV[k + 1], so a message due exactly on an edge is counted once, in the window the edge
 -- starts.
@@ -27,4 +28,12 @@ for k = 1, #ARGV - 1 do
   out[#out + 1] = between(ARGV[k], '(' .. ARGV[k + 1])
 end
 out[#out + 1] = between(ARGV[#ARGV], '+inf')
+-- pages (stored format 5): the messages of a first wait (none read for a topic without pages), added window by window
+local inPages = tonumber(redis.call('HGET', META, 'paged')) or 0
+if inPages > 0 then
+  local counts = pagesWindows(ARGV, inPages)
+  for k = 1, #out do
+    out[k] = out[k] + counts[k]
+  end
+end
 return out

@@ -1,4 +1,4 @@
--- uses: controls, expiryread, groups, priorities, buckets, leases, dead, v1, format1
+-- uses: controls, expiryread, groups, priorities, pages, buckets, leases, dead, v1, format1
 -- Finds one message by id, in whatever state it is (adopting a format-1 message first).
 -- ARGV[1] id, ARGV[2] the id's bucket hash as BucketHash.java computes it (absent: computed here; one that finds
 -- nothing is followed by the id's own bucket, so a client's hash is never trusted)
@@ -22,6 +22,10 @@ if redis.call('EXISTS', V1_MSGS) == 1 then
   adoptOne(id)
 end
 local state, at = 'pending', redis.call('ZSCORE', PENDING, id)
+-- pages (stored format 5): a message's first wait, in the page its envelope's due time names
+if not at and paged() then
+  at = pageScore(id, envelopeOf())
+end
 if not at and (metaRead.prio or grouped()) then
   -- priorities: a message of a priority other than the default waits in its level's set; groups: a grouped message in
   -- its group's set of its level

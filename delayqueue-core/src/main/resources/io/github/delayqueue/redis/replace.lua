@@ -1,4 +1,4 @@
--- uses: controls, groups, priorities, buckets, leases, dead, v1, format1
+-- uses: controls, groups, priorities, pages, buckets, leases, dead, v1, format1
 -- Schedules a message, or replaces the one waiting with its id (scheduled or waiting for a retry): its envelope, due
 -- time and expiry; a retrying message keeps its attempts and last error. A message in flight or dead is left as it
 -- is (its handler may be running; a dead letter is replayed or purged by an operator). Wakes consumers when the
@@ -25,6 +25,10 @@ local _, nowUs = clock()
 local due = dueScore(ARGV[2], ARGV[3], nowUs)
 local body, h = bodyOf(id)
 local replaced = redis.call('ZSCORE', PENDING, id) ~= false
+-- pages (stored format 5): a message in its first wait leaves its page (the replacement waits where the others say)
+if not replaced and paged() and pageRemove(id, redis.call('HGET', body, id)) then
+  replaced = true
+end
 -- groups: the message may have waited in a group's set, and may name another group (or none) now; a suspect waits in
 -- pending whatever its group
 local newGroup = envelopeGroup(ARGV[4])

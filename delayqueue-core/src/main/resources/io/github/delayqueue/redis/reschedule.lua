@@ -1,8 +1,16 @@
--- uses: controls, groups, priorities, buckets, leases, dead, v1, format1
+-- uses: controls, groups, priorities, pages, buckets, leases, dead, v1, format1
 -- Moves the due time of a waiting message.
 -- ARGV[1] id, ARGV[2] kind ('d' delay in microseconds | 'a' absolute epoch ms), ARGV[3] value
 -- Returns 1 if it was waiting and has moved, else 0.
 local id = ARGV[1]
+-- pages (stored format 5): a message in its first wait moves to pending, where every later wait is
+if paged() and not redis.call('ZSCORE', PENDING, id) and pageRemove(id, redis.call('HGET', bodyOf(id), id)) then
+  local _, nowUs = clock()
+  local due = dueScore(ARGV[2], ARGV[3], nowUs)
+  redis.call('ZADD', PENDING, due, id)
+  wakeIfHead(id, due, nowUs)
+  return 1
+end
 if not redis.call('ZSCORE', PENDING, id) and not (redis.call('ZSCORE', V1_DUE, id) and adoptOne(id)) then
   -- groups: a grouped message waits in its group's set of its level; the group's turn comes no later than its new due
   -- time (a turn left earlier than its earliest message is put right by the next claim that reads it)

@@ -1,23 +1,21 @@
--- uses: none
+-- uses: pages
 -- schedule.lua for plain messages: without a group and of the default priority (one message alone, a web request
 -- scheduling its order's timeout, or a batch of them: the group commits of concurrent or asynchronous calls, a
--- scheduleAll). The same checks, writes and outcomes, with none of the prelude: a call of a script runs its whole
--- text, and the prelude's sections (their helpers, key names and checks) made a fifth of the instructions Redis ran
--- for a lone schedule (153 k against 123 k per call, callgrind, a topic growing past 20,000); schedule.lua costs 15 %
--- more per message for a group commit of four and 28 % more in calls of 250 (docs/benchmarks-journal.md). So this
--- script names the few keys and does the few steps it needs itself. What it does the prelude does too, and must do
+-- scheduleAll). The same checks, writes and outcomes, with only the prelude's base and pages modules (the key names,
+-- and a page's placement and split for stored format 5): a call of a script runs its whole text, and the prelude's
+-- other sections (their helpers, key names and checks) made a fifth of the instructions Redis ran for a lone schedule
+-- (153 k against 123 k per call, callgrind, a topic growing past 20,000); schedule.lua costs 15 % more per message for
+-- a group commit of four and 28 % more in calls of 250 (docs/benchmarks-journal.md). So this script does the few
+-- steps it needs itself. What it does the prelude does too, and must do
 -- alike: the bucket of an id and the split are the prelude's bodyOf and resizing().split (the buckets section); the
 -- due time is its dueScore, the wake-up its delayTo. RedisMessageStoreTests and BucketHashTests compare the two.
 -- KEYS[1] the topic's pending set. ARGV: per message six: id, kind ('d' delay in microseconds | 'a' absolute epoch
--- ms), value, envelope (format 2), expiry ('<deadline ms>:<d|x>', '' for none), the id's bucket hash: the first eight
+-- ms; 'D' | 'A' the same, to wait in a page with an envelope of format 5, see the pages module), value, envelope (format 2), expiry ('<deadline ms>:<d|x>', '' for none), the id's bucket hash: the first eight
 -- hex digits of the SHA-1 of its bytes, as bodyOf computes it (the client computes it: a redis.sha1hex here cost 6 %
 -- of a lone call)
 -- Returns, for one message, 1 (stored) or 0 (the id exists, waiting, leased or dead, in either format: nothing
 -- changed): a number, not a list of one (a list reply cost 4 % of a lone call); for several, per message 1 or 0 (0
 -- too for an id that came earlier in the same call).
-local PENDING = KEYS[1]
-local BASE = string.sub(PENDING, 1, -8)
-local META = BASE .. 'meta'
 local n = #ARGV / 6
 if n < 1 or n ~= math.floor(n) then
   error({ err = 'delayqueue: six arguments per message, got ' .. #ARGV })
@@ -32,8 +30,8 @@ for k = 1, n do
     error({ err = 'delayqueue: bucket hash must be eight hex digits, got \'' .. hash .. '\'' })
   end
   local kind, value = ARGV[k * 6 - 4], ARGV[k * 6 - 3]
-  if (kind ~= 'd' and kind ~= 'a') or not tonumber(value) then
-    error({ err = 'delayqueue: a due time is \'d\' or \'a\' and a number, got \'' .. kind .. '\' \''
+  if (kind ~= 'd' and kind ~= 'a' and kind ~= 'D' and kind ~= 'A') or not tonumber(value) then
+    error({ err = 'delayqueue: a due time is \'d\', \'a\', \'D\' or \'A\' and a number, got \'' .. kind .. '\' \''
       .. value .. '\'' })
   end
   local h = tonumber(hash, 16)
@@ -90,7 +88,7 @@ if sample then
   end
   if total == nil then
     total = n + redis.call('ZCARD', PENDING) + redis.call('ZCARD', BASE .. 'leased')
-        + redis.call('ZCARD', BASE .. 'buried')
+        + redis.call('ZCARD', BASE .. 'buried') + (tonumber(redis.call('HGET', META, 'paged')) or 0)
   end
   local splits = 0
   local most = math.ceil(math.max(n, 16) / 20) + 2
@@ -135,30 +133,44 @@ if sample then
 end
 
 -- the writes: each message's envelope into its bucket unless its id exists (HSETNX: one command checks and stores),
--- then the due times in one ZADD. The Redis clock is read once, and only when needed: for a delay, or (below) for
--- the wake-up's delay to a new earliest
+-- then the due times in one ZADD, or into their pages (a page's message has its due time in front of its envelope).
+-- The Redis clock is read once, and only when needed: for a delay, or (below) for the wake-up's delay to a new
+-- earliest
 local nowUs = nil
 local out = {}
 local scores = {}
+local pageScores = nil
 local expiries = nil
 local earliest, earliestId = nil, nil
 for k = 1, n do
   local i = k * 6 - 5
   local id = ARGV[i]
   out[k] = 0
-  if not (format1 and redis.call('HEXISTS', V1_MSGS, id) == 1)
-      and redis.call('HSETNX', string.format('%sbody:%d', BASE, indexOf(hashes[k])), id, ARGV[i + 3]) == 1 then
-    out[k] = 1
-    local due = ARGV[i + 2]
-    if ARGV[i + 1] == 'd' then
-      if not nowUs then
-        local t = redis.call('TIME')
-        nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
-      end
-      due = (nowUs + tonumber(due)) / 1000
+  local kind = ARGV[i + 1]
+  local due = ARGV[i + 2]
+  if kind == 'd' or kind == 'D' then
+    if not nowUs then
+      local t = redis.call('TIME')
+      nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
     end
-    scores[#scores + 1] = due
-    scores[#scores + 1] = id
+    due = (nowUs + tonumber(due)) / 1000
+  end
+  local paging = (kind == 'D' or kind == 'A') and pageable(due)
+  local envelope = ARGV[i + 3]
+  if paging then
+    envelope = withFront(envelope, due)
+  end
+  if not (format1 and redis.call('HEXISTS', V1_MSGS, id) == 1)
+      and redis.call('HSETNX', string.format('%sbody:%d', BASE, indexOf(hashes[k])), id, envelope) == 1 then
+    out[k] = 1
+    if paging then
+      pageScores = pageScores or {}
+      pageScores[#pageScores + 1] = due
+      pageScores[#pageScores + 1] = id
+    else
+      scores[#scores + 1] = due
+      scores[#scores + 1] = id
+    end
     if ARGV[i + 4] ~= '' then
       expiries = expiries or {}
       expiries[#expiries + 1] = id
@@ -176,6 +188,9 @@ end
 for i = 1, #scores, 1000 do
   redis.call('ZADD', PENDING, unpack(scores, i, math.min(#scores, i + 999)))
 end
+if pageScores then
+  pagesAdd(pageScores)
+end
 if expiries then
   redis.call('HSET', BASE .. 'expiry', unpack(expiries))
   -- claims read the expiry hash only in a topic that ever stored an expiry (see the prelude's meta)
@@ -188,16 +203,27 @@ end
 -- user whose rule predates 0.3 may lack +zrank (docs/reference/security.md): then the head is read as for several,
 -- so that nothing breaks (Redis logs each refusal: add +zrank)
 local woken
-local rank = (n == 1) and redis.pcall('ZRANK', PENDING, earliestId) or nil
+local rank = (n == 1 and not pageScores) and redis.pcall('ZRANK', PENDING, earliestId) or nil
 if type(rank) == 'number' then
   woken = rank == 0
 else
   local head = redis.call('ZRANGE', PENDING, '0', '0', 'WITHSCORES')
-  woken = head[1] == earliestId
-  if not woken and tonumber(head[2]) == earliest then
+  local headId, headDue = head[1], tonumber(head[2])
+  if pageScores then
+    -- (the topic's head: the earlier of pending's and the pages')
+    local pageDue, pageId = pagesHead()
+    if pageDue and (headDue == nil or pageDue < headDue) then
+      headId, headDue = pageId, pageDue
+    end
+    for k = 1, #pageScores do
+      scores[#scores + 1] = pageScores[k]
+    end
+  end
+  woken = headId == earliestId
+  if not woken and headDue == earliest then
     -- a tie: the head is ours if this call stored it (rare, so the scan)
     for k = 2, #scores, 2 do
-      if scores[k] == head[1] then
+      if scores[k] == headId then
         woken = true
         break
       end

@@ -1,4 +1,4 @@
--- uses: controls, groups, priorities, leases, dead, v1
+-- uses: controls, groups, priorities, pages, leases, dead, v1
 -- Counts a topic's messages by state at one instant, in both formats, and finds the next due time.
 -- Returns {ready, waiting, leased, dead, next due score (ms; false: nothing waits), retrying}: retrying counts the
 -- messages that failed at least once and are not dead (their last error is kept until they are delivered, and every
@@ -12,6 +12,17 @@ for _, key in ipairs({PENDING, V1_DUE}) do
   local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
   if head[2] and (not next or tonumber(head[2]) < tonumber(next)) then
     next = head[2]
+  end
+end
+-- pages (stored format 5): the messages of a first wait, counted in meta; those due counted page by page (a page is
+-- at most 96 messages: a ZCOUNT per hundred or so of the due ones, none for a topic without pages)
+local inPages = tonumber(redis.call('HGET', META, 'paged')) or 0
+if inPages > 0 then
+  total = total + inPages
+  ready = ready + pagesCount('-inf', nowText)
+  local pageNext = pagesHead()
+  if pageNext and (not next or pageNext < tonumber(next)) then
+    next = string.format('%.17g', pageNext)
   end
 end
 -- groups: the messages waiting in groups' sets, of the first thousand groups with a turn and the first thousand held

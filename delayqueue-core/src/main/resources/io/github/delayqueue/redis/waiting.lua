@@ -1,4 +1,4 @@
--- uses: controls, groups, priorities, buckets, leases, dead
+-- uses: controls, groups, priorities, pages, buckets, leases, dead
 -- Lists waiting messages (scheduled or waiting for a retry) by due time, then id (the pending set's own order: ids
 -- by their bytes), a page at a time: a few commands to find where the page starts, however many wait, then the page.
 -- ARGV[1] from (due score, inclusive; '-inf' for none), ARGV[2] to (inclusive; '+inf'), ARGV[3] the due score of the
@@ -57,7 +57,7 @@ end
 -- one or two commands a group; none for a topic without groups)
 -- priorities: so do the messages of priorities other than the default, in their levels' sets (none for a topic that
 -- never stored a priority)
-if grouped() or metaRead.prio then
+if grouped() or metaRead.prio or paged() then
   local names = grouped() and redis.call('ZRANGE', GROUPS, 0, 999) or {}
   local held = grouped() and redis.call('SMEMBERS', BASE .. 'gheld') or {}
   for i = 1, math.min(#held, 1000) do
@@ -96,6 +96,43 @@ if grouped() or metaRead.prio then
           entries[#entries + 1] = { part[i], part[i + 1] }
         end
       end
+    end
+  end
+  -- pages (stored format 5): the messages of a first wait, page by page from the one where the listing starts, up to
+  -- a page's worth (a page is at most 96 messages)
+  if paged() then
+    local startDue, startId = lower, (afterScore ~= '') and afterId or ''
+    local bound = '-'
+    if pageable(startDue) then
+      local member = pageAt(startDue, startId)
+      if member then
+        bound = '[' .. member
+      end
+    end
+    local upper = tonumber(to)
+    local taken = 0
+    while taken < limit do
+      local members = redis.call('ZRANGEBYLEX', PAGES, bound, '+', 'LIMIT', 0, 16)
+      for _, member in ipairs(members) do
+        if upper and string.byte(member, 1) ~= 0 and struct.unpack('>d', member) > upper then
+          taken = limit
+          break
+        end
+        local part = redis.call('ZRANGEBYSCORE', pageKey(member), lower, to, 'WITHSCORES')
+        for i = 1, #part, 2 do
+          if afterScore == '' or tonumber(part[i + 1]) > tonumber(afterScore) or after(part[i], afterId) then
+            entries[#entries + 1] = { part[i], part[i + 1] }
+            taken = taken + 1
+          end
+        end
+        if taken >= limit then
+          break
+        end
+      end
+      if #members < 16 then
+        break
+      end
+      bound = '(' .. members[#members]
     end
   end
   table.sort(entries, function(a, b)

@@ -174,7 +174,7 @@ class RedisDelayedQueueTests {
 		long before = redisMillis();
 		String id = this.queue.schedule("orders", "x", Duration.ofSeconds(10));
 		long after = redisMillis();
-		long due = (long) Double.parseDouble(redis.get().call("ZSCORE", "dqtest:{orders}:pending", id));
+		long due = (long) Double.parseDouble(RedisFixture.waiting(redis.get(), "dqtest:{orders}:pending").get(id));
 		assertThat(due).isBetween(before + 10_000, after + 10_000);
 	}
 
@@ -189,7 +189,7 @@ class RedisDelayedQueueTests {
 	void scheduleAtUsesTheGivenInstant() {
 		Instant dueAt = Instant.ofEpochMilli(4_102_444_800_123L);
 		String id = this.queue.scheduleAt("orders", "x", dueAt);
-		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:pending", id)).isEqualTo("4102444800123");
+		assertThat(RedisFixture.waiting(redis.get(), "dqtest:{orders}:pending").get(id)).isEqualTo("4102444800123");
 	}
 
 	@Test
@@ -205,9 +205,9 @@ class RedisDelayedQueueTests {
 	@Test
 	void schedulingAnExistingIdChangesNothing() {
 		assertThat(this.queue.schedule("orders", "order-42", "first", Duration.ofMinutes(1))).isTrue();
-		String score = redis.get().call("ZSCORE", "dqtest:{orders}:pending", "order-42");
+		String score = RedisFixture.waiting(redis.get(), "dqtest:{orders}:pending").get("order-42");
 		assertThat(this.queue.schedule("orders", "order-42", "second", Duration.ofMinutes(9))).isFalse();
-		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:pending", "order-42")).isEqualTo(score);
+		assertThat(RedisFixture.waiting(redis.get(), "dqtest:{orders}:pending").get("order-42")).isEqualTo(score);
 		List<DeadLetter> none = this.admin.deadLetters("orders", 0, 10);
 		assertThat(none).isEmpty();
 		assertThat(claimNow("orders", "order-42").payload()).isEqualTo("\"first\"".getBytes());
@@ -239,10 +239,10 @@ class RedisDelayedQueueTests {
 		this.queue.schedule("orders", "order-1", "x", Duration.ofMinutes(1));
 		long before = redisMillis();
 		assertThat(this.queue.reschedule("orders", "order-1", Duration.ofHours(2))).isTrue();
-		long due = (long) Double.parseDouble(redis.get().call("ZSCORE", "dqtest:{orders}:pending", "order-1"));
+		long due = (long) Double.parseDouble(RedisFixture.waiting(redis.get(), "dqtest:{orders}:pending").get("order-1"));
 		assertThat(due).isGreaterThanOrEqualTo(before + 7_200_000);
 		assertThat(this.queue.reschedule("orders", "missing", Duration.ofHours(2))).isFalse();
-		assertThat(redis.get().call("ZSCORE", "dqtest:{orders}:pending", "missing")).isNull();
+		assertThat(RedisFixture.waiting(redis.get(), "dqtest:{orders}:pending").get("missing")).isNull();
 	}
 
 	@Test

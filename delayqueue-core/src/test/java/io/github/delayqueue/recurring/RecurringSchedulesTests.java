@@ -632,8 +632,7 @@ class RecurringSchedulesTests {
 	}
 
 	private List<String> waitingIds(String topic) {
-		String reply = redis.get().call("ZRANGE", RedisFixture.PREFIX + ":{" + topic + "}:pending", "0", "-1");
-		return (reply == null || reply.isEmpty()) ? List.of() : List.of(reply.split("\n"));
+		return List.copyOf(RedisFixture.waiting(redis.get(), RedisFixture.PREFIX + ":{" + topic + "}:pending").keySet());
 	}
 
 	private RedisRecurringSchedules instance(Clock clock) {

@@ -93,7 +93,7 @@ class BucketHashTests {
 				.isThrownBy(() -> redis.get()
 					.call("EVAL", script(), "1", key("pending"), "a", "d", "0", "e", "", valid, "b", due[0], due[1], "e",
 							"", valid))
-				.withMessageContaining("a due time is 'd' or 'a' and a number, got '" + due[0] + "' '" + due[1] + "'");
+				.withMessageContaining("a due time is 'd', 'a', 'D' or 'A' and a number, got '" + due[0] + "' '" + due[1] + "'");
 		}
 		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
 	}

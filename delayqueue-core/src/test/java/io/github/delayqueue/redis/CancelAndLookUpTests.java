@@ -29,6 +29,8 @@ class CancelAndLookUpTests {
 
 	@Test
 	void aCancelInATopicWithoutRetriesOrExpiriesRunsFourCommands() {
+		// stored format 2 (a page's cancel: PagesTests)
+		redis.store().setStoredFormat(2);
 		MessageOperations messages = redis.store().messages();
 		for (int i = 0; i < 10; i++) {
 			messages.schedule(TOPIC, List.of(Scheduling.message("m" + i, Duration.ofHours(1))));
@@ -46,6 +48,8 @@ class CancelAndLookUpTests {
 
 	@Test
 	void aLookUpInATopicWithoutRetriesOrExpiriesRunsFiveCommands() {
+		// stored format 2 (a page's look-up: PagesTests)
+		redis.store().setStoredFormat(2);
 		MessageOperations messages = redis.store().messages();
 		messages.schedule(TOPIC, List.of(Scheduling.message("m", Duration.ofHours(1))));
 		CommandCounts counts = new CommandCounts(redis.get());

@@ -29,6 +29,12 @@ class ClaimCostTests {
 	@RegisterExtension
 	static final StoreExtension redis = StoreExtension.create();
 
+	/** The commands counted here are those of the pending set, stored format 2 (a page's: PagesTests). */
+	@org.junit.jupiter.api.BeforeEach
+	void storedFormat2() {
+		redis.store().setStoredFormat(2);
+	}
+
 	private static final String TOPIC = "cost";
 
 	private static final int ROUNDS = 10;

@@ -9,6 +9,7 @@ import java.util.Map;
 
 import io.github.delayqueue.DueHistogram;
 import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.StoreExtension;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.TopicStats;
@@ -130,7 +131,7 @@ class DueCountTests {
 	}
 
 	@Test
-	void countingReadsNoMessageAndRunsOneZcountPerWindow() {
+	void countingReadsNoMessageAndRunsOneZcountPerWindowAndPage() {
 		Instant base = Instant.now().plus(Duration.ofHours(1));
 		List<ScheduleRequest> requests = new ArrayList<>();
 		for (int i = 0; i < 2000; i++) {
@@ -143,7 +144,29 @@ class DueCountTests {
 
 		assertThat(histogram.total()).isEqualTo(2000);
 		Map<String, Long> ran = counts.sinceLast();
-		// one per window, one before and one after (and the partition count, read once)
+		// one per window, one before and one after (and the partition count, read once); and in the pages (stored
+		// format 5), one per page and one per window that ends inside a page, walking the index
+		long pages = Long.parseLong(redis.get().call("ZCARD", RedisFixture.PREFIX + ":{cheap}:pages"));
+		assertThat(pages).isBetween(2000L / 96, 2000L / 24);
+		assertThat(ran.get("zcount")).isBetween(32L + pages, 32L + pages + 31);
+		assertThat(ran.keySet()).containsOnly("zcount", "exists", "hget", "zrangebylex");
+	}
+
+	@Test
+	void countingAPendingSetRunsOneZcountPerWindow() {
+		redis.store().setStoredFormat(2);
+		Instant base = Instant.now().plus(Duration.ofHours(1));
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 2000; i++) {
+			requests.add(ScheduleRequest.builder("cheap", i).dueAt(base.plusSeconds(i)).build());
+		}
+		this.queue.scheduleAll(requests);
+		CommandCounts counts = new CommandCounts(redis.get());
+
+		DueHistogram histogram = this.admin.countDue("cheap", base, base.plusSeconds(3000), 30);
+
+		assertThat(histogram.total()).isEqualTo(2000);
+		Map<String, Long> ran = counts.sinceLast();
 		assertThat(ran).containsEntry("zcount", 32L);
 		assertThat(ran.keySet()).containsOnly("zcount", "exists", "hget");
 	}

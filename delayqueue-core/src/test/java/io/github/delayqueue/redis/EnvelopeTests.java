@@ -163,6 +163,19 @@ class EnvelopeTests {
 	}
 
 	@Test
+	void decodesFormat5AsFormat2AfterTheDueTimeInFront() {
+		// version 5, the due time (a big-endian double: 1764672000123.456 ms), then format 2's fields after its version
+		String due = HEX.formatHex(java.nio.ByteBuffer.allocate(8).putDouble(1764672000123.456).array());
+		assertThat(Envelope.decode(HEX.parseHex("05" + due + FORMAT_2_WITH_HEADERS.substring(2))))
+			.isEqualTo(new Envelope(CREATED_AT, fixtureHeaders(), PAYLOAD));
+		assertThat(Envelope.decode(HEX.parseHex("05" + due + FORMAT_2_WITHOUT_HEADERS.substring(2))).priority())
+			.isEqualTo(4);
+		assertThatExceptionOfType(MalformedEnvelopeException.class)
+			.isThrownBy(() -> Envelope.decode(HEX.parseHex("05" + due.substring(0, 8))))
+			.withMessageContaining("too short for format 5");
+	}
+
+	@Test
 	void decodesFormat2WithHeaders() {
 		Envelope envelope = Envelope.decode(HEX.parseHex(FORMAT_2_WITH_HEADERS));
 		assertThat(envelope.createdAt()).isEqualTo(CREATED_AT);

@@ -27,10 +27,44 @@ class GroupPriorityInvariantTests {
 	private static final String TOPIC = "gfuzz";
 
 	// every envelope in exactly one of the sets; every non-empty group set listed in its group's levels and its group
-	// in turn or held
+	// in turn or held; every page listed, not empty, at most 96, its messages within its fences, in the count, and
+	// each with its due time in front of its envelope
 	private static final String CHECK = """
 			local base = ARGV[1]
 			local sets = {}
+			local bad = {}
+			local function less(a, b)
+			  for i = 1, math.min(#a, #b) do
+			    local x, y = string.byte(a, i), string.byte(b, i)
+			    if x ~= y then return x < y end
+			  end
+			  return #a < #b
+			end
+			local members = redis.call('ZRANGE', base .. 'pages', 0, -1)
+			local listed, inPages = {}, 0
+			for i, m in ipairs(members) do
+			  local n = string.match(m, '%z(%d+)$')
+			  local key = base .. 'p:' .. n
+			  listed[key] = true
+			  sets[#sets + 1] = key
+			  local fence = string.sub(m, 1, #m - #n - 1)
+			  local after = members[i + 1] and string.sub(members[i + 1], 1, #members[i + 1] - #string.match(members[i + 1], '%z(%d+)$') - 1)
+			  local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+			  if #entries == 0 or #entries > 192 then bad[#bad + 1] = 'page ' .. n .. ' holds ' .. #entries / 2 end
+			  inPages = inPages + #entries / 2
+			  for j = 1, #entries, 2 do
+			    local order = struct.pack('>d', tonumber(entries[j + 1])) .. entries[j]
+			    if (i > 1 and less(order, fence)) or (after and not less(order, after)) then
+			      bad[#bad + 1] = entries[j] .. ' outside page ' .. n
+			    end
+			  end
+			end
+			for _, k in ipairs(redis.call('KEYS', base .. 'p:*')) do
+			  if not listed[k] then bad[#bad + 1] = 'page ' .. k .. ' not listed' end
+			end
+			if inPages ~= (tonumber(redis.call('HGET', base .. 'meta', 'paged')) or 0) then
+			  bad[#bad + 1] = 'pages hold ' .. inPages .. ', meta counts ' .. tostring(redis.call('HGET', base .. 'meta', 'paged'))
+			end
 			for _, k in ipairs(redis.call('KEYS', base .. 'g*')) do
 			  local rest = string.sub(k, #base + 1)
 			  if string.match(rest, '^g%d?:') then sets[#sets + 1] = k end
@@ -39,7 +73,6 @@ class GroupPriorityInvariantTests {
 			for d = 0, 9 do sets[#sets + 1] = base .. 'p' .. d end
 			sets[#sets + 1] = base .. 'leased'
 			sets[#sets + 1] = base .. 'buried'
-			local bad = {}
 			for _, b in ipairs(redis.call('KEYS', base .. 'body:*')) do
 			  local all = redis.call('HKEYS', b)
 			  for _, id in ipairs(all) do
@@ -48,6 +81,14 @@ class GroupPriorityInvariantTests {
 			      if redis.call('TYPE', s).ok == 'zset' and redis.call('ZSCORE', s, id) then n = n + 1 end
 			    end
 			    if n ~= 1 then bad[#bad + 1] = id .. ' in ' .. n .. ' sets' end
+			    for _, s in ipairs(sets) do
+			      if string.find(s, '}:p:', 1, true) and redis.call('ZSCORE', s, id) then
+			        local e = redis.call('HGET', b, id)
+			        if string.byte(e, 1) ~= 5 or struct.unpack('>d', e, 2) ~= tonumber(redis.call('ZSCORE', s, id)) then
+			          bad[#bad + 1] = id .. ' in a page without its due time in front'
+			        end
+			      end
+			    end
 			  end
 			end
 			for _, k in ipairs(sets) do

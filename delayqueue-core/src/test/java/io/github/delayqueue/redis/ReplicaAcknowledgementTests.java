@@ -58,8 +58,9 @@ class ReplicaAcknowledgementTests {
 		for (int i = 0; i < 20; i++) {
 			assertThat(this.queue.schedule("replicated", "m-" + i, "x", Duration.ofMinutes(5))).isTrue();
 			// read from the replica at once: WAIT made sure it has the message
-			assertThat(this.servers.call(this.servers.replicaPort(), "ZSCORE", RedisFixture.PREFIX
-					+ ":{replicated}:pending", "m-" + i)).isNotNull();
+			assertThat(RedisFixture.waiting((args) -> this.servers.call(this.servers.replicaPort(), args),
+					RedisFixture.PREFIX
+					+ ":{replicated}:pending").get("m-" + i)).isNotNull();
 		}
 		assertThat(this.queue.cancel("replicated", "m-0")).isTrue();
 		assertThat(this.servers.call(this.servers.replicaPort(), "ZSCORE",
@@ -76,8 +77,9 @@ class ReplicaAcknowledgementTests {
 			assertThat(async.schedule("replicated-async", first, "x", Duration.ofMinutes(5))
 				.thenCompose((stored) -> async.schedule("replicated-async", "then-" + first, "x", Duration.ofMinutes(5)))
 				.get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-			assertThat(this.servers.call(this.servers.replicaPort(), "ZSCORE", RedisFixture.PREFIX
-					+ ":{replicated-async}:pending", "then-first-" + i)).isNotNull();
+			assertThat(RedisFixture.waiting((args) -> this.servers.call(this.servers.replicaPort(), args),
+					RedisFixture.PREFIX
+					+ ":{replicated-async}:pending").get("then-first-" + i)).isNotNull();
 		}
 		assertThat(async.cancel("replicated-async", "first-0").get(10, java.util.concurrent.TimeUnit.SECONDS))
 			.isTrue();

@@ -37,8 +37,8 @@ class ExistingRedisTests {
 		assertThat(this.embeddedRedis.isStarted()).isFalse();
 		Order order = this.orders.create("dave", new java.math.BigDecimal("3.00"));
 		assertThat(this.orders.get(order.id()).status()).isEqualTo(OrderStatus.PENDING_PAYMENT);
-		// its timeout is in this Redis: scheduling it again finds it
-		assertThat(redis.call("ZSCORE", "dq:{order-timeout}:pending", order.id())).isNotEmpty();
+		// its timeout is in this Redis: its envelope, in the topic's one bucket
+		assertThat(redis.call("HEXISTS", "dq:{order-timeout}:body:0", order.id())).isEqualTo("1");
 	}
 
 }

@@ -1,10 +1,12 @@
 -- The prelude's first module, which every delayqueue script uses (fixed resources: no script text is ever built from
 -- input). Stored format 2. The prelude is in modules, one file each in this folder: base, controls, claimread, expiryread,
--- groups, priorities, buckets, leases, dead, claims, v1, format1 (ScriptLibrary.MODULES, in that order).
+-- groups, priorities, pages, buckets, leases, dead, fanout, claims, v1, format1 (ScriptLibrary.MODULES, in that order).
 --
--- KEYS[1] is the topic's pending set, <prefix>:{<topic>}:pending. Every other key of the topic shares its hash tag
+-- KEYS[1] is the topic's pending set, <prefix>:{<topic>}:pending; KEYS[2], its meta hash, is declared beside it and not
+-- read from KEYS (Script.metaKeyOf: a cluster slot on the move runs a call where both are). Every other key of the topic shares its hash tag
 -- (so a script touches one cluster slot) and is named here:
---   pending   ZSET  id -> due time (Redis-clock ms, to the microsecond): scheduled and retry-waiting messages
+--   pending   ZSET  id -> due time (Redis-clock ms, to the microsecond): scheduled and retry-waiting messages (a plain
+--                   message's first wait is in a page instead, stored format 5: see the pages module)
 --   leased    ZSET  id -> lease deadline (ms): claimed messages, whether their handler has started or not
 --   lease     HASH  id -> "<token>:<due ms>:<attempt>" for every leased message: the attempt counted for a suspect
 --                   before its handler starts, 0 for a message leased in a batch (counted only if it fails); the
@@ -83,7 +85,7 @@ end
 
 -- A due time from a schedule argument: a delay in microseconds from now ('d'), or an absolute time in ms ('a').
 local function dueScore(kind, value, nowUs)
-  if kind == 'd' then
+  if kind == 'd' or kind == 'D' then
     return score(nowUs + tonumber(value))
   end
   return value

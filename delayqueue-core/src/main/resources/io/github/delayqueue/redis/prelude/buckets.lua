@@ -83,6 +83,7 @@ local function resizing()
   -- did instead (those of groups and levels, new in 0.3, left out), and Redis logs each refusal: add +hlen.
   local function counted()
     return redis.call('ZCARD', PENDING) + redis.call('ZCARD', BASE .. 'leased') + redis.call('ZCARD', BASE .. 'buried')
+      + (tonumber(metaRead.paged) or 0)
   end
 
   -- How many messages the topic stores, estimated from its buckets: every message has its envelope in one, whichever

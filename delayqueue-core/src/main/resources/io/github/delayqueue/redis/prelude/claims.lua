@@ -35,6 +35,13 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   end
   -- (read up to the limit all the same: what the groups leave unused goes to them, with no command more)
   local due = redis.call('ZRANGEBYSCORE', PENDING, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit + suspectCount)
+  -- pages (stored format 5): the messages of a first wait, merged with pending's by due time (none read in a topic
+  -- without pages); what is leased, buried or dropped of them leaves its page at the end (pagesTake)
+  local pageOf = nil
+  if paged() then
+    pageOf = {}
+    due = mergeDue(due, pagesDue(upTo, limit, pageOf))
+  end
   -- (priorities: the levels' sets may hold due messages while pending holds none)
   if #due == 0 and not (turns and #turns > 0) and not metaRead.prio then
     return 0, nil
@@ -297,6 +304,9 @@ local function leaseDue(limit, now, nowScore, upTo, leaseMillis, maxAttempts, de
   each('ZADD', LEASED, scores)
   each('HSET', LEASE, records)
   each('ZREM', PENDING, leased)
+  if pageOf then
+    pagesTake(chosen, pageOf)
+  end
   if leasedLevels then
     levelsServed(leasedLevels)
   end

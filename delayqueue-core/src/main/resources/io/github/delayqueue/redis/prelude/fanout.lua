@@ -141,7 +141,7 @@ local function fanOut(upTo)
       declared = true
     end
   end
-  local topicMeta = redis.call('HMGET', TOPIC_META, 'prio', 'groups')
+  local topicMeta = redis.call('HMGET', TOPIC_META, 'prio', 'groups', 'paged')
   local pending = TOPIC_BASE .. 'pending'
   local heads = { pending }
   local moves, room = {}, FAN_OUT_MOST
@@ -161,6 +161,24 @@ local function fanOut(upTo)
     end
   end
   take(pending, DEFAULT_LEVEL, nil)
+  -- pages (stored format 5): the topic's messages first scheduled wait there; they leave by pagesTake below
+  local pageOf = nil
+  if (tonumber(topicMeta[3]) or 0) > 0 then
+    if room > 0 and #names > 0 then
+      pageOf = {}
+      local due = pagesDue(upTo, room, pageOf)
+      if #due > 0 then
+        local ids, scores = {}, {}
+        for i = 1, #due, 2 do
+          ids[#ids + 1] = due[i]
+          scores[#scores + 1] = due[i + 1]
+          scores[#scores + 1] = due[i]
+        end
+        moves[#moves + 1] = { nil, DEFAULT_LEVEL, nil, ids, scores }
+        room = room - #ids
+      end
+    end
+  end
   for _, level in ipairs(storedLevels(topicMeta[1] or false)) do
     local key = levelKey(level, TOPIC_BASE)
     heads[#heads + 1] = key
@@ -207,7 +225,11 @@ local function fanOut(upTo)
     end
     each('HSET', FAN, held)
     for _, move in ipairs(moves) do
-      each('ZREM', move[1], move[4])
+      if move[1] then
+        each('ZREM', move[1], move[4])
+      else
+        pagesTake(move[4], pageOf)
+      end
     end
     if marks then
       each('HDEL', tries, ids)
@@ -233,5 +255,12 @@ local function fanOut(upTo)
       end
     end
   end
-  return earliestIn(heads), declared
+  local first = earliestIn(heads)
+  if (tonumber(topicMeta[3]) or 0) > 0 then
+    local pageFirst = pagesHead()
+    if pageFirst and (first == nil or pageFirst < first) then
+      first = pageFirst
+    end
+  end
+  return first, declared
 end

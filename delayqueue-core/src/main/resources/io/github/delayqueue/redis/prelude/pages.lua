@@ -1,0 +1,371 @@
+-- Pages (stored format 5, docs/reference/stored-format.md): where a topic's freshly scheduled plain messages wait (no
+-- group, the default priority), in small sorted sets by due time instead of the one pending set. A sorted set of more
+-- than 128 entries is a skiplist (about 111 bytes a message); one of at most PAGE_MOST stays a listpack (about a third
+-- of that), so a waiting message costs about 100 bytes instead of 170 (docs/benchmarks-journal.md). Keys, all of the
+-- topic (a subscription has none: its messages wait in its own pending):
+--   pages    ZSET  every score 0, so ordered by member: '<fence>\0<n>' per page, where the fence is the page's lowest
+--                  (due, id) when it was made, as order() writes it, and n its number; the first page made has an
+--                  empty fence. Page n holds the messages from its fence up to the next page's: a message's page is the
+--                  one with the greatest fence at or below the message's own (the first page, below every fence)
+--   p:<n>    ZSET  id -> due time, at most PAGE_MOST entries: a page
+--   meta     HASH  paged -> how many messages the pages hold (absent or 0: none; read with the bucket count, so that a
+--                  topic without pages pays no command for them); page -> the last page number handed out
+-- A message in a page has an envelope of format 5 (Envelope.java): its version byte 5 and its due time (8 bytes, a
+-- big-endian double), in front of format 2's fields, so that a cancel or a look-up finds its page from the id. Only
+-- a message's first wait is in a page: one that waits again (a retry, a lease handed back or run out, a reschedule, a
+-- replacement, a replay) waits in pending, which every script reads too, so that the due time in front of an
+-- envelope is read only to find a page and never has to be written again. Groups and priorities keep their own sets.
+local PAGE_MOST = 96
+local PAGE_LEAST = 24
+local PAGE_MERGED_MOST = 72
+
+if metaAlso then
+  metaAlso[#metaAlso + 1] = 'paged'
+else
+  metaAlso = { 'paged' }
+end
+local PAGES = TOPIC_BASE .. 'pages'
+
+-- Whether the topic's pages hold any message, by meta's count as read with the bucket count (false in a subscription's
+-- script: its own meta has no pages).
+local function paged()
+  local n = tonumber(metaRead.paged)
+  return n ~= nil and n > 0
+end
+
+-- A page's key, from its member in the index.
+local function pageKey(member)
+  return TOPIC_BASE .. 'p:' .. string.match(member, '%z(%d+)$')
+end
+
+-- A message's place in the pages' order, (due, id), as bytes that sort the same way: a positive double, big-endian,
+-- sorts as its value does, and Redis orders equal scores by the members' bytes.
+local function order(due, id)
+  return struct.pack('>d', tonumber(due)) .. id
+end
+
+-- Whether a due time can go in a page (order() sorts positive due times only; a due time before 1970 waits in pending).
+local function pageable(due)
+  local n = tonumber(due)
+  return n ~= nil and n > 0 and n < math.huge
+end
+
+-- The due time written in front of a format-5 envelope, or nil.
+local function frontDue(envelope)
+  if envelope and string.byte(envelope, 1) == 5 and #envelope >= 9 then
+    return (struct.unpack('>d', envelope, 2))
+  end
+  return nil
+end
+
+-- An envelope of format 2 with a due time in front: format 5.
+local function withFront(envelope, due)
+  return '\5' .. struct.pack('>d', tonumber(due)) .. string.sub(envelope, 2)
+end
+
+-- The page a message due at 'due' with this id belongs in: its member and key; nil if there is no page.
+local function pageAt(due, id)
+  local member = redis.call('ZREVRANGEBYLEX', PAGES, '(' .. order(due, id) .. '\1', '-', 'LIMIT', 0, 1)[1]
+      or redis.call('ZRANGE', PAGES, 0, 0)[1]
+  if member then
+    return member, pageKey(member)
+  end
+  return nil, nil
+end
+
+-- A new page's number.
+local function newPage()
+  return redis.call('HINCRBY', TOPIC_META, 'page', 1)
+end
+
+-- Splits a page that grew past PAGE_MOST: its upper half goes to a new page, fenced by its first entry.
+local function splitPage(key)
+  local half = PAGE_MOST / 2
+  local upper = redis.call('ZRANGE', key, half, -1, 'WITHSCORES')
+  local n = newPage()
+  local scores = {}
+  for i = 1, #upper, 2 do
+    scores[#scores + 1] = upper[i + 1]
+    scores[#scores + 1] = upper[i]
+  end
+  redis.call('ZADD', TOPIC_BASE .. 'p:' .. n, unpack(scores))
+  redis.call('ZREMRANGEBYRANK', key, half, -1)
+  redis.call('ZADD', PAGES, 0, order(upper[2], upper[1]) .. '\0' .. n)
+end
+
+-- Puts messages in their pages: 'scores' as ZADD takes them (due, id, ...), each due time pageable. Counts them in
+-- meta. A page that grows past PAGE_MOST splits, so that every page stays a listpack.
+local function pagesAdd(scores)
+  for i = 1, #scores, 2 do
+    local due, id = scores[i], scores[i + 1]
+    local member, key = pageAt(due, id)
+    if not member then
+      local n = newPage()
+      key = TOPIC_BASE .. 'p:' .. n
+      redis.call('ZADD', PAGES, 0, '\0' .. n)
+    end
+    redis.call('ZADD', key, due, id)
+    if redis.call('ZCARD', key) > PAGE_MOST then
+      splitPage(key)
+    end
+  end
+  redis.call('HINCRBY', TOPIC_META, 'paged', #scores / 2)
+end
+
+-- After messages left a page: an empty page leaves the index, and one left with fewer than PAGE_LEAST joins its
+-- neighbour (the one before it; the first page takes the one after it) if the two hold at most PAGE_MERGED_MOST, so
+-- that a topic whose messages are mostly cancelled keeps its pages full.
+local function settlePage(member, key)
+  local n = redis.call('ZCARD', key)
+  if n == 0 then
+    redis.call('ZREM', PAGES, member)
+    return
+  end
+  if n >= PAGE_LEAST then
+    return
+  end
+  local into, from, fromMember
+  local before = redis.call('ZREVRANGEBYLEX', PAGES, '(' .. member, '-', 'LIMIT', 0, 1)[1]
+  if before then
+    into, from, fromMember = pageKey(before), key, member
+  else
+    local after = redis.call('ZRANGEBYLEX', PAGES, '(' .. member, '+', 'LIMIT', 0, 1)[1]
+    if not after then
+      return
+    end
+    into, from, fromMember = key, pageKey(after), after
+  end
+  if redis.call('ZCARD', into) + redis.call('ZCARD', from) > PAGE_MERGED_MOST then
+    return
+  end
+  local entries = redis.call('ZRANGE', from, 0, -1, 'WITHSCORES')
+  local scores = {}
+  for i = 1, #entries, 2 do
+    scores[#scores + 1] = entries[i + 1]
+    scores[#scores + 1] = entries[i]
+  end
+  -- added where they go before they leave where they were
+  redis.call('ZADD', into, unpack(scores))
+  redis.call('ZREM', PAGES, fromMember)
+  redis.call('DEL', from)
+end
+
+-- The due time of a message waiting in a page, found from its envelope ('envelope': as stored), or nil.
+local function pageScore(id, envelope)
+  local due = frontDue(envelope)
+  if not due then
+    return nil
+  end
+  local _, key = pageAt(due, id)
+  return key and redis.call('ZSCORE', key, id) or nil
+end
+
+-- Takes a message out of its page, found from its envelope (as stored); true if it was there.
+local function pageRemove(id, envelope)
+  local due = frontDue(envelope)
+  if not due then
+    return false
+  end
+  local member, key = pageAt(due, id)
+  if not member or redis.call('ZREM', key, id) == 0 then
+    return false
+  end
+  redis.call('HINCRBY', TOPIC_META, 'paged', -1)
+  settlePage(member, key)
+  return true
+end
+
+-- Up to 'limit' messages due at 'upTo' or before from the pages, earliest first, as ZRANGEBYSCORE's reply gives them
+-- (id, due, ...), and the member of each one's page in 'pageOf' (id -> member). Reads at most eight pages.
+local function pagesDue(upTo, limit, pageOf)
+  local found = {}
+  if limit <= 0 then
+    return found
+  end
+  for _, member in ipairs(redis.call('ZRANGE', PAGES, 0, 7)) do
+    local part = redis.call('ZRANGEBYSCORE', pageKey(member), '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit)
+    for i = 1, #part, 2 do
+      found[#found + 1] = part[i]
+      found[#found + 1] = part[i + 1]
+      pageOf[part[i]] = member
+    end
+    limit = limit - #part / 2
+    -- (a page that gave fewer than asked either ran out, or holds the rest later: then so do the pages after it)
+    if limit <= 0 or #part == 0 then
+      break
+    end
+  end
+  return found
+end
+
+-- Takes messages read by pagesDue out of their pages: 'ids' (a list; those not in 'pageOf' are left alone).
+local function pagesTake(ids, pageOf)
+  local byPage, members = {}, {}
+  local n = 0
+  for _, id in ipairs(ids) do
+    local member = pageOf[id]
+    if member then
+      local list = byPage[member]
+      if not list then
+        list = {}
+        byPage[member] = list
+        members[#members + 1] = member
+      end
+      list[#list + 1] = id
+    end
+  end
+  for _, member in ipairs(members) do
+    local key = pageKey(member)
+    n = n + redis.call('ZREM', key, unpack(byPage[member]))
+    if redis.call('EXISTS', key) == 0 then
+      redis.call('ZREM', PAGES, member)
+    end
+  end
+  if n > 0 then
+    redis.call('HINCRBY', TOPIC_META, 'paged', -n)
+  end
+end
+
+-- Two lists of (id, due, ...) in due order, merged in due order.
+local function mergeDue(a, b)
+  if #b == 0 then
+    return a
+  elseif #a == 0 then
+    return b
+  end
+  local out, i, j = {}, 1, 1
+  while i <= #a or j <= #b do
+    if j > #b or (i <= #a and tonumber(a[i + 1]) <= tonumber(b[j + 1])) then
+      out[#out + 1] = a[i]
+      out[#out + 1] = a[i + 1]
+      i = i + 2
+    else
+      out[#out + 1] = b[j]
+      out[#out + 1] = b[j + 1]
+      j = j + 2
+    end
+  end
+  return out
+end
+
+-- The earliest due time in the pages (a number), and its id; nil if they hold none.
+local function pagesHead()
+  local first = redis.call('ZRANGE', PAGES, 0, 0)[1]
+  if not first then
+    return nil, nil
+  end
+  local head = redis.call('ZRANGE', pageKey(first), 0, 0, 'WITHSCORES')
+  return tonumber(head[2]), head[1]
+end
+
+-- How many messages the pages hold due between 'min' and 'max' (scores as ZCOUNT takes them: '-inf', '(x', 'x',
+-- '+inf'): a ZCOUNT per page the window spans, from the page of its start.
+local function pagesCount(min, max)
+  local low = tonumber((string.gsub(min, '^%(', '')))
+  local high = tonumber((string.gsub(max, '^%(', '')))
+  local start = nil
+  if low and pageable(low) then
+    start = pageAt(low, '')
+  end
+  local bound = start and ('[' .. start) or '-'
+  local total = 0
+  while true do
+    local members = redis.call('ZRANGEBYLEX', PAGES, bound, '+', 'LIMIT', 0, 100)
+    for _, member in ipairs(members) do
+      if high and #member > 9 and string.byte(member, 1) ~= 0 and struct.unpack('>d', member) > high then
+        return total
+      end
+      total = total + redis.call('ZCOUNT', pageKey(member), min, max)
+    end
+    if #members < 100 then
+      return total
+    end
+    bound = '(' .. members[#members]
+  end
+end
+
+-- The due time of a page's fence, from its member (nil: the empty fence of the first page made).
+local function fenceDue(member)
+  if string.byte(member, 1) == 0 then
+    return nil
+  end
+  return (struct.unpack('>d', member))
+end
+
+-- How many messages the pages hold before 'edges[1]', between each edge and the next, and at or after the last (scores,
+-- ascending; 'total': meta's count of them all), as due-count.lua counts its windows: a ZCOUNT for each window a page
+-- spans, walking the pages from the first to the one holding the last edge, and the messages after it as what is left
+-- of the total (so a count reads every page due before its last window ends: about one per 50 messages).
+local function pagesWindows(edges, total)
+  local m = #edges
+  local counts = {}
+  for k = 1, m + 1 do
+    counts[k] = 0
+  end
+  local last = tonumber(edges[m])
+  local values = {}
+  for k = 1, m do
+    values[k] = tonumber(edges[k])
+  end
+  -- the window of a due time: the number of edges at or below it, plus one
+  local function window(due)
+    if due == nil then
+      return 1
+    end
+    local lo, hi = 1, m + 1
+    while lo < hi do
+      local mid = math.floor((lo + hi) / 2)
+      if values[mid] <= due then
+        lo = mid + 1
+      else
+        hi = mid
+      end
+    end
+    return lo
+  end
+  local function countIn(key, k)
+    local min = (k == 1) and '-inf' or edges[k - 1]
+    local max = (k == m + 1) and '+inf' or ('(' .. edges[k])
+    counts[k] = counts[k] + redis.call('ZCOUNT', key, min, max)
+  end
+  local bound = '-'
+  local first = true
+  local previous = nil
+  local done = false
+  while not done do
+    local members = redis.call('ZRANGEBYLEX', PAGES, bound, '+', 'LIMIT', 0, 100)
+    for _, member in ipairs(members) do
+      local fence = fenceDue(member)
+      if previous then
+        -- the page before this one ends where this one's fence is
+        for k = previous[2], window(fence) do
+          countIn(previous[1], k)
+        end
+      end
+      if fence and fence >= last then
+        previous = nil
+        done = true
+        break
+      end
+      previous = { pageKey(member), first and 1 or window(fence) }
+      first = false
+    end
+    if not done and #members < 100 then
+      done = true
+    elseif not done then
+      bound = '(' .. members[#members]
+    end
+  end
+  if previous then
+    for k = previous[2], m + 1 do
+      countIn(previous[1], k)
+    end
+  end
+  -- after the last edge: what is left
+  local counted = 0
+  for k = 1, m do
+    counted = counted + counts[k]
+  end
+  counts[m + 1] = math.max(0, total - counted)
+  return counts
+end

@@ -1,0 +1,214 @@
+package io.github.delayqueue.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delayqueue.RedisFixture;
+import io.github.delayqueue.StoreExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Stored format 5: a plain message's first wait in its topic's pages, small sorted sets by due time (the pages module
+ * of the prelude), which every script reads beside the pending set.
+ */
+class PagesTests {
+
+	@RegisterExtension
+	static final StoreExtension redis = StoreExtension.create();
+
+	private static final String TOPIC = "paged";
+
+	private static final long LEASE = 30_000;
+
+	@Test
+	void aScheduledMessageWaitsInAPageWithItsDueTimeInFrontOfItsEnvelopeAndACancelLeavesNothing() {
+		MessageOperations messages = redis.store().messages();
+		messages.schedule(TOPIC, List.of(Scheduling.message("m", Duration.ofHours(1))));
+
+		assertThat(redis.get().call("EXISTS", key("pending"))).isEqualTo("0");
+		assertThat(redis.get().call("ZCARD", key("pages"))).isEqualTo("1");
+		assertThat(redis.get().call("HGET", key("meta"), "paged")).isEqualTo("1");
+		String score = RedisFixture.waiting(redis.get(), key("pending")).get("m");
+		// format 5: the version byte, then the due time as 8 bytes, as the scripts read it
+		assertThat(redis.get().call("EVAL", """
+				local e = redis.call('HGET', KEYS[1], 'm')
+				return {string.byte(e, 1), tostring(struct.unpack('>d', e, 2) == tonumber(ARGV[1]))}
+				""", "1", key("body:0"), score)).isEqualTo("5\ntrue");
+		StoredEntry entry = messages.lookup(TOPIC, "m");
+		assertThat(entry).isNotNull();
+		assertThat(entry.state()).isEqualTo(StoredEntry.State.WAITING);
+		assertThat(entry.message().payload()).isNotEmpty();
+
+		assertThat(messages.cancel(TOPIC, "m")).isTrue();
+		assertThat(messages.cancel(TOPIC, "m")).isFalse();
+		assertThat(messages.lookup(TOPIC, "m")).isNull();
+		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).as("every key of the topic").isEmpty();
+		assertThat(redis.get().call("HGET", key("meta"), "paged")).isEqualTo("0");
+	}
+
+	@Test
+	void aThousandMessagesDueAtOneInstantSplitIntoSmallPagesAndAreClaimedInOrder() {
+		long due = System.currentTimeMillis() - 1000;
+		List<NewMessage> batch = new ArrayList<>();
+		for (int i = 0; i < 1000; i++) {
+			batch.add(Scheduling.message(String.format("s-%04d", (i * 7919) % 1000), Envelope.DEFAULT_PRIORITY, null,
+					DueTime.at(due)));
+		}
+		for (int from = 0; from < 1000; from += 100) {
+			assertThat(redis.store().messages().schedule(TOPIC, batch.subList(from, from + 100))).containsOnly(true);
+		}
+		int pages = Integer.parseInt(redis.get().call("ZCARD", key("pages")));
+		assertThat(pages).isBetween(1000 / 96, 1000 / 24);
+		for (String member : redis.get().call("EVAL", """
+				local out = {}
+				for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+				  local k = ARGV[1] .. string.match(m, '%z(%d+)$')
+				  out[#out + 1] = redis.call('OBJECT', 'ENCODING', k) .. ':' .. redis.call('ZCARD', k)
+				end
+				return out
+				""", "1", key("pages"), key("p:")).split("\n")) {
+			assertThat(member).as("every page a small listpack").startsWith("listpack:");
+			assertThat(Integer.parseInt(member.substring("listpack:".length()))).isBetween(1, 96);
+		}
+		assertThat(redis.store().messages().stats(TOPIC).ready()).isEqualTo(1000);
+
+		List<String> claimed = new ArrayList<>();
+		Claim claim;
+		do {
+			claim = redis.store().leases().claim(TOPIC, 128, LEASE, 5);
+			claim.messages().forEach((message) -> claimed.add(message.id()));
+			redis.store().leases().ack(TOPIC, claim.messages().stream().map(ClaimedMessage::lease).toList());
+		}
+		while (!claim.messages().isEmpty());
+		assertThat(claimed).hasSize(1000).isSorted().doesNotHaveDuplicates();
+		assertThat(RedisFixture.keysOf(redis.get(), TOPIC)).isEmpty();
+	}
+
+	@Test
+	void pagesThatCancelsEmptyJoinTheirNeighboursAndEveryMessageLeftIsStillFound() {
+		List<NewMessage> batch = new ArrayList<>();
+		for (int i = 0; i < 960; i++) {
+			batch.add(Scheduling.message(String.format("o-%04d", i), Envelope.DEFAULT_PRIORITY, null,
+					DueTime.in(3_600_000_000L + i * 1000L)));
+		}
+		for (int from = 0; from < 960; from += 120) {
+			redis.store().messages().schedule(TOPIC, batch.subList(from, from + 120));
+		}
+		int before = Integer.parseInt(redis.get().call("ZCARD", key("pages")));
+		// nine in ten orders are paid: their timeouts are cancelled
+		for (int i = 0; i < 960; i++) {
+			if (i % 10 != 0) {
+				assertThat(redis.store().messages().cancel(TOPIC, String.format("o-%04d", i))).isTrue();
+			}
+		}
+		int after = Integer.parseInt(redis.get().call("ZCARD", key("pages")));
+		assertThat(after).as("pages before %d", before).isLessThanOrEqualTo(before / 3);
+		assertThat(redis.get().call("HGET", key("meta"), "paged")).isEqualTo("96");
+		for (int i = 0; i < 960; i += 10) {
+			assertThat(redis.store().messages().lookup(TOPIC, String.format("o-%04d", i))).as("o-%d", i).isNotNull();
+		}
+		assertThat(redis.store().messages().stats(TOPIC).waiting()).isEqualTo(96);
+		assertThat(RedisFixture.waiting(redis.get(), key("pending")).keySet()).hasSize(96);
+	}
+
+	@Test
+	void theTwoLayoutsAreReadTogetherByDueTime() {
+		// format 2 (an instance told to write it, or a message stored before 0.3) and format 5, alternating
+		long now = System.currentTimeMillis();
+		for (int i = 0; i < 40; i++) {
+			redis.store().setStoredFormat((i % 2 == 0) ? 2 : 5);
+			Scheduling.schedule(redis.store(), TOPIC, Scheduling.message("m-" + (100 + i), Envelope.DEFAULT_PRIORITY,
+					null, DueTime.at(now - 40_000 + i * 1000L)));
+		}
+		redis.store().setStoredFormat(5);
+		assertThat(redis.get().call("ZCARD", key("pending"))).isEqualTo("20");
+		assertThat(redis.get().call("HGET", key("meta"), "paged")).isEqualTo("20");
+
+		TopicCounts counts = redis.store().messages().stats(TOPIC);
+		assertThat(counts.waiting() + counts.ready()).isEqualTo(40);
+		assertThat(counts.ready()).isEqualTo(40);
+		assertThat(counts.nextDueAt()).isEqualTo(Instant.ofEpochMilli(now - 40_000));
+		DueCounts due = redis.store().messages().countDue(TOPIC,
+				List.of(Instant.ofEpochMilli(now - 30_000), Instant.ofEpochMilli(now - 10_000)));
+		assertThat(due.before()).isEqualTo(10);
+		assertThat(due.windows()).containsExactly(20L);
+		assertThat(due.after()).isEqualTo(10);
+		List<String> listed = new ArrayList<>();
+		Position after = null;
+		for (int page = 0; page < 8; page++) {
+			List<StoredEntry> entries = redis.store().messages().waiting(TOPIC, null, null, after, 7);
+			entries.forEach((entry) -> listed.add(entry.id()));
+			if (entries.isEmpty()) {
+				break;
+			}
+			after = entries.get(entries.size() - 1).position();
+		}
+		assertThat(listed).hasSize(40).isSorted();
+
+		List<String> claimed = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			redis.store().leases().claim(TOPIC, 10, LEASE, 5).messages().forEach((m) -> claimed.add(m.id()));
+		}
+		assertThat(claimed).hasSize(40).isSorted();
+	}
+
+	@Test
+	void aPagedMessageThatWaitsAgainWaitsInPendingAndIsStillCancelledAndFound() {
+		Scheduling.schedule(redis.store(), TOPIC, Scheduling.message("r", Duration.ZERO));
+		ClaimedMessage claimed = redis.store().leases().claim(TOPIC, 10, LEASE, 5).messages().get(0);
+		assertThat(redis.get().call("HGET", key("meta"), "paged")).isEqualTo("0");
+		assertThat(redis.store().leases().retry(TOPIC, claimed.lease(), 3_600_000, "boom")).isTrue();
+		// its envelope keeps the due time of its first wait; it waits in pending now
+		assertThat(redis.get().call("ZSCORE", key("pending"), "r")).isNotNull();
+		assertThat(redis.store().messages().lookup(TOPIC, "r").attempts()).isOne();
+		assertThat(redis.store().messages().reschedule(TOPIC, "r", DueTime.in(7_200_000_000L))).isTrue();
+		assertThat(redis.store().messages().cancel(TOPIC, "r")).isTrue();
+		assertThat(redis.store().messages().lookup(TOPIC, "r")).isNull();
+
+		// a message rescheduled from its page, or replaced in it, moves to pending
+		Scheduling.schedule(redis.store(), TOPIC, Scheduling.message("moved", Duration.ofHours(1)));
+		Scheduling.schedule(redis.store(), TOPIC, Scheduling.message("replaced", Duration.ofHours(1)));
+		assertThat(redis.store().messages().reschedule(TOPIC, "moved", DueTime.in(0))).isTrue();
+		assertThat(redis.store().messages().replace(TOPIC, Scheduling.message("replaced", Duration.ofHours(2))))
+			.isEqualTo(Replacement.REPLACED);
+		assertThat(redis.get().call("ZCARD", key("pending"))).isEqualTo("2");
+		assertThat(redis.get().call("HGET", key("meta"), "paged")).isEqualTo("0");
+		assertThat(redis.get().call("EXISTS", key("pages"))).isEqualTo("0");
+		assertThat(redis.store().leases().claim(TOPIC, 10, LEASE, 5).messages()).extracting(ClaimedMessage::id)
+			.containsExactly("moved");
+	}
+
+	@Test
+	void aCancelAndALookUpOfAPagedMessageRunABoundedFewCommands() {
+		MessageOperations messages = redis.store().messages();
+		for (int i = 0; i < 300; i++) {
+			messages.schedule(TOPIC, List.of(Scheduling.message("m" + i, Duration.ofHours(1 + i))));
+		}
+		CommandCounts counts = new CommandCounts(redis.get());
+		for (int i = 0; i < 300; i += 30) {
+			assertThat(messages.lookup(TOPIC, "m" + i)).isNotNull();
+		}
+		// the bucket count's HMGET, EXISTS of format 1's envelopes, pending's ZSCORE, the envelope's HGET, the page's
+		// (ZREVRANGEBYLEX) and its ZSCORE, one EXISTS for the marks, counts and errors
+		assertThat(counts.sinceLast()).containsExactlyInAnyOrderEntriesOf(Map.of("hmget", 10L, "exists", 20L,
+				"zscore", 20L, "hget", 10L, "zrevrangebylex", 10L));
+		for (int i = 0; i < 300; i += 30) {
+			assertThat(messages.cancel(TOPIC, "m" + i)).isTrue();
+		}
+		// the bucket count's HMGET, the envelope's HGET, the page's ZREVRANGEBYLEX, ZREM and ZCARD, the count's
+		// HINCRBY, the envelope's HDEL, one EXISTS for the marks: no page was small enough to join another
+		assertThat(counts.sinceLast()).containsExactlyInAnyOrderEntriesOf(Map.of("hmget", 10L, "hget", 10L,
+				"zrevrangebylex", 10L, "zrem", 10L, "zcard", 10L, "hincrby", 10L, "hdel", 10L, "exists", 10L));
+	}
+
+	private static String key(String suffix) {
+		return RedisFixture.PREFIX + ":{" + TOPIC + "}:" + suffix;
+	}
+
+}
