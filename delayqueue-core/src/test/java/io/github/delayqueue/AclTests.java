@@ -213,6 +213,24 @@ class AclTests {
 	}
 
 	@Test
+	void aUserWhoseRuleLacksThePagesCommandsSchedulesIntoPendingAndChangesNothingElse() {
+		// 0.2's rule had none of the commands the pages (stored format 5) use: a schedule finds it out before it writes
+		// anything, and its messages wait in pending
+		assertThat(this.redis.call("ACL", "SETUSER", "delayqueue", "-hincrby", "-zrangebylex", "-zrevrangebylex",
+				"-zremrangebyrank")).isEqualTo("OK");
+		RedisMessageStore store = new RedisMessageStore(this.connectionFactory, "dq", DeadLetterPolicy.DEFAULT);
+		RedisDelayedQueue queue = new RedisDelayedQueue(store, PayloadConverter.json());
+		assertThat(queue.schedule("acl-pages", "lone", "x", Duration.ZERO)).isTrue();
+		queue.scheduleAll(IntStream.range(0, 20)
+			.mapToObj((i) -> ScheduleRequest.builder("acl-pages", "x").id("batch-" + i).build())
+			.toList());
+		assertThat(this.redis.call("ZCARD", "dq:{acl-pages}:pending")).isEqualTo("21");
+		assertThat(this.redis.call("EXISTS", "dq:{acl-pages}:pages")).isEqualTo("0");
+		assertThat(queue.cancel("acl-pages", "batch-0")).isTrue();
+		assertThat(store.leases().claim("acl-pages", 100, 30_000, 5).messages()).hasSize(20);
+	}
+
+	@Test
 	void aUserWhoseRuleLacksZrankStillSchedulesLoneMessagesAndWakesConsumers() {
 		// the rule before 0.3's lone schedule read the head with ZRANGE only
 		assertThat(this.redis.call("ACL", "SETUSER", "delayqueue", "-zrank")).isEqualTo("OK");

@@ -1,6 +1,9 @@
 package io.github.delayqueue.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
@@ -50,14 +53,24 @@ final class Script {
 	 * @return the reply
 	 */
 	<T> T run(RedisConnection connection, ReturnType type, byte[]... keysAndArgs) {
+		// a pending key declares its topic's meta key too (metaKeyOf)
+		byte[] meta = metaKeyOf(keysAndArgs[0]);
+		byte[][] declared = keysAndArgs;
+		if (meta != null) {
+			declared = new byte[keysAndArgs.length + 1][];
+			declared[0] = keysAndArgs[0];
+			declared[1] = meta;
+			System.arraycopy(keysAndArgs, 1, declared, 2, keysAndArgs.length - 1);
+		}
+		int keys = (meta != null) ? 2 : 1;
 		try {
-			return connection.scriptingCommands().evalSha(this.sha1, type, 1, keysAndArgs);
+			return connection.scriptingCommands().evalSha(this.sha1, type, keys, declared);
 		}
 		catch (RuntimeException ex) {
 			if (!isNoScript(ex)) {
 				throw ex;
 			}
-			return connection.scriptingCommands().eval(this.text, type, 1, keysAndArgs);
+			return connection.scriptingCommands().eval(this.text, type, keys, declared);
 		}
 	}
 
@@ -94,10 +107,9 @@ final class Script {
 		return false;
 	}
 
+	private static final byte[] PENDING = "pending".getBytes(StandardCharsets.US_ASCII);
 
-	private static final byte[] PENDING = "pending".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-	private static final byte[] META = "meta".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+	private static final byte[] META = "meta".getBytes(StandardCharsets.US_ASCII);
 
 	/**
 	 * The second key a call on a topic's pending key declares: the topic's {@code meta} hash, which lives as long as
@@ -108,12 +120,12 @@ final class Script {
 	 * @param key a call's first key
 	 * @return the topic's meta key, or {@code null} for a key that is not a pending key
 	 */
-	static byte @org.jspecify.annotations.Nullable [] metaKeyOf(byte[] key) {
+	static byte @Nullable [] metaKeyOf(byte[] key) {
 		int base = key.length - PENDING.length;
-		if (base <= 0 || !java.util.Arrays.equals(key, base, key.length, PENDING, 0, PENDING.length)) {
+		if (base <= 0 || !Arrays.equals(key, base, key.length, PENDING, 0, PENDING.length)) {
 			return null;
 		}
-		byte[] meta = java.util.Arrays.copyOf(key, base + META.length);
+		byte[] meta = Arrays.copyOf(key, base + META.length);
 		System.arraycopy(META, 0, meta, base, META.length);
 		return meta;
 	}

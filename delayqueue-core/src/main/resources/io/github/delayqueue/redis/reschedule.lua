@@ -4,12 +4,18 @@
 -- Returns 1 if it was waiting and has moved, else 0.
 local id = ARGV[1]
 -- pages (stored format 5): a message in its first wait moves to pending, where every later wait is
-if paged() and not redis.call('ZSCORE', PENDING, id) and pageRemove(id, redis.call('HGET', bodyOf(id), id)) then
+if paged() and not redis.call('ZSCORE', PENDING, id) then
+  -- (the new due time read first: bad input changes nothing)
   local _, nowUs = clock()
   local due = dueScore(ARGV[2], ARGV[3], nowUs)
-  redis.call('ZADD', PENDING, due, id)
-  wakeIfHead(id, due, nowUs)
-  return 1
+  if not tonumber(due) then
+    error({ err = 'delayqueue: a due time must be a number, got \'' .. tostring(ARGV[3]) .. '\'' })
+  end
+  if pageRemove(id, redis.call('HGET', bodyOf(id), id)) then
+    redis.call('ZADD', PENDING, due, id)
+    wakeIfHead(id, due, nowUs)
+    return 1
+  end
 end
 if not redis.call('ZSCORE', PENDING, id) and not (redis.call('ZSCORE', V1_DUE, id) and adoptOne(id)) then
   -- groups: a grouped message waits in its group's set of its level; the group's turn comes no later than its new due

@@ -142,6 +142,9 @@ local scores = {}
 local pageScores = nil
 local expiries = nil
 local earliest, earliestId = nil, nil
+-- the first paged message's page, looked up before anything is written (nil: not yet; false: no page), and whether
+-- the Redis user may not use the pages (then this call writes pending)
+local probed, probedId, refused = nil, nil, false
 for k = 1, n do
   local i = k * 6 - 5
   local id = ARGV[i]
@@ -155,7 +158,15 @@ for k = 1, n do
     end
     due = (nowUs + tonumber(due)) / 1000
   end
-  local paging = (kind == 'D' or kind == 'A') and pageable(due)
+  local paging = (kind == 'D' or kind == 'A') and not refused and pageable(due)
+  if paging and probedId == nil then
+    probed = pageProbe(due, id)
+    probedId = id
+    if probed == nil then
+      refused = true
+      paging = false
+    end
+  end
   local envelope = ARGV[i + 3]
   if paging then
     envelope = withFront(envelope, due)
@@ -188,8 +199,9 @@ end
 for i = 1, #scores, 1000 do
   redis.call('ZADD', PENDING, unpack(scores, i, math.min(#scores, i + 999)))
 end
+local loneMember, loneKey = nil, nil
 if pageScores then
-  pagesAdd(pageScores)
+  loneMember, loneKey = pagesAdd(pageScores, (pageScores[2] == probedId) and probed or nil)
 end
 if expiries then
   redis.call('HSET', BASE .. 'expiry', unpack(expiries))
@@ -203,8 +215,17 @@ end
 -- user whose rule predates 0.3 may lack +zrank (docs/reference/security.md): then the head is read as for several,
 -- so that nothing breaks (Redis logs each refusal: add +zrank)
 local woken
-local rank = (n == 1 and not pageScores) and redis.pcall('ZRANK', PENDING, earliestId) or nil
-if type(rank) == 'number' then
+local rank = (n == 1) and redis.pcall('ZRANK', loneKey or PENDING, earliestId) or nil
+if loneKey and type(rank) == 'number' then
+  -- a lone message in a page: the topic's head only if first in its page (one command, and nothing more for the
+  -- usual message, due later than others), its page the first, and nothing earlier in pending; a page split since
+  -- moved it only if it was not the first of its page
+  woken = rank == 0 and redis.call('ZRANGE', PAGES, 0, 0)[1] == loneMember
+  if woken then
+    local head = redis.call('ZRANGE', PENDING, 0, 0, 'WITHSCORES')
+    woken = head[2] == nil or tonumber(head[2]) >= earliest
+  end
+elseif type(rank) == 'number' then
   woken = rank == 0
 else
   local head = redis.call('ZRANGE', PENDING, '0', '0', 'WITHSCORES')

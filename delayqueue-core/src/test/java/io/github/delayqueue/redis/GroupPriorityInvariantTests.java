@@ -27,8 +27,8 @@ class GroupPriorityInvariantTests {
 	private static final String TOPIC = "gfuzz";
 
 	// every envelope in exactly one of the sets; every non-empty group set listed in its group's levels and its group
-	// in turn or held; every page listed, not empty, at most 96, its messages within its fences, in the count, and
-	// each with its due time in front of its envelope
+	// in turn or held; every page listed, not empty, at most 96, its messages within its fences (the first page
+	// without one), in the count, and each with its due time in front of its envelope
 	private static final String CHECK = """
 			local base = ARGV[1]
 			local sets = {}
@@ -49,6 +49,7 @@ class GroupPriorityInvariantTests {
 			  sets[#sets + 1] = key
 			  local fence = string.sub(m, 1, #m - #n - 1)
 			  local after = members[i + 1] and string.sub(members[i + 1], 1, #members[i + 1] - #string.match(members[i + 1], '%z(%d+)$') - 1)
+			  if i == 1 and fence ~= '' then bad[#bad + 1] = 'first page ' .. n .. ' has a fence' end
 			  local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
 			  if #entries == 0 or #entries > 192 then bad[#bad + 1] = 'page ' .. n .. ' holds ' .. #entries / 2 end
 			  inPages = inPages + #entries / 2

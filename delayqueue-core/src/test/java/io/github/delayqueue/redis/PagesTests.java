@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Stored format 5: a plain message's first wait in its topic's pages, small sorted sets by due time (the pages module
@@ -182,6 +183,86 @@ class PagesTests {
 		assertThat(redis.get().call("EXISTS", key("pages"))).isEqualTo("0");
 		assertThat(redis.store().leases().claim(TOPIC, 10, LEASE, 5).messages()).extracting(ClaimedMessage::id)
 			.containsExactly("moved");
+	}
+
+	@Test
+	void aLoneScheduleIntoAPageWakesConsumersOnlyWhenItIsTheTopicsNewHead() {
+		List<String> wakes = redis.fixture().recordWakes(TOPIC);
+		MessageOperations messages = redis.store().messages();
+		messages.schedule(TOPIC, List.of(Scheduling.message("h-1", Duration.ofHours(1))));
+		messages.schedule(TOPIC, List.of(Scheduling.message("h-2", Duration.ofHours(2))));
+		// a hundred more after it: the first page splits, its head stays
+		for (int i = 0; i < 100; i++) {
+			messages.schedule(TOPIC, List.of(Scheduling.message("later-" + i, Duration.ofHours(3 + i))));
+		}
+		messages.schedule(TOPIC, List.of(Scheduling.message("h-0", Duration.ofMinutes(30))));
+		// a retry waits in pending, ten minutes from now: a page's message due after it is not the head
+		messages.schedule(TOPIC, List.of(Scheduling.message("r", Duration.ZERO)));
+		Claim claim = redis.store().leases().claim(TOPIC, 1, LEASE, 5);
+		assertThat(claim.messages()).extracting(ClaimedMessage::id).containsExactly("r");
+		redis.store().leases().retry(TOPIC, claim.messages().get(0).lease(), 600_000, "boom");
+		messages.schedule(TOPIC, List.of(Scheduling.message("h-20m", Duration.ofMinutes(20))));
+		messages.schedule(TOPIC, List.of(Scheduling.message("h-5m", Duration.ofMinutes(5))));
+		assertThat(Integer.parseInt(redis.get().call("ZCARD", key("pages")))).isGreaterThan(1);
+
+		// h-1, h-0, r (due now), the retry (10 min: published by the retry) and h-5m
+		await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() >= 5);
+		assertThat(wakes).extracting(Long::parseLong).satisfies((delays) -> {
+			assertThat(delays).hasSize(5);
+			assertThat(delays.get(0)).isBetween(3_590_000L, 3_600_000L);
+			assertThat(delays.get(1)).isBetween(1_790_000L, 1_800_000L);
+			assertThat(delays.get(2)).isBetween(0L, 1_000L);
+			assertThat(delays.get(4)).isBetween(290_000L, 300_000L);
+		});
+	}
+
+	@Test
+	void aPageThatBecomesTheFirstTakesEveryEarlierMessageAndSplitsInOrder() {
+		// (a review's reproduction: the first page emptied, the second kept its fence, and messages due before it went
+		// to it all the same; its split then fenced a page below its own, and the overdue ones were lost to claims,
+		// look-ups, cancels and counts until a later message fell due)
+		long now = redis.fixture().redisTime().toEpochMilli();
+		long later = now + 10_000_000;
+		List<NewMessage> first = new ArrayList<>();
+		for (int i = 0; i < 97; i++) {
+			first.add(at(String.format("a%03d", i), later + i));
+		}
+		redis.store().messages().schedule(TOPIC, first);
+		List<NewMessage> far = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			far.add(at(String.format("b%03d", i), later + 10_000_000 + i));
+		}
+		redis.store().messages().schedule(TOPIC, far);
+		for (int i = 0; i < 48; i++) {
+			assertThat(redis.store().messages().cancel(TOPIC, String.format("a%03d", i))).isTrue();
+		}
+		for (int i = 0; i < 30; i++) {
+			assertThat(redis.store().messages().cancel(TOPIC, String.format("b%03d", i))).isTrue();
+		}
+		// 48 overdue messages and one due in 5,000 s, all before what was the second page's fence
+		for (int i = 0; i < 48; i++) {
+			Scheduling.schedule(redis.store(), TOPIC, at(String.format("x%02d", i), now - 1_000_000 + i));
+		}
+		Scheduling.schedule(redis.store(), TOPIC, at("x48", now + 5_000_000));
+		assertThat(Integer.parseInt(redis.get().call("ZCARD", key("pages")))).isGreaterThan(1);
+
+		assertThat(redis.store().messages().lookup(TOPIC, "x00")).isNotNull();
+		assertThat(redis.store().messages().stats(TOPIC).ready()).isEqualTo(48);
+		DueCounts due = redis.store().messages().countDue(TOPIC,
+				List.of(Instant.ofEpochMilli(now), Instant.ofEpochMilli(now + 6_000_000)));
+		assertThat(due.before()).isEqualTo(48);
+		assertThat(due.windows()).containsExactly(1L);
+		assertThat(due.after()).isEqualTo(49);
+		assertThat(redis.store().messages().waiting(TOPIC, Instant.ofEpochMilli(now - 1_000_000),
+				Instant.ofEpochMilli(now), null, 100)).hasSize(48);
+		assertThat(redis.store().messages().cancel(TOPIC, "x47")).isTrue();
+		assertThat(redis.store().leases().claim(TOPIC, 100, LEASE, 5).messages()).extracting(ClaimedMessage::id)
+			.hasSize(47)
+			.allMatch((id) -> id.startsWith("x"));
+	}
+
+	private static NewMessage at(String id, long epochMillis) {
+		return Scheduling.message(id, Envelope.DEFAULT_PRIORITY, null, DueTime.at(epochMillis));
 	}
 
 	@Test

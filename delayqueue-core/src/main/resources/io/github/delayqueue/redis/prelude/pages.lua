@@ -4,9 +4,10 @@
 -- of that), so a waiting message costs about 100 bytes instead of 170 (docs/benchmarks-journal.md). Keys, all of the
 -- topic (a subscription has none: its messages wait in its own pending):
 --   pages    ZSET  every score 0, so ordered by member: '<fence>\0<n>' per page, where the fence is the page's lowest
---                  (due, id) when it was made, as order() writes it, and n its number; the first page made has an
---                  empty fence. Page n holds the messages from its fence up to the next page's: a message's page is the
---                  one with the greatest fence at or below the message's own (the first page, below every fence)
+--                  (due, id) when it was made, as order() writes it, and n its number; the first page always has an
+--                  empty fence (a page that becomes the first has its fence taken off: refence), so that it holds
+--                  every message below the second page's. Page n holds the messages from its fence up to the next
+--                  page's: a message's page is the one with the greatest fence at or below the message's own
 --   p:<n>    ZSET  id -> due time, at most PAGE_MOST entries: a page
 --   meta     HASH  paged -> how many messages the pages hold (absent or 0: none; read with the bucket count, so that a
 --                  topic without pages pays no command for them); page -> the last page number handed out
@@ -47,7 +48,7 @@ end
 -- Whether a due time can go in a page (order() sorts positive due times only; a due time before 1970 waits in pending).
 local function pageable(due)
   local n = tonumber(due)
-  return n ~= nil and n > 0 and n < math.huge
+  return n ~= nil and n >= 1 and n < math.huge
 end
 
 -- The due time written in front of a format-5 envelope, or nil.
@@ -65,12 +66,36 @@ end
 
 -- The page a message due at 'due' with this id belongs in: its member and key; nil if there is no page.
 local function pageAt(due, id)
-  local member = redis.call('ZREVRANGEBYLEX', PAGES, '(' .. order(due, id) .. '\1', '-', 'LIMIT', 0, 1)[1]
-      or redis.call('ZRANGE', PAGES, 0, 0)[1]
+  -- (one concatenation: every string made is interned)
+  local member = redis.call('ZREVRANGEBYLEX', PAGES, '(' .. struct.pack('>d', tonumber(due)) .. id .. '\1', '-',
+    'LIMIT', 0, 1)[1]
   if member then
     return member, pageKey(member)
   end
   return nil, nil
+end
+
+-- After a page left the index: the first page's fence goes, so that it takes every message below the second page's
+-- (a page with a fence that became the first would hold none below its fence, and a message due earlier would go
+-- to it all the same: its split would then fence a page below its own, out of order).
+local function refence()
+  local first = redis.call('ZRANGE', PAGES, 0, 0)[1]
+  if first and string.byte(first, 1) ~= 0 then
+    redis.call('ZREM', PAGES, first)
+    redis.call('ZADD', PAGES, 0, '\0' .. string.match(first, '%z(%d+)$'))
+  end
+end
+
+-- The page a schedule's first message belongs in, found as pageAt finds it, but with the command's refusal caught: a
+-- Redis user whose ACL rule predates the pages (docs/reference/security.md) gets false, and the call writes pending
+-- instead, before writing anything. Else the member (or false: no page yet).
+local function pageProbe(due, id)
+  local reply = redis.pcall('ZREVRANGEBYLEX', PAGES, '(' .. struct.pack('>d', tonumber(due)) .. id .. '\1', '-',
+    'LIMIT', 0, 1)
+  if reply.err then
+    return nil
+  end
+  return reply[1] or false
 end
 
 -- A new page's number.
@@ -94,15 +119,24 @@ local function splitPage(key)
 end
 
 -- Puts messages in their pages: 'scores' as ZADD takes them (due, id, ...), each due time pageable. Counts them in
--- meta. A page that grows past PAGE_MOST splits, so that every page stays a listpack.
-local function pagesAdd(scores)
+-- meta. A page that grows past PAGE_MOST splits, so that every page stays a listpack. Returns the member and key of
+-- the last message's page as it was found (a split may since have moved the message to the page after it). 'first':
+-- the first message's page member as pageProbe found it (false: none), or nil.
+local function pagesAdd(scores, first)
+  local member, key
   for i = 1, #scores, 2 do
     local due, id = scores[i], scores[i + 1]
-    local member, key = pageAt(due, id)
+    if i == 1 and first ~= nil then
+      member = first or nil
+      key = member and pageKey(member)
+    else
+      member, key = pageAt(due, id)
+    end
     if not member then
       local n = newPage()
       key = TOPIC_BASE .. 'p:' .. n
-      redis.call('ZADD', PAGES, 0, '\0' .. n)
+      member = '\0' .. n
+      redis.call('ZADD', PAGES, 0, member)
     end
     redis.call('ZADD', key, due, id)
     if redis.call('ZCARD', key) > PAGE_MOST then
@@ -110,6 +144,7 @@ local function pagesAdd(scores)
     end
   end
   redis.call('HINCRBY', TOPIC_META, 'paged', #scores / 2)
+  return member, key
 end
 
 -- After messages left a page: an empty page leaves the index, and one left with fewer than PAGE_LEAST joins its
@@ -119,6 +154,7 @@ local function settlePage(member, key)
   local n = redis.call('ZCARD', key)
   if n == 0 then
     redis.call('ZREM', PAGES, member)
+    refence()
     return
   end
   if n >= PAGE_LEAST then
@@ -214,12 +250,17 @@ local function pagesTake(ids, pageOf)
       list[#list + 1] = id
     end
   end
+  local emptied = false
   for _, member in ipairs(members) do
     local key = pageKey(member)
     n = n + redis.call('ZREM', key, unpack(byPage[member]))
     if redis.call('EXISTS', key) == 0 then
       redis.call('ZREM', PAGES, member)
+      emptied = true
     end
+  end
+  if emptied then
+    refence()
   end
   if n > 0 then
     redis.call('HINCRBY', TOPIC_META, 'paged', -n)
