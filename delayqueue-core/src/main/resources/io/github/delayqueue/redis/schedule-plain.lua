@@ -215,12 +215,15 @@ end
 -- user whose rule predates 0.3 may lack +zrank (docs/reference/security.md): then the head is read as for several,
 -- so that nothing breaks (Redis logs each refusal: add +zrank)
 local woken
-local rank = (n == 1) and redis.pcall('ZRANK', loneKey or PENDING, earliestId) or nil
-if loneKey and type(rank) == 'number' then
-  -- a lone message in a page: the topic's head only if first in its page (one command, and nothing more for the
-  -- usual message, due later than others), its page the first, and nothing earlier in pending; a page split since
-  -- moved it only if it was not the first of its page
-  woken = rank == 0 and redis.call('ZRANGE', PAGES, 0, 0)[1] == loneMember
+-- (a lone message in a page after the first is not the head: the first page is never empty; no command)
+local later = n == 1 and loneMember ~= nil and string.byte(loneMember, 1) ~= 0
+local rank = (n == 1 and not later) and redis.pcall('ZRANK', loneKey or PENDING, earliestId) or nil
+if later then
+  woken = false
+elseif n == 1 and loneKey and type(rank) == 'number' then
+  -- a lone message in the first page (the one without a fence): the topic's head only if first in its page, and
+  -- nothing earlier waits in pending; a page split since moved it only if it was not the first of its page
+  woken = rank == 0
   if woken then
     local head = redis.call('ZRANGE', PENDING, 0, 0, 'WITHSCORES')
     woken = head[2] == nil or tonumber(head[2]) >= earliest

@@ -203,12 +203,16 @@ class PagesTests {
 		redis.store().leases().retry(TOPIC, claim.messages().get(0).lease(), 600_000, "boom");
 		messages.schedule(TOPIC, List.of(Scheduling.message("h-20m", Duration.ofMinutes(20))));
 		messages.schedule(TOPIC, List.of(Scheduling.message("h-5m", Duration.ofMinutes(5))));
+		// a batch whose last message goes to a later page, its first to the first page as the new head
+		messages.schedule(TOPIC, List.of(Scheduling.message("h-1m", Duration.ofMinutes(1)),
+				Scheduling.message("later-x", Duration.ofHours(200))));
 		assertThat(Integer.parseInt(redis.get().call("ZCARD", key("pages")))).isGreaterThan(1);
 
-		// h-1, h-0, r (due now), the retry (10 min: published by the retry) and h-5m
-		await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() >= 5);
+		// h-1, h-0, r (due now), the retry (10 min: published by the retry), h-5m and the batch's h-1m
+		await().atMost(Duration.ofSeconds(10)).until(() -> wakes.size() >= 6);
 		assertThat(wakes).extracting(Long::parseLong).satisfies((delays) -> {
-			assertThat(delays).hasSize(5);
+			assertThat(delays).hasSize(6);
+			assertThat(delays.get(5)).isBetween(50_000L, 60_000L);
 			assertThat(delays.get(0)).isBetween(3_590_000L, 3_600_000L);
 			assertThat(delays.get(1)).isBetween(1_790_000L, 1_800_000L);
 			assertThat(delays.get(2)).isBetween(0L, 1_000L);
