@@ -199,9 +199,9 @@ end
 for i = 1, #scores, 1000 do
   redis.call('ZADD', PENDING, unpack(scores, i, math.min(#scores, i + 999)))
 end
-local loneMember, loneKey = nil, nil
+local loneMember, loneKey, pagedHead = nil, nil, false
 if pageScores then
-  loneMember, loneKey = pagesAdd(pageScores, (pageScores[2] == probedId) and probed or nil)
+  loneMember, loneKey, pagedHead = pagesAdd(pageScores, (pageScores[2] == probedId) and probed or nil)
 end
 if expiries then
   redis.call('HSET', BASE .. 'expiry', unpack(expiries))
@@ -216,7 +216,8 @@ end
 -- so that nothing breaks (Redis logs each refusal: add +zrank)
 local woken
 -- (a lone message in a page after the first is not the head: the first page is never empty; no command)
-local later = n == 1 and loneMember ~= nil and string.byte(loneMember, 1) ~= 0
+-- (and messages that all went to pages after the first neither)
+local later = pageScores ~= nil and #scores == 0 and not pagedHead
 local rank = (n == 1 and not later) and redis.pcall('ZRANK', loneKey or PENDING, earliestId) or nil
 if later then
   woken = false

@@ -120,10 +120,12 @@ end
 
 -- Puts messages in their pages: 'scores' as ZADD takes them (due, id, ...), each due time pageable. Counts them in
 -- meta. A page that grows past PAGE_MOST splits, so that every page stays a listpack. Returns the member and key of
--- the last message's page as it was found (a split may since have moved the message to the page after it). 'first':
--- the first message's page member as pageProbe found it (false: none), or nil.
+-- the last message's page as it was found (a split may since have moved the message to the page after it), and
+-- whether any went to the first page (the unfenced one, the only one that can hold the topic's head). 'first': the
+-- first message's page member as pageProbe found it (false: none), or nil.
 local function pagesAdd(scores, first)
   local member, key
+  local head = false
   for i = 1, #scores, 2 do
     local due, id = scores[i], scores[i + 1]
     if i == 1 and first ~= nil then
@@ -138,13 +140,16 @@ local function pagesAdd(scores, first)
       member = '\0' .. n
       redis.call('ZADD', PAGES, 0, member)
     end
+    if string.byte(member, 1) == 0 then
+      head = true
+    end
     redis.call('ZADD', key, due, id)
     if redis.call('ZCARD', key) > PAGE_MOST then
       splitPage(key)
     end
   end
   redis.call('HINCRBY', TOPIC_META, 'paged', #scores / 2)
-  return member, key
+  return member, key, head
 end
 
 -- After messages left a page: an empty page leaves the index, and one left with fewer than PAGE_LEAST joins its
