@@ -107,16 +107,12 @@ final class ReactiveScriptExecutor {
 	@SuppressWarnings("unchecked")
 	private <T> Mono<T> eval(ReactiveRedisConnection connection, Script script, ReturnType type,
 			byte[]... keysAndArgs) {
-		// (a pending key declares its topic's meta key too: see Script.metaKeyOf)
-		byte[] meta = Script.metaKeyOf(keysAndArgs[0]);
-		int keys = (meta != null) ? 2 : 1;
-		ByteBuffer[] buffers = new ByteBuffer[keysAndArgs.length + keys - 1];
-		buffers[0] = ByteBuffer.wrap(keysAndArgs[0]);
-		if (meta != null) {
-			buffers[1] = ByteBuffer.wrap(meta);
-		}
-		for (int i = 1; i < keysAndArgs.length; i++) {
-			buffers[i + keys - 1] = ByteBuffer.wrap(keysAndArgs[i]);
+		// (a pending key declares its topic's meta key too: see Script.declared)
+		byte[][] declared = Script.declared(keysAndArgs);
+		int keys = declared.length - keysAndArgs.length + 1;
+		ByteBuffer[] buffers = new ByteBuffer[declared.length];
+		for (int i = 0; i < declared.length; i++) {
+			buffers[i] = ByteBuffer.wrap(declared[i]);
 		}
 		Mono<Object> evalSha = connection.scriptingCommands().evalSha(script.sha1Hex(), type, keys, buffers).next();
 		return evalSha

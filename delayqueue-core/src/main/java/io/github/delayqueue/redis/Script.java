@@ -18,6 +18,10 @@ import org.springframework.data.redis.core.script.DigestUtils;
  */
 final class Script {
 
+	private static final byte[] PENDING = "pending".getBytes(StandardCharsets.US_ASCII);
+
+	private static final byte[] META = "meta".getBytes(StandardCharsets.US_ASCII);
+
 	private final String name;
 
 	private final byte[] text;
@@ -53,16 +57,8 @@ final class Script {
 	 * @return the reply
 	 */
 	<T> T run(RedisConnection connection, ReturnType type, byte[]... keysAndArgs) {
-		// a pending key declares its topic's meta key too (metaKeyOf)
-		byte[] meta = metaKeyOf(keysAndArgs[0]);
-		byte[][] declared = keysAndArgs;
-		if (meta != null) {
-			declared = new byte[keysAndArgs.length + 1][];
-			declared[0] = keysAndArgs[0];
-			declared[1] = meta;
-			System.arraycopy(keysAndArgs, 1, declared, 2, keysAndArgs.length - 1);
-		}
-		int keys = (meta != null) ? 2 : 1;
+		byte[][] declared = declared(keysAndArgs);
+		int keys = declared.length - keysAndArgs.length + 1;
 		try {
 			return connection.scriptingCommands().evalSha(this.sha1, type, keys, declared);
 		}
@@ -107,9 +103,23 @@ final class Script {
 		return false;
 	}
 
-	private static final byte[] PENDING = "pending".getBytes(StandardCharsets.US_ASCII);
-
-	private static final byte[] META = "meta".getBytes(StandardCharsets.US_ASCII);
+	/**
+	 * A call's keys and arguments with the keys it declares: a pending key's meta key inserted after it
+	 * ({@link #metaKeyOf}), else as they are.
+	 * @param keysAndArgs the one key, then the arguments
+	 * @return the key, its meta key if any, then the arguments
+	 */
+	static byte[][] declared(byte[][] keysAndArgs) {
+		byte[] meta = metaKeyOf(keysAndArgs[0]);
+		if (meta == null) {
+			return keysAndArgs;
+		}
+		byte[][] declared = new byte[keysAndArgs.length + 1][];
+		declared[0] = keysAndArgs[0];
+		declared[1] = meta;
+		System.arraycopy(keysAndArgs, 1, declared, 2, keysAndArgs.length - 1);
+		return declared;
+	}
 
 	/**
 	 * The second key a call on a topic's pending key declares: the topic's {@code meta} hash, which lives as long as
@@ -129,4 +139,5 @@ final class Script {
 		System.arraycopy(META, 0, meta, base, META.length);
 		return meta;
 	}
+
 }

@@ -19,7 +19,7 @@ end
 local inPages = tonumber(redis.call('HGET', META, 'paged')) or 0
 if inPages > 0 then
   total = total + inPages
-  ready = ready + pagesCount('-inf', nowText)
+  ready = ready + pagesDueBy(nowText)
   local pageNext = pagesHead()
   if pageNext and (not next or pageNext < tonumber(next)) then
     next = string.format('%.17g', pageNext)

@@ -114,7 +114,8 @@ if grouped() or metaRead.prio or paged() then
     while taken < limit do
       local members = redis.call('ZRANGEBYLEX', PAGES, bound, '+', 'LIMIT', 0, 16)
       for _, member in ipairs(members) do
-        if upper and string.byte(member, 1) ~= 0 and struct.unpack('>d', member) > upper then
+        local fence = fenceDue(member)
+        if upper and fence and fence > upper then
           taken = limit
           break
         end

@@ -132,12 +132,7 @@ class DueCountTests {
 
 	@Test
 	void countingReadsNoMessageAndRunsOneZcountPerWindowAndPage() {
-		Instant base = Instant.now().plus(Duration.ofHours(1));
-		List<ScheduleRequest> requests = new ArrayList<>();
-		for (int i = 0; i < 2000; i++) {
-			requests.add(ScheduleRequest.builder("cheap", i).dueAt(base.plusSeconds(i)).build());
-		}
-		this.queue.scheduleAll(requests);
+		Instant base = scheduleTwoThousandASecondApart();
 		CommandCounts counts = new CommandCounts(redis.get());
 
 		DueHistogram histogram = this.admin.countDue("cheap", base, base.plusSeconds(3000), 30);
@@ -155,12 +150,7 @@ class DueCountTests {
 	@Test
 	void countingAPendingSetRunsOneZcountPerWindow() {
 		redis.store().setStoredFormat(2);
-		Instant base = Instant.now().plus(Duration.ofHours(1));
-		List<ScheduleRequest> requests = new ArrayList<>();
-		for (int i = 0; i < 2000; i++) {
-			requests.add(ScheduleRequest.builder("cheap", i).dueAt(base.plusSeconds(i)).build());
-		}
-		this.queue.scheduleAll(requests);
+		Instant base = scheduleTwoThousandASecondApart();
 		CommandCounts counts = new CommandCounts(redis.get());
 
 		DueHistogram histogram = this.admin.countDue("cheap", base, base.plusSeconds(3000), 30);
@@ -169,6 +159,17 @@ class DueCountTests {
 		Map<String, Long> ran = counts.sinceLast();
 		assertThat(ran).containsEntry("zcount", 32L);
 		assertThat(ran.keySet()).containsOnly("zcount", "exists", "hget");
+	}
+
+	/** 2,000 messages in the topic 'cheap', one a second from an hour from now; returns the first's due time. */
+	private Instant scheduleTwoThousandASecondApart() {
+		Instant base = Instant.now().plus(Duration.ofHours(1));
+		List<ScheduleRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 2000; i++) {
+			requests.add(ScheduleRequest.builder("cheap", i).dueAt(base.plusSeconds(i)).build());
+		}
+		this.queue.scheduleAll(requests);
+		return base;
 	}
 
 	@Test

@@ -145,39 +145,30 @@ local function fanOut(upTo)
   local pending = TOPIC_BASE .. 'pending'
   local heads = { pending }
   local moves, room = {}, FAN_OUT_MOST
+  -- (a move's set: nil for the pages)
+  local function move(key, level, group, due)
+    if #due > 0 then
+      local ids, scores = {}, {}
+      for i = 1, #due, 2 do
+        ids[#ids + 1] = due[i]
+        scores[#scores + 1] = due[i + 1]
+        scores[#scores + 1] = due[i]
+      end
+      moves[#moves + 1] = { key, level, group, ids, scores }
+      room = room - #ids
+    end
+  end
   local function take(key, level, group)
     if room > 0 and #names > 0 then
-      local due = redis.call('ZRANGEBYSCORE', key, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, room)
-      if #due > 0 then
-        local ids, scores = {}, {}
-        for i = 1, #due, 2 do
-          ids[#ids + 1] = due[i]
-          scores[#scores + 1] = due[i + 1]
-          scores[#scores + 1] = due[i]
-        end
-        moves[#moves + 1] = { key, level, group, ids, scores }
-        room = room - #ids
-      end
+      move(key, level, group, redis.call('ZRANGEBYSCORE', key, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, room))
     end
   end
   take(pending, DEFAULT_LEVEL, nil)
   -- pages (stored format 5): the topic's messages first scheduled wait there; they leave by pagesTake below
   local pageOf = nil
-  if (tonumber(topicMeta[3]) or 0) > 0 then
-    if room > 0 and #names > 0 then
-      pageOf = {}
-      local due = pagesDue(upTo, room, pageOf)
-      if #due > 0 then
-        local ids, scores = {}, {}
-        for i = 1, #due, 2 do
-          ids[#ids + 1] = due[i]
-          scores[#scores + 1] = due[i + 1]
-          scores[#scores + 1] = due[i]
-        end
-        moves[#moves + 1] = { nil, DEFAULT_LEVEL, nil, ids, scores }
-        room = room - #ids
-      end
-    end
+  if (tonumber(topicMeta[3]) or 0) > 0 and room > 0 and #names > 0 then
+    pageOf = {}
+    move(nil, DEFAULT_LEVEL, nil, pagesDue(upTo, room, pageOf))
   end
   for _, level in ipairs(storedLevels(topicMeta[1] or false)) do
     local key = levelKey(level, TOPIC_BASE)

@@ -64,11 +64,15 @@ local function withFront(envelope, due)
   return '\5' .. struct.pack('>d', tonumber(due)) .. string.sub(envelope, 2)
 end
 
+-- The index's upper bound for a message's page: below (due, id) and any page member whose fence equals it, since ids
+-- hold no control characters. One concatenation: every string made is interned.
+local function boundOf(due, id)
+  return '(' .. struct.pack('>d', tonumber(due)) .. id .. '\1'
+end
+
 -- The page a message due at 'due' with this id belongs in: its member and key; nil if there is no page.
 local function pageAt(due, id)
-  -- (one concatenation: every string made is interned)
-  local member = redis.call('ZREVRANGEBYLEX', PAGES, '(' .. struct.pack('>d', tonumber(due)) .. id .. '\1', '-',
-    'LIMIT', 0, 1)[1]
+  local member = redis.call('ZREVRANGEBYLEX', PAGES, boundOf(due, id), '-', 'LIMIT', 0, 1)[1]
   if member then
     return member, pageKey(member)
   end
@@ -90,12 +94,21 @@ end
 -- Redis user whose ACL rule predates the pages (docs/reference/security.md) gets false, and the call writes pending
 -- instead, before writing anything. Else the member (or false: no page yet).
 local function pageProbe(due, id)
-  local reply = redis.pcall('ZREVRANGEBYLEX', PAGES, '(' .. struct.pack('>d', tonumber(due)) .. id .. '\1', '-',
-    'LIMIT', 0, 1)
+  local reply = redis.pcall('ZREVRANGEBYLEX', PAGES, boundOf(due, id), '-', 'LIMIT', 0, 1)
   if reply.err then
     return nil
   end
   return reply[1] or false
+end
+
+-- A reply of ZRANGE ... WITHSCORES (id, score, ...) as ZADD takes it (score, id, ...).
+local function asScores(entries)
+  local scores = {}
+  for i = 1, #entries, 2 do
+    scores[i] = entries[i + 1]
+    scores[i + 1] = entries[i]
+  end
+  return scores
 end
 
 -- A new page's number.
@@ -108,12 +121,7 @@ local function splitPage(key)
   local half = PAGE_MOST / 2
   local upper = redis.call('ZRANGE', key, half, -1, 'WITHSCORES')
   local n = newPage()
-  local scores = {}
-  for i = 1, #upper, 2 do
-    scores[#scores + 1] = upper[i + 1]
-    scores[#scores + 1] = upper[i]
-  end
-  redis.call('ZADD', TOPIC_BASE .. 'p:' .. n, unpack(scores))
+  redis.call('ZADD', TOPIC_BASE .. 'p:' .. n, unpack(asScores(upper)))
   redis.call('ZREMRANGEBYRANK', key, half, -1)
   redis.call('ZADD', PAGES, 0, order(upper[2], upper[1]) .. '\0' .. n)
 end
@@ -179,35 +187,31 @@ local function settlePage(member, key)
   if redis.call('ZCARD', into) + redis.call('ZCARD', from) > PAGE_MERGED_MOST then
     return
   end
-  local entries = redis.call('ZRANGE', from, 0, -1, 'WITHSCORES')
-  local scores = {}
-  for i = 1, #entries, 2 do
-    scores[#scores + 1] = entries[i + 1]
-    scores[#scores + 1] = entries[i]
-  end
   -- added where they go before they leave where they were
-  redis.call('ZADD', into, unpack(scores))
+  redis.call('ZADD', into, unpack(asScores(redis.call('ZRANGE', from, 0, -1, 'WITHSCORES'))))
   redis.call('ZREM', PAGES, fromMember)
   redis.call('DEL', from)
 end
 
--- The due time of a message waiting in a page, found from its envelope ('envelope': as stored), or nil.
-local function pageScore(id, envelope)
+-- The page a message's envelope (as stored) names by the due time in front of it: its member and key; nil if the
+-- envelope has no due time in front (the message never waited in a page) or there is no page.
+local function pageOfEnvelope(id, envelope)
   local due = frontDue(envelope)
   if not due then
-    return nil
+    return nil, nil
   end
-  local _, key = pageAt(due, id)
+  return pageAt(due, id)
+end
+
+-- The due time of a message waiting in a page, found from its envelope (as stored), or nil.
+local function pageScore(id, envelope)
+  local _, key = pageOfEnvelope(id, envelope)
   return key and redis.call('ZSCORE', key, id) or nil
 end
 
 -- Takes a message out of its page, found from its envelope (as stored); true if it was there.
 local function pageRemove(id, envelope)
-  local due = frontDue(envelope)
-  if not due then
-    return false
-  end
-  local member, key = pageAt(due, id)
+  local member, key = pageOfEnvelope(id, envelope)
   if not member or redis.call('ZREM', key, id) == 0 then
     return false
   end
@@ -304,38 +308,34 @@ local function pagesHead()
   return tonumber(head[2]), head[1]
 end
 
--- How many messages the pages hold due between 'min' and 'max' (scores as ZCOUNT takes them: '-inf', '(x', 'x',
--- '+inf'): a ZCOUNT per page the window spans, from the page of its start.
-local function pagesCount(min, max)
-  local low = tonumber((string.gsub(min, '^%(', '')))
-  local high = tonumber((string.gsub(max, '^%(', '')))
-  local start = nil
-  if low and pageable(low) then
-    start = pageAt(low, '')
-  end
-  local bound = start and ('[' .. start) or '-'
-  local total = 0
-  while true do
-    local members = redis.call('ZRANGEBYLEX', PAGES, bound, '+', 'LIMIT', 0, 100)
-    for _, member in ipairs(members) do
-      if high and #member > 9 and string.byte(member, 1) ~= 0 and struct.unpack('>d', member) > high then
-        return total
-      end
-      total = total + redis.call('ZCOUNT', pageKey(member), min, max)
-    end
-    if #members < 100 then
-      return total
-    end
-    bound = '(' .. members[#members]
-  end
-end
-
 -- The due time of a page's fence, from its member (nil: the empty fence of the first page made).
 local function fenceDue(member)
   if string.byte(member, 1) == 0 then
     return nil
   end
   return (struct.unpack('>d', member))
+end
+
+-- How many messages the pages hold due at 'max' or before (a score as ZCOUNT takes it: 'x' or '(x'): a ZCOUNT per page
+-- from the first to the one where 'max' falls.
+local function pagesDueBy(max)
+  local high = tonumber((string.gsub(max, '^%(', '')))
+  local bound = '-'
+  local total = 0
+  while true do
+    local members = redis.call('ZRANGEBYLEX', PAGES, bound, '+', 'LIMIT', 0, 100)
+    for _, member in ipairs(members) do
+      local fence = fenceDue(member)
+      if fence and fence > high then
+        return total
+      end
+      total = total + redis.call('ZCOUNT', pageKey(member), '-inf', max)
+    end
+    if #members < 100 then
+      return total
+    end
+    bound = '(' .. members[#members]
+  end
 end
 
 -- How many messages the pages hold before 'edges[1]', between each edge and the next, and at or after the last (scores,
