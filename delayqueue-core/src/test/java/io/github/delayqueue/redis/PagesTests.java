@@ -92,6 +92,48 @@ class PagesTests {
 	}
 
 	@Test
+	void aBatchOfTimeoutsOfOneLengthTakesItsPagesWithOneWriteEachAndLeavesThemListpacks() {
+		// a burst of timeouts of one length: 1,000 due at one instant in one call, into a page that holds some already
+		long due = System.currentTimeMillis() + 3_600_000;
+		redis.store().messages().schedule(TOPIC, List.of(at("t-0000", due), at("t-9999", due)));
+		List<NewMessage> batch = new ArrayList<>();
+		for (int i = 1; i <= 1000; i++) {
+			batch.add(at(String.format("t-%04d", i), due));
+		}
+		CommandCounts counts = new CommandCounts(redis.get());
+		assertThat(redis.store().messages().schedule(TOPIC, batch)).hasSize(1000).containsOnly(true);
+		Map<String, Long> commands = counts.sinceLast();
+
+		// an envelope a message; two look-ups (the two first messages, found in one page) and where that page ends
+		// (ZRANGEBYLEX: nowhere, it is the only one), so that the others need none; the page's one ZADD and ZCARD, then
+		// its cut into new pages of 48 (a ZADD each, one ZADD for the index), where a look-up, a ZADD and a ZCARD a
+		// message were three commands a message
+		assertThat(commands.get("zrevrangebylex")).isEqualTo(2);
+		assertThat(commands.get("zrangebylex")).isEqualTo(1);
+		assertThat(commands.get("hsetnx")).isEqualTo(1000);
+		assertThat(commands.get("zadd")).isLessThan(30);
+		assertThat(commands.get("zcard")).isEqualTo(1);
+		// (and the buckets growing from one to fifty: an HGETALL and HSETs each, as in stored format 2)
+		commands.keySet().removeAll(List.of("hgetall", "hset", "hdel", "hlen"));
+		assertThat(CommandCounts.total(commands)).as("%s", commands).isLessThan(1050);
+		String pages = redis.get().call("EVAL", """
+				local out = {}
+				for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+				  local k = ARGV[1] .. string.match(m, '%z(%d+)$')
+				  out[#out + 1] = redis.call('OBJECT', 'ENCODING', k) .. ':' .. redis.call('ZCARD', k)
+				end
+				return out
+				""", "1", key("pages"), key("p:"));
+		assertThat(pages.split("\n")).hasSizeGreaterThan(1002 / 96)
+			.allSatisfy((page) -> assertThat(page).matches("listpack:(4[89]|[5-8][0-9]|9[0-6])"));
+		assertThat(redis.get().call("HGET", key("meta"), "paged")).isEqualTo("1002");
+		assertThat(redis.store().messages().lookup(TOPIC, "t-0500")).isNotNull();
+		assertThat(RedisFixture.waiting(redis.get(), key("pending")).keySet()).hasSize(1002)
+			.startsWith("t-0000", "t-0001")
+			.endsWith("t-1000", "t-9999");
+	}
+
+	@Test
 	void pagesThatCancelsEmptyJoinTheirNeighboursAndEveryMessageLeftIsStillFound() {
 		List<NewMessage> batch = new ArrayList<>();
 		for (int i = 0; i < 960; i++) {

@@ -19,6 +19,8 @@
 local PAGE_MOST = 96
 local PAGE_LEAST = 24
 local PAGE_MERGED_MOST = 72
+-- Redis's zset-max-listpack-entries as it ships: a sorted set past it is a skiplist
+local PAGE_LISTPACK_MOST = 128
 
 if metaAlso then
   metaAlso[#metaAlso + 1] = 'paged'
@@ -116,48 +118,147 @@ local function newPage()
   return redis.call('HINCRBY', TOPIC_META, 'page', 1)
 end
 
--- Splits a page that grew past PAGE_MOST: its upper half goes to a new page, fenced by its first entry.
-local function splitPage(key)
+-- Cuts a page that holds more than PAGE_MOST ('card' entries) into pages of PAGE_MOST / 2 in order, the last taking
+-- what is left (at most PAGE_MOST): the entries past the first half go to new pages, each fenced by its first entry,
+-- added before they leave the page. A page that went past PAGE_LISTPACK_MOST (a batch's messages added at once) is a
+-- skiplist now: all of it moves, its first part to a new page under its own fence, so that every page is a listpack.
+local function splitPage(member, key, card)
   local half = PAGE_MOST / 2
-  local upper = redis.call('ZRANGE', key, half, -1, 'WITHSCORES')
-  local n = newPage()
-  redis.call('ZADD', TOPIC_BASE .. 'p:' .. n, unpack(asScores(upper)))
-  redis.call('ZREMRANGEBYRANK', key, half, -1)
-  redis.call('ZADD', PAGES, 0, order(upper[2], upper[1]) .. '\0' .. n)
+  local whole = card > PAGE_LISTPACK_MOST
+  local entries = redis.call('ZRANGE', key, whole and 0 or half, -1, 'WITHSCORES')
+  local sizes, left = {}, #entries / 2
+  while left > 0 do
+    local take = (left <= PAGE_MOST and not (whole and #sizes == 0)) and left or half
+    sizes[#sizes + 1] = take
+    left = left - take
+  end
+  local last = redis.call('HINCRBY', TOPIC_META, 'page', #sizes)
+  local index, i = {}, 1
+  for c, take in ipairs(sizes) do
+    local n = last - #sizes + c
+    redis.call('ZADD', TOPIC_BASE .. 'p:' .. n, unpack(asScores({ unpack(entries, i, i + 2 * take - 1) })))
+    local fence
+    if whole and c == 1 then
+      fence = string.match(member, '^(.*)%z%d+$')
+    else
+      fence = order(entries[i + 1], entries[i])
+    end
+    index[2 * c - 1] = 0
+    index[2 * c] = fence .. '\0' .. n
+    i = i + 2 * take
+  end
+  redis.call('ZADD', PAGES, unpack(index))
+  if whole then
+    redis.call('ZREM', PAGES, member)
+    redis.call('DEL', key)
+  else
+    redis.call('ZREMRANGEBYRANK', key, half, -1)
+  end
+end
+
+-- Whether id a sorts before id b as Redis orders members, byte by byte (Lua's < on strings follows the server's
+-- locale).
+local function idBefore(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then
+      return x < y
+    end
+  end
+  return #a < #b
+end
+
+-- A page member's fence as a due time and an id; nil for the first page's empty fence.
+local function fenceOf(member)
+  if string.byte(member, 1) == 0 then
+    return nil, nil
+  end
+  local n = string.match(member, '%z(%d+)$')
+  return (struct.unpack('>d', member)), string.sub(member, 9, #member - #n - 1)
+end
+
+-- Where the page of a member ends: the next page's fence (due, id), or nil if it is the last.
+local function rangeOf(member)
+  local range = { member = member }
+  range.lowDue, range.lowId = fenceOf(member)
+  local after = redis.call('ZRANGEBYLEX', PAGES, '(' .. member, '+', 'LIMIT', 0, 1)[1]
+  if after then
+    range.highDue, range.highId = fenceOf(after)
+  end
+  return range
+end
+
+-- Whether a message due at 'due' (a number) with this id belongs in the page of 'range': at or after its fence and
+-- before the next page's, as pageAt would find it.
+local function within(range, due, id)
+  if range.lowDue and (due < range.lowDue or (due == range.lowDue and idBefore(id, range.lowId))) then
+    return false
+  end
+  return not range.highDue or due < range.highDue or (due == range.highDue and idBefore(id, range.highId))
 end
 
 -- Puts messages in their pages: 'scores' as ZADD takes them (due, id, ...), each due time pageable. Counts them in
--- meta. A page that grows past PAGE_MOST splits, so that every page stays a listpack. Returns the member and key of
--- the last message's page as it was found (a split may since have moved the message to the page after it), and
--- whether any went to the first page (the unfenced one, the only one that can hold the topic's head). 'first': the
--- first message's page member as pageProbe found it (false: none), or nil.
+-- meta. Every message's page is found before any page is written (so that the messages a page takes all lie in its
+-- range, whatever their order in the call), then each page takes its messages with one ZADD and is counted once. Two
+-- messages in a row found in one page have the call read where that page ends, and the messages after them that fall
+-- in it need no look-up: a batch of messages due in order (timeouts of one length, scheduled in a burst) costs a few
+-- commands a page, where a look-up, a ZADD and a ZCARD a message cost about three commands more a message; a batch in
+-- no order, a look-up a message. A page that grows past PAGE_MOST splits, so that every page stays a listpack.
+-- Returns the member and key of the last message's page as it was found (a split may since have moved the message to
+-- the page after it), and whether any went to the first page (the unfenced one, the only one that can hold the
+-- topic's head). 'first': the first message's page member as pageProbe found it (false: none), or nil.
 local function pagesAdd(scores, first)
-  local member, key
-  local head = false
+  local member
+  local members, byMember = {}, {}
+  local range, found = nil, nil
   for i = 1, #scores, 2 do
     local due, id = scores[i], scores[i + 1]
-    if i == 1 and first ~= nil then
-      member = first or nil
-      key = member and pageKey(member)
+    if range and within(range, tonumber(due), id) then
+      member = range.member
     else
-      member, key = pageAt(due, id)
+      if i == 1 and first ~= nil then
+        member = first or nil
+      else
+        member = pageAt(due, id)
+      end
+      if not member then
+        -- no page yet: the first, unfenced, which then takes every message of the call
+        member = '\0' .. newPage()
+        redis.call('ZADD', PAGES, 0, member)
+        range = { member = member }
+      elseif member == found then
+        range = rangeOf(member)
+      else
+        range = nil
+      end
+      found = member
     end
-    if not member then
-      local n = newPage()
-      key = TOPIC_BASE .. 'p:' .. n
-      member = '\0' .. n
-      redis.call('ZADD', PAGES, 0, member)
+    local list = byMember[member]
+    if not list then
+      list = {}
+      byMember[member] = list
+      members[#members + 1] = member
     end
-    if string.byte(member, 1) == 0 then
+    list[#list + 1] = due
+    list[#list + 1] = id
+  end
+  local head = false
+  for _, m in ipairs(members) do
+    if string.byte(m, 1) == 0 then
       head = true
     end
-    redis.call('ZADD', key, due, id)
-    if redis.call('ZCARD', key) > PAGE_MOST then
-      splitPage(key)
+    local key = pageKey(m)
+    local list = byMember[m]
+    for j = 1, #list, 1000 do
+      redis.call('ZADD', key, unpack(list, j, math.min(#list, j + 999)))
+    end
+    local card = redis.call('ZCARD', key)
+    if card > PAGE_MOST then
+      splitPage(m, key, card)
     end
   end
   redis.call('HINCRBY', TOPIC_META, 'paged', #scores / 2)
-  return member, key, head
+  return member, pageKey(member), head
 end
 
 -- After messages left a page: an empty page leaves the index, and one left with fewer than PAGE_LEAST joins its
