@@ -48,6 +48,8 @@ import org.springframework.test.util.TestSocketUtils;
  *     ...
  * }
  * </pre>
+ *
+ * @since 0.1.0
  */
 public final class RedisServerProcess implements AutoCloseable {
 
