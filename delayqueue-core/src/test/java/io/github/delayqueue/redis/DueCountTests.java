@@ -76,6 +76,49 @@ class DueCountTests {
 				base.plus(Duration.ofHours(13)), 4);
 		assertThat(middle.before()).isEqualTo(expected(base, base.plus(Duration.ofHours(12))));
 		assertThat(middle.before() + middle.total() + middle.after()).isEqualTo(MESSAGES);
+
+		// and the same counts when a count of the pages (stored format 5) goes on over many calls of 7 pages each
+		redis.store().messages().setPagesPerCount(7);
+		try {
+			assertExact(base, base, Duration.ofDays(1), 24);
+			assertExact(base, base.minusMillis(500), Duration.ofHours(2).plusMillis(333), 1000);
+		}
+		finally {
+			redis.store().messages().setPagesPerCount(1000);
+		}
+	}
+
+	@Test
+	void aCountOfManyPagesWalksABoundedNumberOfThemACall() {
+		Instant base = scheduleTwoThousandASecondApart();
+		long pages = Long.parseLong(redis.get().call("ZCARD", RedisFixture.PREFIX + ":{cheap}:pages"));
+		redis.store().messages().setPagesPerCount(5);
+		try {
+			long before = scriptCalls();
+			DueHistogram histogram = this.admin.countDue("cheap", base, base.plusSeconds(3000), 30);
+			long calls = scriptCalls() - before;
+
+			assertThat(histogram.total()).isEqualTo(2000);
+			assertThat(histogram.before() + histogram.after()).isZero();
+			// (and the partition count's call)
+			assertThat(calls).as("script calls for %d pages", pages).isBetween((pages + 4) / 5, (pages + 4) / 5 + 2);
+		}
+		finally {
+			redis.store().messages().setPagesPerCount(1000);
+		}
+	}
+
+	/** The script calls the test's server ran (by Functions or by SHA). */
+	private static long scriptCalls() {
+		long calls = 0;
+		for (String line : redis.get().call("INFO", "commandstats").split("\r?\n")) {
+			if (line.startsWith("cmdstat_fcall:") || line.startsWith("cmdstat_evalsha:")
+					|| line.startsWith("cmdstat_eval:")) {
+				String field = line.substring(line.indexOf("calls=") + "calls=".length());
+				calls += Long.parseLong(field.substring(0, field.indexOf(',')));
+			}
+		}
+		return calls;
 	}
 
 	/** Counts {@code windows} windows over {@code span} from {@code from}, each against what the due times from {@code base} give. */

@@ -439,14 +439,16 @@ local function pagesDueBy(max)
   end
 end
 
--- How many messages the pages hold before 'edges[1]', between each edge and the next, and at or after the last (scores,
--- ascending; 'total': meta's count of them all), as due-count.lua counts its windows: a ZCOUNT for each window a page
--- spans, walking the pages from the first to the one holding the last edge, and the messages after it as what is left
--- of the total (so a count reads every page due before its last window ends: about one per 50 messages).
-local function pagesWindows(edges, total)
+-- How many messages the pages hold before 'edges[1]' and between each edge and the next (scores, ascending), as
+-- due-count.lua counts its windows: a ZCOUNT for each window a page spans, walking the pages in order from the page
+-- whose member is 'from' ('' for the first) to the one holding the last edge, at most 'most' pages a call, so that no
+-- call holds Redis for long however many pages a window spans. Returns the counts (windows 1 to #edges: those at or
+-- after the last edge are the caller's, from meta's count) and the member to go on from in the next call, or false
+-- when the walk is done.
+local function pagesWindows(edges, from, most)
   local m = #edges
   local counts = {}
-  for k = 1, m + 1 do
+  for k = 1, m do
     counts[k] = 0
   end
   local last = tonumber(edges[m])
@@ -471,15 +473,16 @@ local function pagesWindows(edges, total)
     return lo
   end
   local function countIn(key, k)
+    if k > m then
+      return
+    end
     local min = (k == 1) and '-inf' or edges[k - 1]
-    local max = (k == m + 1) and '+inf' or ('(' .. edges[k])
-    counts[k] = counts[k] + redis.call('ZCOUNT', key, min, max)
+    counts[k] = counts[k] + redis.call('ZCOUNT', key, min, '(' .. edges[k])
   end
-  local bound = '-'
-  local first = true
+  local bound = (from == '') and '-' or ('[' .. from)
   local previous = nil
-  local done = false
-  while not done do
+  local walked = 0
+  while true do
     local members = redis.call('ZRANGEBYLEX', PAGES, bound, '+', 'LIMIT', 0, 100)
     for _, member in ipairs(members) do
       local fence = fenceDue(member)
@@ -488,31 +491,26 @@ local function pagesWindows(edges, total)
         for k = previous[2], window(fence) do
           countIn(previous[1], k)
         end
+        walked = walked + 1
       end
       if fence and fence >= last then
-        previous = nil
-        done = true
-        break
+        return counts, false
       end
-      previous = { pageKey(member), first and 1 or window(fence) }
-      first = false
+      if walked >= most then
+        -- this page is the next call's first
+        return counts, member
+      end
+      previous = { pageKey(member), window(fence) }
     end
-    if not done and #members < 100 then
-      done = true
-    elseif not done then
-      bound = '(' .. members[#members]
+    if #members < 100 then
+      break
     end
+    bound = '(' .. members[#members]
   end
   if previous then
-    for k = previous[2], m + 1 do
+    for k = previous[2], m do
       countIn(previous[1], k)
     end
   end
-  -- after the last edge: what is left
-  local counted = 0
-  for k = 1, m do
-    counted = counted + counts[k]
-  end
-  counts[m + 1] = math.max(0, total - counted)
-  return counts
+  return counts, false
 end
