@@ -28,7 +28,7 @@ class GroupPriorityInvariantTests {
 
 	// every envelope in exactly one of the sets; every non-empty group set listed in its group's levels and its group
 	// in turn or held; every page listed, not empty, at most 96, its messages within its fences (the first page
-	// without one), a listpack, in the count, and each with its due time in front of its envelope
+	// without one), a listpack, its count in pcount, in the count, and each with its due time in front of its envelope
 	private static final String CHECK = """
 			local base = ARGV[1]
 			local sets = {}
@@ -53,6 +53,8 @@ class GroupPriorityInvariantTests {
 			  local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
 			  if #entries == 0 or #entries > 192 then bad[#bad + 1] = 'page ' .. n .. ' holds ' .. #entries / 2 end
 			  if redis.call('OBJECT', 'ENCODING', key) ~= 'listpack' then bad[#bad + 1] = 'page ' .. n .. ' not a listpack' end
+			  local counted = redis.call('HGET', base .. 'pcount', n)
+			  if tonumber(counted) ~= #entries / 2 then bad[#bad + 1] = 'page ' .. n .. ' holds ' .. #entries / 2 .. ', pcount says ' .. tostring(counted) end
 			  inPages = inPages + #entries / 2
 			  for j = 1, #entries, 2 do
 			    local order = struct.pack('>d', tonumber(entries[j + 1])) .. entries[j]
@@ -63,6 +65,9 @@ class GroupPriorityInvariantTests {
 			end
 			for _, k in ipairs(redis.call('KEYS', base .. 'p:*')) do
 			  if not listed[k] then bad[#bad + 1] = 'page ' .. k .. ' not listed' end
+			end
+			for _, n in ipairs(redis.call('HKEYS', base .. 'pcount')) do
+			  if not listed[base .. 'p:' .. n] then bad[#bad + 1] = 'pcount has page ' .. n .. ', not listed' end
 			end
 			if inPages ~= (tonumber(redis.call('HGET', base .. 'meta', 'paged')) or 0) then
 			  bad[#bad + 1] = 'pages hold ' .. inPages .. ', meta counts ' .. tostring(redis.call('HGET', base .. 'meta', 'paged'))

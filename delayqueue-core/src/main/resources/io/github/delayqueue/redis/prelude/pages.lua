@@ -9,6 +9,9 @@
 --                  every message below the second page's. Page n holds the messages from its fence up to the next
 --                  page's: a message's page is the one with the greatest fence at or below the message's own
 --   p:<n>    ZSET  id -> due time, at most PAGE_MOST entries: a page
+--   pcount   HASH  n -> how many messages page n holds, kept with every write to a page (its HINCRBY answers what a
+--                  ZCARD would, so a schedule or a cancel runs no command more for it), so that a count over many
+--                  pages reads their sizes a hundred at a time instead of a ZCOUNT each
 --   meta     HASH  paged -> how many messages the pages hold (absent or 0: none; read with the bucket count, so that a
 --                  topic without pages pays no command for them); page -> the last page number handed out
 -- A message in a page has an envelope of format 5 (Envelope.java): its version byte 5 and its due time (8 bytes, a
@@ -28,6 +31,7 @@ else
   metaAlso = { 'paged' }
 end
 local PAGES = TOPIC_BASE .. 'pages'
+local PCOUNT = TOPIC_BASE .. 'pcount'
 
 -- Whether the topic's pages hold any message, by meta's count as read with the bucket count (false in a subscription's
 -- script: its own meta has no pages).
@@ -36,9 +40,34 @@ local function paged()
   return n ~= nil and n > 0
 end
 
+-- A page's number, from its member in the index.
+local function pageNumber(member)
+  return string.match(member, '%z(%d+)$')
+end
+
 -- A page's key, from its member in the index.
 local function pageKey(member)
-  return TOPIC_BASE .. 'p:' .. string.match(member, '%z(%d+)$')
+  return TOPIC_BASE .. 'p:' .. pageNumber(member)
+end
+
+-- A page's count after 'delta' messages came (or, negative, left): its pcount entry, but read from the page itself
+-- where the entry says the page was empty before (a new page) or, after a removal, is small (one that may join its
+-- neighbour or be gone), so that an entry that went wrong is put right where it matters.
+local function recount(member, key, delta)
+  local n = pageNumber(member)
+  local count = redis.call('HINCRBY', PCOUNT, n, delta)
+  if count == delta or (delta < 0 and count < PAGE_LEAST) then
+    local real = redis.call('ZCARD', key)
+    if real ~= count and real > 0 then
+      redis.call('HSET', PCOUNT, n, real)
+    end
+    count = real
+  end
+  if count == 0 then
+    -- (a page emptied leaves the index: so does its entry)
+    redis.call('HDEL', PCOUNT, n)
+  end
+  return count
 end
 
 -- A message's place in the pages' order, (due, id), as bytes that sort the same way: a positive double, big-endian,
@@ -148,9 +177,20 @@ local function splitPage(member, key, card)
     i = i + 2 * take
   end
   redis.call('ZADD', PAGES, unpack(index))
+  local counts = {}
+  for c, take in ipairs(sizes) do
+    counts[2 * c - 1] = last - #sizes + c
+    counts[2 * c] = take
+  end
+  if not whole then
+    counts[#counts + 1] = pageNumber(member)
+    counts[#counts + 1] = half
+  end
+  redis.call('HSET', PCOUNT, unpack(counts))
   if whole then
     redis.call('ZREM', PAGES, member)
     redis.call('DEL', key)
+    redis.call('HDEL', PCOUNT, pageNumber(member))
   else
     redis.call('ZREMRANGEBYRANK', key, half, -1)
   end
@@ -252,7 +292,7 @@ local function pagesAdd(scores, first)
     for j = 1, #list, 1000 do
       redis.call('ZADD', key, unpack(list, j, math.min(#list, j + 999)))
     end
-    local card = redis.call('ZCARD', key)
+    local card = recount(m, key, #list / 2)
     if card > PAGE_MOST then
       splitPage(m, key, card)
     end
@@ -265,7 +305,7 @@ end
 -- neighbour (the one before it; the first page takes the one after it) if the two hold at most PAGE_MERGED_MOST, so
 -- that a topic whose messages are mostly cancelled keeps its pages full.
 local function settlePage(member, key)
-  local n = redis.call('ZCARD', key)
+  local n = recount(member, key, -1)
   if n == 0 then
     redis.call('ZREM', PAGES, member)
     refence()
@@ -285,13 +325,16 @@ local function settlePage(member, key)
     end
     into, from, fromMember = key, pageKey(after), after
   end
-  if redis.call('ZCARD', into) + redis.call('ZCARD', from) > PAGE_MERGED_MOST then
+  local joined = redis.call('ZCARD', into) + redis.call('ZCARD', from)
+  if joined > PAGE_MERGED_MOST then
     return
   end
   -- added where they go before they leave where they were
   redis.call('ZADD', into, unpack(asScores(redis.call('ZRANGE', from, 0, -1, 'WITHSCORES'))))
+  redis.call('HSET', PCOUNT, string.match(into, ':p:(%d+)$'), joined)
   redis.call('ZREM', PAGES, fromMember)
   redis.call('DEL', from)
+  redis.call('HDEL', PCOUNT, pageNumber(fromMember))
 end
 
 -- The page a message's envelope (as stored) names by the due time in front of it: its member and key; nil if the
@@ -363,8 +406,9 @@ local function pagesTake(ids, pageOf)
   local emptied = false
   for _, member in ipairs(members) do
     local key = pageKey(member)
-    n = n + redis.call('ZREM', key, unpack(byPage[member]))
-    if redis.call('EXISTS', key) == 0 then
+    local taken = redis.call('ZREM', key, unpack(byPage[member]))
+    n = n + taken
+    if taken > 0 and recount(member, key, -taken) == 0 then
       redis.call('ZREM', PAGES, member)
       emptied = true
     end
@@ -417,22 +461,54 @@ local function fenceDue(member)
   return (struct.unpack('>d', member))
 end
 
+-- The counts of the pages of these index members (member -> number, nil where pcount has none).
+local function sizesOf(members)
+  local sizes = {}
+  if #members == 0 then
+    return sizes
+  end
+  local fields = {}
+  for i, member in ipairs(members) do
+    fields[i] = pageNumber(member)
+  end
+  local values = redis.call('HMGET', PCOUNT, unpack(fields))
+  for i, member in ipairs(members) do
+    sizes[member] = tonumber(values[i])
+  end
+  return sizes
+end
+
 -- How many messages the pages hold due at 'max' or before (a score as ZCOUNT takes it: 'x' or '(x'): a ZCOUNT per page
 -- from the first to the one where 'max' falls.
 local function pagesDueBy(max)
   local high = tonumber((string.gsub(max, '^%(', '')))
   local bound = '-'
   local total = 0
+  -- the page before the one read: counted whole (its pcount entry) when the next page's fence is due before 'high',
+  -- since then all of it is; else by a ZCOUNT
+  local previous, previousSize = nil, nil
+  local function countPrevious(wholly)
+    if previous then
+      if wholly and previousSize then
+        total = total + previousSize
+      else
+        total = total + redis.call('ZCOUNT', pageKey(previous), '-inf', max)
+      end
+    end
+  end
   while true do
     local members = redis.call('ZRANGEBYLEX', PAGES, bound, '+', 'LIMIT', 0, 100)
+    local sizes = sizesOf(members)
     for _, member in ipairs(members) do
       local fence = fenceDue(member)
+      countPrevious(fence ~= nil and fence < high)
       if fence and fence > high then
         return total
       end
-      total = total + redis.call('ZCOUNT', pageKey(member), '-inf', max)
+      previous, previousSize = member, sizes[member]
     end
     if #members < 100 then
+      countPrevious(false)
       return total
     end
     bound = '(' .. members[#members]
@@ -440,7 +516,8 @@ local function pagesDueBy(max)
 end
 
 -- How many messages the pages hold before 'edges[1]' and between each edge and the next (scores, ascending), as
--- due-count.lua counts its windows: a ZCOUNT for each window a page spans, walking the pages in order from the page
+-- due-count.lua counts its windows: a page within one window by its count (pcount, read a hundred pages at a time),
+-- one across several by a ZCOUNT for each window it spans, walking the pages in order from the page
 -- whose member is 'from' ('' for the first) to the one holding the last edge, at most 'most' pages a call, so that no
 -- call holds Redis for long however many pages a window spans. Returns the counts (windows 1 to #edges: those at or
 -- after the last edge are the caller's, from meta's count) and the member to go on from in the next call, or false
@@ -484,12 +561,19 @@ local function pagesWindows(edges, from, most)
   local walked = 0
   while true do
     local members = redis.call('ZRANGEBYLEX', PAGES, bound, '+', 'LIMIT', 0, 100)
+    local sizes = sizesOf(members)
     for _, member in ipairs(members) do
       local fence = fenceDue(member)
       if previous then
-        -- the page before this one ends where this one's fence is
-        for k = previous[2], window(fence) do
-          countIn(previous[1], k)
+        -- the page before this one ends where this one's fence is: a page within one window is counted whole (its
+        -- pcount entry), one across several by a ZCOUNT for each
+        local to = window(fence)
+        if to == previous[2] and previous[3] and to <= m then
+          counts[to] = counts[to] + previous[3]
+        else
+          for k = previous[2], to do
+            countIn(previous[1], k)
+          end
         end
         walked = walked + 1
       end
@@ -500,7 +584,7 @@ local function pagesWindows(edges, from, most)
         -- this page is the next call's first
         return counts, member
       end
-      previous = { pageKey(member), window(fence) }
+      previous = { pageKey(member), window(fence), sizes[member] }
     end
     if #members < 100 then
       break
@@ -508,8 +592,15 @@ local function pagesWindows(edges, from, most)
     bound = '(' .. members[#members]
   end
   if previous then
+    -- the last page: window by window until all of it is counted (its count says when)
+    local left = previous[3]
     for k = previous[2], m do
+      if left and left <= 0 then
+        break
+      end
+      local before = counts[k]
       countIn(previous[1], k)
+      left = left and (left - (counts[k] - before))
     end
   end
   return counts, false
