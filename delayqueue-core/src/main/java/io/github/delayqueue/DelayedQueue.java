@@ -31,8 +31,7 @@ import java.util.concurrent.CompletionStage;
  * <b>Producer and operator.</b> This is the producer's side, as {@code KafkaTemplate} is Kafka's: it schedules,
  * cancels, reschedules and replaces messages, and looks up a message by id. What operators do with a topic (its
  * counts, listing it, its dead letters, pause and limits) is the {@link DelayedQueueAdmin}'s, a bean of its own, as
- * {@code KafkaAdmin} is. The counts and dead-letter methods that 0.2 had here remain for one release, deprecated:
- * they do what the {@link DelayedQueueAdmin}'s methods of the same names do.
+ * {@code KafkaAdmin} is.
  *
  * @see ScheduleRequest
  * @see DelayedQueueAdmin
@@ -189,107 +188,6 @@ public interface DelayedQueue {
 	 */
 	default AsyncDelayedQueue async() {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement async");
-	}
-
-	/**
-	 * Counts a topic's messages by state, in one consistent read.
-	 * @param topic the topic
-	 * @return the counts
-	 * @throws UnsupportedOperationException if this implementation does not offer the operators' side (the default)
-	 * @deprecated since 0.3.0, for removal in 0.4: use {@link DelayedQueueAdmin#stats(String)} (the
-	 * {@link DelayedQueueAdmin} bean)
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	default TopicStats stats(String topic) {
-		throw adminOnly("stats");
-	}
-
-	/**
-	 * Lists a topic's dead letters, oldest first.
-	 * @param topic the topic
-	 * @param offset how many to skip
-	 * @param limit how many to return at most (1 to 1000)
-	 * @return the dead letters
-	 * @throws UnsupportedOperationException if this implementation does not offer the operators' side (the default)
-	 * @deprecated since 0.3.0, for removal in 0.4: use {@link DelayedQueueAdmin#deadLetters(String, int, int)} (the
-	 * {@link DelayedQueueAdmin} bean)
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	default List<DeadLetter> deadLetters(String topic, int offset, int limit) {
-		throw adminOnly("deadLetters");
-	}
-
-	/**
-	 * Makes a dead letter due again at once, with its attempts reset.
-	 * @param topic the topic
-	 * @param id the message id
-	 * @return {@code true} if it was dead and is now waiting
-	 * @throws UnsupportedOperationException if this implementation does not offer the operators' side (the default)
-	 * @deprecated since 0.3.0, for removal in 0.4: use {@link DelayedQueueAdmin#replayDeadLetter(String, String)}
-	 * (the {@link DelayedQueueAdmin} bean)
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	default boolean replayDeadLetter(String topic, String id) {
-		throw adminOnly("replayDeadLetter");
-	}
-
-	/**
-	 * Makes every dead letter of a topic due again at once, with their attempts reset.
-	 * @param topic the topic
-	 * @return how many were replayed
-	 * @throws UnsupportedOperationException if this implementation does not offer the operators' side (the default)
-	 * @deprecated since 0.3.0, for removal in 0.4: use {@link DelayedQueueAdmin#replayDeadLetters(String)} (the
-	 * {@link DelayedQueueAdmin} bean)
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	default long replayDeadLetters(String topic) {
-		throw adminOnly("replayDeadLetters");
-	}
-
-	/**
-	 * Deletes one dead letter.
-	 * @param topic the topic
-	 * @param id the message id
-	 * @return {@code true} if it was dead and is gone
-	 * @throws UnsupportedOperationException if this implementation does not offer the operators' side (the default)
-	 * @deprecated since 0.3.0, for removal in 0.4: use {@link DelayedQueueAdmin#purgeDeadLetter(String, String)} (the
-	 * {@link DelayedQueueAdmin} bean)
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	default boolean purgeDeadLetter(String topic, String id) {
-		throw adminOnly("purgeDeadLetter");
-	}
-
-	/**
-	 * Deletes every dead letter of a topic.
-	 * @param topic the topic
-	 * @return how many were deleted
-	 * @throws UnsupportedOperationException if this implementation does not offer the operators' side (the default)
-	 * @deprecated since 0.3.0, for removal in 0.4: use {@link DelayedQueueAdmin#purgeDeadLetters(String)} (the
-	 * {@link DelayedQueueAdmin} bean)
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	default long purgeDeadLetters(String topic) {
-		throw adminOnly("purgeDeadLetters");
-	}
-
-	/**
-	 * Lists a topic's waiting messages by due time, then id, a page at a time.
-	 * @param topic the topic
-	 * @param query the page size, the due times listed and the previous page's cursor
-	 * @return the page, and the next page's cursor
-	 * @throws UnsupportedOperationException if this implementation does not offer the operators' side (the default)
-	 * @deprecated since 0.3.0, for removal in 0.4: use {@link DelayedQueueAdmin#listWaiting(String, WaitingQuery)}
-	 * (the {@link DelayedQueueAdmin} bean); it was on this interface in 0.3.0 snapshots only
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	default MessagePage listWaiting(String topic, WaitingQuery query) {
-		throw adminOnly("listWaiting");
-	}
-
-	private UnsupportedOperationException adminOnly(String method) {
-		return new UnsupportedOperationException(getClass().getName() + " does not implement " + method
-				+ ", an operators' method: use the DelayedQueueAdmin bean's " + method);
 	}
 
 }

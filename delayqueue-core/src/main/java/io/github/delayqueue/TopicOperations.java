@@ -7,8 +7,7 @@ import java.util.Optional;
 /**
  * A topic's counts, messages and dead letters, read and changed at once (never through a transaction): the part of
  * the operators' {@link DelayedQueueAdmin} that works on one topic's messages. The application's {@link DelayedQueue}
- * no longer extends it: of these, a producer has {@link DelayedQueue#lookup(String, String)}; the others remain on
- * it, deprecated, for one release.
+ * does not extend it: of these, a producer has {@link DelayedQueue#lookup(String, String)}.
  *
  * @since 0.3.0
  */

@@ -118,11 +118,6 @@ class BadInputTests {
 				bad("a priority of 10 on a grouped message", IllegalArgumentException.class,
 						"Priority must be from 0 (lowest) to 9 (highest; 4 if unset), but was 10",
 						(q) -> q.schedule(ScheduleRequest.builder("orders", "x").group("tenant-42").priority(10).build())),
-				bad("a listing cursor that no listing returned", IllegalArgumentException.class,
-						"Not a cursor that listWaiting returned: 'bogus'",
-						(q) -> q.listWaiting("orders", WaitingQuery.first(10).after("bogus"))),
-				bad("a listing page of 0", IllegalArgumentException.class, "Limit must be between 1 and 1000, but was 0",
-						(q) -> q.listWaiting("orders", WaitingQuery.first(0))),
 				bad("one bad request among good ones (scheduleAll)", IllegalArgumentException.class,
 						"Delay must not be negative",
 						(q) -> q.scheduleAll(List.of(ScheduleRequest.builder("orders", "x").build(),
@@ -185,7 +180,13 @@ class BadInputTests {
 				badAdmin("weighting a group of an unknown topic", IllegalArgumentException.class,
 						"Topic 'never-used' is not known", (a) -> a.setGroupWeight("never-used", "tenant-42", 2)),
 				badAdmin("a top-groups count of 0", IllegalArgumentException.class,
-						"Count must be between 1 and 100, but was 0", (a) -> a.topGroups("orders", 0)));
+						"Count must be between 1 and 100, but was 0", (a) -> a.topGroups("orders", 0)),
+				badAdmin("a listing cursor that no listing returned", IllegalArgumentException.class,
+						"Not a cursor that listWaiting returned: 'bogus'",
+						(a) -> a.listWaiting("orders", WaitingQuery.first(10).after("bogus"))),
+				badAdmin("a listing page of 0", IllegalArgumentException.class,
+						"Limit must be between 1 and 1000, but was 0",
+						(a) -> a.listWaiting("orders", WaitingQuery.first(0))));
 	}
 
 	@ParameterizedTest(name = "{0}")

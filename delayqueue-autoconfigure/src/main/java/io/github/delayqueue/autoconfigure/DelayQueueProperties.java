@@ -12,7 +12,6 @@ import io.github.delayqueue.recurring.MissedTicks;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -64,8 +63,6 @@ public class DelayQueueProperties {
 	private final Listener listener = new Listener();
 
 	private final WakeUp wakeUp = new WakeUp();
-
-	private final Scheduler scheduler = new Scheduler();
 
 	private final DeadLetter deadLetter = new DeadLetter();
 
@@ -136,10 +133,6 @@ public class DelayQueueProperties {
 
 	public WakeUp getWakeUp() {
 		return this.wakeUp;
-	}
-
-	public Scheduler getScheduler() {
-		return this.scheduler;
 	}
 
 	public DeadLetter getDeadLetter() {
@@ -775,10 +768,6 @@ public class DelayQueueProperties {
 		 */
 		private Duration delay = Duration.ofSeconds(1);
 
-		private boolean delaySet;
-
-		private boolean maxDelaySet;
-
 		/**
 		 * Factor by which the delay grows per attempt.
 		 */
@@ -802,7 +791,6 @@ public class DelayQueueProperties {
 
 		public void setDelay(Duration delay) {
 			this.delay = delay;
-			this.delaySet = true;
 		}
 
 		public double getMultiplier() {
@@ -819,27 +807,6 @@ public class DelayQueueProperties {
 
 		public void setMaxDelay(Duration maxDelay) {
 			this.maxDelay = maxDelay;
-			this.maxDelaySet = true;
-		}
-
-		/**
-		 * The delay before the second attempt in effect: {@code delay}, else 0.1's {@code initial}, else 1s.
-		 * @return the delay
-		 */
-		@SuppressWarnings("deprecation")
-		public Duration effectiveDelay() {
-			Duration legacy = getInitial();
-			return (this.delaySet || legacy == null) ? this.delay : legacy;
-		}
-
-		/**
-		 * The longest delay in effect: {@code max-delay}, else 0.1's {@code max}, else 5m.
-		 * @return the delay
-		 */
-		@SuppressWarnings("deprecation")
-		public Duration effectiveMaxDelay() {
-			Duration legacy = getMax();
-			return (this.maxDelaySet || legacy == null) ? this.maxDelay : legacy;
 		}
 
 		public @Nullable Duration getJitter() {
@@ -848,58 +815,6 @@ public class DelayQueueProperties {
 
 		public void setJitter(@Nullable Duration jitter) {
 			this.jitter = jitter;
-		}
-
-		/**
-		 * Delay before the second attempt (0.1's name; "delay" wins when both are set).
-		 */
-		private @Nullable Duration initial;
-
-		/**
-		 * Longest delay between attempts (0.1's name; "max-delay" wins when both are set).
-		 */
-		private @Nullable Duration max;
-
-		/**
-		 * The delay before the second attempt, set under 0.1's name.
-		 * @return the delay, or {@code null}
-		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.delay}, the name Spring Boot uses
-		 */
-		@Deprecated(since = "0.2")
-		@DeprecatedConfigurationProperty(replacement = "delayqueue.listener.backoff.delay", since = "0.2")
-		public @Nullable Duration getInitial() {
-			return this.initial;
-		}
-
-		/**
-		 * Sets the delay before the second attempt under 0.1's name.
-		 * @param initial the delay
-		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.delay}
-		 */
-		@Deprecated(since = "0.2")
-		public void setInitial(@Nullable Duration initial) {
-			this.initial = initial;
-		}
-
-		/**
-		 * The longest delay between attempts, set under 0.1's name.
-		 * @return the delay, or {@code null}
-		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.max-delay}, the name Spring Boot uses
-		 */
-		@Deprecated(since = "0.2")
-		@DeprecatedConfigurationProperty(replacement = "delayqueue.listener.backoff.max-delay", since = "0.2")
-		public @Nullable Duration getMax() {
-			return this.max;
-		}
-
-		/**
-		 * Sets the longest delay between attempts under 0.1's name.
-		 * @param max the delay
-		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.backoff.max-delay}
-		 */
-		@Deprecated(since = "0.2")
-		public void setMax(@Nullable Duration max) {
-			this.max = max;
 		}
 
 	}
@@ -924,19 +839,12 @@ public class DelayQueueProperties {
 		 */
 		private boolean autoStartup = true;
 
-		private boolean tickSet;
-
-		private boolean pollIntervalSet;
-
-		private boolean autoStartupSet;
-
 		public Duration getTick() {
 			return this.tick;
 		}
 
 		public void setTick(Duration tick) {
 			this.tick = tick;
-			this.tickSet = true;
 		}
 
 		public Duration getPollInterval() {
@@ -945,7 +853,6 @@ public class DelayQueueProperties {
 
 		public void setPollInterval(Duration pollInterval) {
 			this.pollInterval = pollInterval;
-			this.pollIntervalSet = true;
 		}
 
 		public boolean isAutoStartup() {
@@ -954,172 +861,6 @@ public class DelayQueueProperties {
 
 		public void setAutoStartup(boolean autoStartup) {
 			this.autoStartup = autoStartup;
-			this.autoStartupSet = true;
-		}
-
-		/**
-		 * The name of the property the tick comes from, for errors.
-		 * @param legacy the settings under 0.2's name
-		 * @return the property's name
-		 */
-		@SuppressWarnings("removal")
-		public String tickProperty(Scheduler legacy) {
-			return (this.tickSet || legacy.getTick() == null) ? "delayqueue.wake-up.tick" : "delayqueue.scheduler.tick";
-		}
-
-		/**
-		 * The name of the property the poll interval comes from, for errors.
-		 * @param legacy the settings under 0.2's name
-		 * @return the property's name
-		 */
-		@SuppressWarnings("removal")
-		public String pollIntervalProperty(Scheduler legacy) {
-			return (this.pollIntervalSet || legacy.getPollInterval() == null) ? "delayqueue.wake-up.poll-interval"
-					: "delayqueue.scheduler.poll-interval";
-		}
-
-		/**
-		 * The tick: this one if set, else the one set under 0.2's name, else the default.
-		 * @param legacy the settings under 0.2's name
-		 * @return the tick
-		 */
-		@SuppressWarnings("removal")
-		public Duration effectiveTick(Scheduler legacy) {
-			return (this.tickSet || legacy.getTick() == null) ? this.tick : legacy.getTick();
-		}
-
-		/**
-		 * The poll interval: this one if set, else the one set under 0.2's name, else the default.
-		 * @param legacy the settings under 0.2's name
-		 * @return the poll interval
-		 */
-		@SuppressWarnings("removal")
-		public Duration effectivePollInterval(Scheduler legacy) {
-			return (this.pollIntervalSet || legacy.getPollInterval() == null) ? this.pollInterval
-					: legacy.getPollInterval();
-		}
-
-		/**
-		 * Whether to start automatically: this setting if set, else the one set under 0.2's name, else the default.
-		 * @param legacy the settings under 0.2's name
-		 * @return whether the timer starts with the context
-		 */
-		@SuppressWarnings("removal")
-		public boolean effectiveAutoStartup(Scheduler legacy) {
-			Boolean old = legacy.getAutoStartup();
-			return (this.autoStartupSet || old == null) ? this.autoStartup : old;
-		}
-
-	}
-
-	/**
-	 * The wake-up timer's settings under 0.2's names, and a listener setting under 0.1's.
-	 */
-	public static class Scheduler {
-
-		/**
-		 * Tick of the wheel timer (0.2's name; "delayqueue.wake-up.tick" wins when both are set).
-		 */
-		private @Nullable Duration tick;
-
-		/**
-		 * Interval of the fallback poll (0.2's name; "delayqueue.wake-up.poll-interval" wins when both are set).
-		 */
-		private @Nullable Duration pollInterval;
-
-		/**
-		 * Whether the wake-up timer starts with the application context (0.2's name; "delayqueue.wake-up.auto-startup"
-		 * wins when both are set).
-		 */
-		private @Nullable Boolean autoStartup;
-
-		/**
-		 * Most messages a consumer holds leased at once (0.1's name; "delayqueue.listener.batch-size" wins when both are set).
-		 */
-		private @Nullable Integer batchSize;
-
-		/**
-		 * Whether the wake-up timer starts with the context, set under 0.2's name.
-		 * @return the setting, or {@code null}
-		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.auto-startup}: it is a wake-up timer
-		 */
-		@Deprecated(since = "0.3", forRemoval = true)
-		@DeprecatedConfigurationProperty(replacement = "delayqueue.wake-up.auto-startup", since = "0.3")
-		public @Nullable Boolean getAutoStartup() {
-			return this.autoStartup;
-		}
-
-		/**
-		 * Sets whether the wake-up timer starts with the context, under 0.2's name.
-		 * @param autoStartup the setting
-		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.auto-startup}
-		 */
-		@Deprecated(since = "0.3", forRemoval = true)
-		public void setAutoStartup(@Nullable Boolean autoStartup) {
-			this.autoStartup = autoStartup;
-		}
-
-		/**
-		 * The wheel timer's tick, set under 0.2's name.
-		 * @return the tick, or {@code null}
-		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.tick}: it is a wake-up timer
-		 */
-		@Deprecated(since = "0.3", forRemoval = true)
-		@DeprecatedConfigurationProperty(replacement = "delayqueue.wake-up.tick", since = "0.3")
-		public @Nullable Duration getTick() {
-			return this.tick;
-		}
-
-		/**
-		 * Sets the wheel timer's tick under 0.2's name.
-		 * @param tick the tick
-		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.tick}
-		 */
-		@Deprecated(since = "0.3", forRemoval = true)
-		public void setTick(@Nullable Duration tick) {
-			this.tick = tick;
-		}
-
-		/**
-		 * The fallback poll interval, set under 0.2's name.
-		 * @return the interval, or {@code null}
-		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.poll-interval}: it is a wake-up timer
-		 */
-		@Deprecated(since = "0.3", forRemoval = true)
-		@DeprecatedConfigurationProperty(replacement = "delayqueue.wake-up.poll-interval", since = "0.3")
-		public @Nullable Duration getPollInterval() {
-			return this.pollInterval;
-		}
-
-		/**
-		 * Sets the fallback poll interval under 0.2's name.
-		 * @param pollInterval the interval
-		 * @deprecated since 0.3 in favour of {@code delayqueue.wake-up.poll-interval}
-		 */
-		@Deprecated(since = "0.3", forRemoval = true)
-		public void setPollInterval(@Nullable Duration pollInterval) {
-			this.pollInterval = pollInterval;
-		}
-
-		/**
-		 * Most messages claimed per round trip.
-		 * @return the batch size, or {@code null} if not set here
-		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.batch-size}: it is a listener setting
-		 */
-		@Deprecated(since = "0.2")
-		@DeprecatedConfigurationProperty(replacement = "delayqueue.listener.batch-size", since = "0.2")
-		public @Nullable Integer getBatchSize() {
-			return this.batchSize;
-		}
-
-		/**
-		 * Sets the most messages claimed per round trip.
-		 * @param batchSize 1 to 1000
-		 * @deprecated since 0.2 in favour of {@code delayqueue.listener.batch-size}
-		 */
-		@Deprecated(since = "0.2")
-		public void setBatchSize(@Nullable Integer batchSize) {
-			this.batchSize = batchSize;
 		}
 
 	}

@@ -39,6 +39,8 @@ final class DelayQueuePropertiesMapper {
 
 	private static final String BACKOFF = LISTENER + "backoff.";
 
+	private static final String WAKE_UP = "delayqueue.wake-up.";
+
 	private static final Duration ONE_MILLI = Duration.ofMillis(1);
 
 	private final DelayQueueProperties properties;
@@ -90,13 +92,12 @@ final class DelayQueuePropertiesMapper {
 
 	WakeUpTimer wakeUpTimer(RedisConnectionFactory connectionFactory) {
 		DelayQueueProperties.WakeUp wakeUp = this.properties.getWakeUp();
-		DelayQueueProperties.Scheduler legacy = this.properties.getScheduler();
-		Duration tick = wakeUp.effectiveTick(legacy);
-		check(wakeUp.tickProperty(legacy), tick, (value) -> new WakeUpTimer(connectionFactory, value,
+		Duration tick = wakeUp.getTick();
+		check(WAKE_UP + "tick", tick, (value) -> new WakeUpTimer(connectionFactory, value,
 				WakeUpTimer.DEFAULT_POLL_INTERVAL));
-		WakeUpTimer bean = check(wakeUp.pollIntervalProperty(legacy), wakeUp.effectivePollInterval(legacy),
+		WakeUpTimer bean = check(WAKE_UP + "poll-interval", wakeUp.getPollInterval(),
 				(poll) -> new WakeUpTimer(connectionFactory, tick, poll));
-		bean.setAutoStartup(wakeUp.effectiveAutoStartup(legacy));
+		bean.setAutoStartup(wakeUp.isAutoStartup());
 		return bean;
 	}
 
@@ -303,7 +304,9 @@ final class DelayQueuePropertiesMapper {
 		check(LISTENER + "async-concurrency", listener.getAsyncConcurrency(), options::asyncConcurrency);
 		check(LISTENER + "visibility-timeout", listener.getVisibilityTimeout(), options::visibilityTimeout);
 		check(LISTENER + "max-attempts", listener.getMaxAttempts(), options::maxAttempts);
-		check(LISTENER + "batch-size", batchSize(), options::batchSize);
+		Integer batchSize = listener.getBatchSize();
+		check(LISTENER + "batch-size", (batchSize != null) ? batchSize : ListenerOptions.DEFAULT_BATCH_SIZE,
+				options::batchSize);
 		Duration handlerTimeout = listener.getHandlerTimeout();
 		if (handlerTimeout != null) {
 			check(LISTENER + "handler-timeout", handlerTimeout, options::handlerTimeout);
@@ -315,20 +318,10 @@ final class DelayQueuePropertiesMapper {
 		return options.build();
 	}
 
-	/** The listener setting; else the one of 0.1's name (deprecated); else the default. */
-	@SuppressWarnings("deprecation")
-	private int batchSize() {
-		Integer batchSize = this.properties.getListener().getBatchSize();
-		if (batchSize == null) {
-			batchSize = this.properties.getScheduler().getBatchSize();
-		}
-		return (batchSize != null) ? batchSize : ListenerOptions.DEFAULT_BATCH_SIZE;
-	}
-
 	/** Each value is checked on its own first, so that the failure names the property at fault. */
 	private static BackOff backOff(DelayQueueProperties.Backoff backoff) {
-		Duration delay = backoff.effectiveDelay();
-		Duration maxDelay = backoff.effectiveMaxDelay();
+		Duration delay = backoff.getDelay();
+		Duration maxDelay = backoff.getMaxDelay();
 		Duration jitter = (backoff.getJitter() != null) ? backoff.getJitter() : delay.dividedBy(4);
 		check(BACKOFF + "delay", delay, (value) -> DefaultDeliveryErrorHandler.exponentialBackOff(value, 1, value, Duration.ZERO));
 		check(BACKOFF + "multiplier", backoff.getMultiplier(),

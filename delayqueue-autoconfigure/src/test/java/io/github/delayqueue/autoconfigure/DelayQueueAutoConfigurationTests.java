@@ -443,17 +443,6 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
-	void withOldAndNewBackoffNamesBothSetTheNewOnesWin() {
-		this.runner.withPropertyValues("delayqueue.listener.backoff.initial=3s", "delayqueue.listener.backoff.delay=2s",
-				"delayqueue.listener.backoff.max=7s", "delayqueue.listener.backoff.max-delay=9s")
-			.run((context) -> {
-				DelayQueueProperties.Backoff backoff = context.getBean(DelayQueueProperties.class).getListener().getBackoff();
-				assertThat(backoff.effectiveDelay()).isEqualTo(Duration.ofSeconds(2));
-				assertThat(backoff.effectiveMaxDelay()).isEqualTo(Duration.ofSeconds(9));
-			});
-	}
-
-	@Test
 	void theWakeUpTimerAndTheListenersStartOnTheirOwnSettings() {
 		this.runner.withPropertyValues("delayqueue.listener.auto-startup=false").run((context) -> {
 			assertThat(context.getBean(WakeUpTimer.class).isAutoStartup()).isTrue();
@@ -466,43 +455,11 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
-	void theWakeUpNamesOf02StillBindAndTheNewNamesWin() {
-		this.runner.withPropertyValues("delayqueue.scheduler.auto-startup=false", "delayqueue.scheduler.tick=20ms")
-			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				assertThat(context.getBean(WakeUpTimer.class).isAutoStartup()).isFalse();
-				DelayQueueProperties properties = context.getBean(DelayQueueProperties.class);
-				assertThat(properties.getWakeUp().effectiveTick(properties.getScheduler()))
-					.isEqualTo(Duration.ofMillis(20));
-			});
-		this.runner.withPropertyValues("delayqueue.scheduler.auto-startup=false", "delayqueue.wake-up.auto-startup=true",
-				"delayqueue.scheduler.poll-interval=3s", "delayqueue.wake-up.poll-interval=2s")
-			.run((context) -> {
-				assertThat(context.getBean(WakeUpTimer.class).isAutoStartup()).isTrue();
-				DelayQueueProperties properties = context.getBean(DelayQueueProperties.class);
-				assertThat(properties.getWakeUp().effectivePollInterval(properties.getScheduler()))
-					.isEqualTo(Duration.ofSeconds(2));
-			});
-		assertStartupFailsNaming("delayqueue.scheduler.tick=-5ms", "delayqueue.scheduler.tick");
-	}
-
-	@Test
-	void theBatchSizeOf01sNameStillBindsAndTheListenerSettingWins() {
-		this.runner.withPropertyValues("delayqueue.scheduler.batch-size=30")
-			.run((context) -> assertThat(factory(context).getDefaultOptions().batchSize()).isEqualTo(30));
-		this.runner.withPropertyValues("delayqueue.scheduler.batch-size=30", "delayqueue.listener.batch-size=40")
-			.run((context) -> assertThat(factory(context).getDefaultOptions().batchSize()).isEqualTo(40));
-	}
-
-	@Test
-	void theBackoffNamesOf01StillBind() {
-		this.runner.withPropertyValues("delayqueue.listener.backoff.initial=3s", "delayqueue.listener.backoff.max=7s",
+	void theBackoffPropertiesGiveTheDefaultHandlersDelays() {
+		this.runner.withPropertyValues("delayqueue.listener.backoff.delay=3s", "delayqueue.listener.backoff.max-delay=7s",
 				"delayqueue.listener.backoff.jitter=0s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				DelayQueueProperties.Backoff backoff = context.getBean(DelayQueueProperties.class).getListener().getBackoff();
-				assertThat(backoff.effectiveDelay()).isEqualTo(Duration.ofSeconds(3));
-				assertThat(backoff.effectiveMaxDelay()).isEqualTo(Duration.ofSeconds(7));
 				BackOffExecution execution = ((DefaultDeliveryErrorHandler) factory(context).getDefaultOptions().errorHandler()).getBackOff().start();
 				assertThat(execution.nextBackOff()).isEqualTo(3000L);
 				assertThat(execution.nextBackOff()).isEqualTo(6000L);

@@ -9,7 +9,6 @@ import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageState;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.TopicOperations;
-import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayQueueConfigUtils;
@@ -29,14 +28,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * One admin in a Boot application: the {@link DelayedQueueAdmin} bean is the only one; the listener containers pause
- * and resume their topics through it, and the queue builds none of its own unless its deprecated operators' methods
- * are called, which then read the same data.
+ * One admin in a Boot application: the {@link DelayedQueueAdmin} bean is the only one, and the listener containers
+ * pause and resume their topics through it.
  */
 class OneAdminTests {
 
@@ -51,7 +48,7 @@ class OneAdminTests {
 				"delayqueue.topics.orders.partitions=3");
 
 	@Test
-	void theContextHasOneAdminAndTheQueueBuildsNone() {
+	void theContextHasOneAdminAndTheQueueIsNone() {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context.getBeansOfType(DelayedQueueAdmin.class)).hasSize(1);
@@ -62,31 +59,6 @@ class OneAdminTests {
 			queue.schedule(ScheduleRequest.builder("orders", "x").id("o-1").delay(Duration.ofMinutes(5)).build());
 			assertThat(queue.lookup("orders", "o-1")).map((info) -> info.state()).contains(MessageState.WAITING);
 			assertThat(admin.stats("orders").waiting()).isEqualTo(1);
-			assertThat(ReflectionTestUtils.getField(queue, "bridgeAdmin")).as("no second admin").isNull();
-		});
-	}
-
-	@Test
-	@SuppressWarnings("removal")
-	void theQueuesDeprecatedOperatorsMethodsReachTheAdminsData() {
-		this.runner.run((context) -> {
-			DelayedQueue queue = context.getBean(DelayedQueue.class);
-			DelayedQueueAdmin admin = context.getBean(DelayedQueueAdmin.class);
-			for (int i = 0; i < 9; i++) {
-				queue.schedule(ScheduleRequest.builder("orders", i).id("o-" + i).delay(Duration.ofMinutes(5)).build());
-			}
-			assertThat(queue.stats("orders")).usingRecursiveComparison().isEqualTo(admin.stats("orders"));
-			assertThat(queue.stats("orders").waiting()).isEqualTo(9);
-			assertThat(queue.listWaiting("orders", WaitingQuery.first(100)).messages()).extracting((info) -> info.id())
-				.containsExactlyInAnyOrderElementsOf(admin.listWaiting("orders", WaitingQuery.first(100))
-					.messages()
-					.stream()
-					.map((info) -> info.id())
-					.toList())
-				.hasSize(9);
-			assertThat(queue.deadLetters("orders", 0, 10)).isEqualTo(admin.deadLetters("orders", 0, 10)).isEmpty();
-			assertThat(queue.replayDeadLetters("orders")).isZero();
-			assertThat(queue.purgeDeadLetters("orders")).isZero();
 		});
 	}
 

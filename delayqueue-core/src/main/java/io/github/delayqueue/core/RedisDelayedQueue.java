@@ -9,18 +9,14 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
 import io.github.delayqueue.AsyncDelayedQueue;
-import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.MessageInfo;
-import io.github.delayqueue.MessagePage;
 import io.github.delayqueue.ReplaceResult;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.TopicPartitioning;
-import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.Topics;
-import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -38,8 +34,7 @@ import org.springframework.util.unit.DataSize;
  * The {@link DelayedQueue} on Redis: every operation is one atomic script on the topic's keys, timed by the
  * Redis server's clock; {@link #scheduleAll(List)} writes up to a thousand messages of a topic per script call.
  * Inside a Spring-managed transaction its writes follow the commit (see {@link #setTransactionAware(boolean)}). The
- * operators' side (counts, listing, dead letters, controls) is the {@link RedisDelayedQueueAdmin}, a bean of its own;
- * this queue builds one only for the deprecated methods that 0.2 had here, on their first call.
+ * operators' side (counts, listing, dead letters, controls) is the {@link RedisDelayedQueueAdmin}, a bean of its own.
  *
  * @since 0.1.0
  */
@@ -52,17 +47,9 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 
 	private final RedisMessageStore store;
 
-	private final PayloadConverter converter;
-
 	private final MessageWriter writer;
 
 	private final MessageInfos infos;
-
-	/**
-	 * The admin behind the deprecated operators' methods and {@link #getAdmin()}, built on their first call: an
-	 * application that uses the {@code DelayedQueueAdmin} bean never has a second one. It goes in 0.4, with them.
-	 */
-	private volatile @Nullable RedisDelayedQueueAdmin bridgeAdmin;
 
 	private volatile @Nullable RedisAsyncDelayedQueue async;
 
@@ -91,37 +78,10 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 		Assert.isTrue(maxPayloadSize != null && maxPayloadSize.toBytes() > 0,
 				() -> "Max payload size must be positive, but was " + maxPayloadSize);
 		this.store = store;
-		this.converter = converter;
 		this.router = new PartitionRouter(store.partitions());
 		this.writer = new MessageWriter(store, converter, maxPayloadSize.toBytes(), this.router);
 		this.infos = new MessageInfos(store, converter, this.router);
 		this.transactionalWrites = new TransactionalWrites(this.writer, this::afterCommitFailed);
-	}
-
-	/**
-	 * An admin of the same store, whose partitioning follows this queue's, built on the first call.
-	 * @return the admin
-	 * @deprecated since 0.3.0, for removal in 0.4: inject the {@link io.github.delayqueue.DelayedQueueAdmin} bean
-	 * (Spring Boot declares one), or create a {@link RedisDelayedQueueAdmin} of the store
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public RedisDelayedQueueAdmin getAdmin() {
-		return bridgeAdmin();
-	}
-
-	/** The admin of the deprecated bridge (0.2's operators' methods on the queue); it goes in 0.4. */
-	private RedisDelayedQueueAdmin bridgeAdmin() {
-		RedisDelayedQueueAdmin admin = this.bridgeAdmin;
-		if (admin == null) {
-			synchronized (this) {
-				admin = this.bridgeAdmin;
-				if (admin == null) {
-					admin = new RedisDelayedQueueAdmin(this.store, this.converter, this.router);
-					this.bridgeAdmin = admin;
-				}
-			}
-		}
-		return admin;
 	}
 
 	/**
@@ -350,11 +310,6 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 		}
 	}
 
-	/** Whether the deprecated bridge built its admin (for tests). */
-	boolean hasBridgeAdmin() {
-		return this.bridgeAdmin != null;
-	}
-
 	/** How many partitions' shared calls are kept now (for tests). */
 	int sharedCallTopics() {
 		return this.writer.sharedCallTopics();
@@ -411,48 +366,6 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 	@Override
 	public Optional<MessageInfo> lookup(String topic, String id) {
 		return this.infos.lookup(topic, id);
-	}
-
-	@Override
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public TopicStats stats(String topic) {
-		return bridgeAdmin().stats(topic);
-	}
-
-	@Override
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public List<DeadLetter> deadLetters(String topic, int offset, int limit) {
-		return bridgeAdmin().deadLetters(topic, offset, limit);
-	}
-
-	@Override
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public boolean replayDeadLetter(String topic, String id) {
-		return bridgeAdmin().replayDeadLetter(topic, id);
-	}
-
-	@Override
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public long replayDeadLetters(String topic) {
-		return bridgeAdmin().replayDeadLetters(topic);
-	}
-
-	@Override
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public boolean purgeDeadLetter(String topic, String id) {
-		return bridgeAdmin().purgeDeadLetter(topic, id);
-	}
-
-	@Override
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public long purgeDeadLetters(String topic) {
-		return bridgeAdmin().purgeDeadLetters(topic);
-	}
-
-	@Override
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public MessagePage listWaiting(String topic, WaitingQuery query) {
-		return bridgeAdmin().listWaiting(topic, query);
 	}
 
 }

@@ -72,16 +72,12 @@ public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 	 * @param converter reads payloads of the messages it finds into types
 	 */
 	public RedisDelayedQueueAdmin(RedisMessageStore store, PayloadConverter converter) {
-		this(store, converter, new PartitionRouter(store.partitions()));
-	}
-
-	RedisDelayedQueueAdmin(RedisMessageStore store, PayloadConverter converter, PartitionRouter router) {
 		Assert.notNull(store, "RedisMessageStore must not be null");
 		Assert.notNull(converter, "PayloadConverter must not be null");
 		this.store = store;
-		this.router = router;
-		this.infos = new MessageInfos(store, converter, router);
-		this.groupCounting = new GroupCounting(store, router);
+		this.router = new PartitionRouter(store.partitions());
+		this.infos = new MessageInfos(store, converter, this.router);
+		this.groupCounting = new GroupCounting(store, this.router);
 	}
 
 	/**

@@ -47,18 +47,4 @@ public interface DeliveryErrorHandler {
 	 */
 	FailureAction handle(DeliveredMessage message, Throwable failure);
 
-	/**
-	 * Decides what becomes of a failed delivery, given the listener's options.
-	 * @param message the message, with its attempt number (1 for the first)
-	 * @param failure what the handler threw
-	 * @param options the listener's options
-	 * @return the action
-	 * @deprecated since 0.3.0 for removal in 0.4: the error handler owns its policy; implement and call
-	 * {@link #handle(DeliveredMessage, Throwable)}
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	default FailureAction handle(DeliveredMessage message, Throwable failure, ListenerOptions options) {
-		return handle(message, failure);
-	}
-
 }

@@ -1,14 +1,10 @@
 package io.github.delayqueue.listener;
 
 import java.time.Duration;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
-import org.springframework.util.backoff.BackOff;
 
 /**
  * How a topic's messages are consumed: how many at once, how long a lease lasts, how many attempts at most, and the
@@ -56,19 +52,10 @@ public final class ListenerOptions {
 
 	private final int maxAttempts;
 
-	/** The backoff set through the deprecated builder method, if any. */
-	private final @Nullable BackOff backOff;
-
 	private final int batchSize;
 
-	/** The types set through the deprecated builder method. */
-	private final List<Class<? extends Throwable>> notRetryable;
-
 	/** The error handler set, if any. */
-	private final @Nullable DeliveryErrorHandler errorHandlerSet;
-
-	/** The error handler that decides: the one set, or the default one with the deprecated settings. */
-	private final DeliveryErrorHandler errorHandler;
+	private final @Nullable DeliveryErrorHandler errorHandler;
 
 	private final @Nullable Duration handlerTimeout;
 
@@ -83,11 +70,8 @@ public final class ListenerOptions {
 		this.asyncConcurrency = builder.asyncConcurrency;
 		this.visibilityTimeout = builder.visibilityTimeout;
 		this.maxAttempts = builder.maxAttempts;
-		this.backOff = builder.backOff;
 		this.batchSize = builder.batchSize;
-		this.notRetryable = List.copyOf(builder.notRetryable);
-		this.errorHandlerSet = builder.errorHandler;
-		this.errorHandler = effectiveErrorHandler(builder);
+		this.errorHandler = builder.errorHandler;
 		this.handlerTimeout = builder.handlerTimeout;
 		this.leaseAhead = builder.leaseAhead;
 		this.batchMaxMessages = builder.batchMaxMessages;
@@ -108,49 +92,6 @@ public final class ListenerOptions {
 	 */
 	public static Builder builder() {
 		return new Builder();
-	}
-
-	/** The error handler set, else the default one with the backoff and types set through the deprecated methods. */
-	@SuppressWarnings("unchecked")
-	private static DeliveryErrorHandler effectiveErrorHandler(Builder builder) {
-		if (builder.errorHandler != null) {
-			return builder.errorHandler;
-		}
-		if (builder.backOff == null && builder.notRetryable.isEmpty()) {
-			return DefaultDeliveryErrorHandler.INSTANCE;
-		}
-		DefaultDeliveryErrorHandler handler = (builder.backOff != null)
-				? new DefaultDeliveryErrorHandler(builder.backOff) : new DefaultDeliveryErrorHandler();
-		return handler.withNotRetryable(builder.notRetryable.toArray(new Class[0]));
-	}
-
-	/**
-	 * An exponential backoff with a jitter of a quarter of the first delay.
-	 * @param delay the delay before the second attempt, at least 1 ms
-	 * @param multiplier the growth per attempt, at least 1
-	 * @param maxDelay the longest delay, at least {@code delay}
-	 * @return the backoff
-	 * @deprecated since 0.3.0 for removal in 0.4: use
-	 * {@link DefaultDeliveryErrorHandler#exponentialBackOff(Duration, double, Duration)}
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public static BackOff exponentialBackOff(Duration delay, double multiplier, Duration maxDelay) {
-		return DefaultDeliveryErrorHandler.exponentialBackOff(delay, multiplier, maxDelay);
-	}
-
-	/**
-	 * An exponential backoff with a jitter.
-	 * @param delay the delay before the second attempt, at least 1 ms
-	 * @param multiplier the growth per attempt, at least 1
-	 * @param maxDelay the longest delay, at least {@code delay}
-	 * @param jitter the random spread, zero or more
-	 * @return the backoff
-	 * @deprecated since 0.3.0 for removal in 0.4: use
-	 * {@link DefaultDeliveryErrorHandler#exponentialBackOff(Duration, double, Duration, Duration)}
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public static BackOff exponentialBackOff(Duration delay, double multiplier, Duration maxDelay, Duration jitter) {
-		return DefaultDeliveryErrorHandler.exponentialBackOff(delay, multiplier, maxDelay, jitter);
 	}
 
 	/**
@@ -190,22 +131,6 @@ public final class ListenerOptions {
 	}
 
 	/**
-	 * Delays between attempts, as set through the deprecated {@link Builder#backOff(BackOff)}; else the backoff of
-	 * the error handler if it is a {@link DefaultDeliveryErrorHandler}, else the default backoff.
-	 * @return the backoff
-	 * @deprecated since 0.3.0 for removal in 0.4: the error handler owns its backoff
-	 * ({@link DefaultDeliveryErrorHandler#getBackOff()})
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public BackOff backOff() {
-		if (this.backOff != null) {
-			return this.backOff;
-		}
-		return (this.errorHandler instanceof DefaultDeliveryErrorHandler handler) ? handler.getBackOff()
-				: DefaultDeliveryErrorHandler.defaultBackOff();
-	}
-
-	/**
 	 * Most messages a consumer holds leased at once, running and waiting for a handler thread (its prefetch): it
 	 * claims them in batches, a claim for the room left once half the batch is used, so a busy topic costs a small
 	 * fraction of a round trip per message. A larger batch keeps fast handlers busy over a slow network; a smaller
@@ -223,24 +148,11 @@ public final class ListenerOptions {
 	}
 
 	/**
-	 * Exception types (matched along the cause chain) that send a message to the dead letters at once, as set through
-	 * the deprecated {@link Builder#notRetryable(Class[])}.
-	 * @return the types
-	 * @deprecated since 0.3.0 for removal in 0.4: the error handler owns them
-	 * ({@link DefaultDeliveryErrorHandler#getNotRetryable()})
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public List<Class<? extends Throwable>> notRetryable() {
-		return this.notRetryable;
-	}
-
-	/**
 	 * What decides the fate of a message whose handler threw.
-	 * @return the error handler set; else a {@link DefaultDeliveryErrorHandler} with the backoff and types set
-	 * through the deprecated builder methods, or {@link DefaultDeliveryErrorHandler#INSTANCE} if none was
+	 * @return the error handler set, else {@link DefaultDeliveryErrorHandler#INSTANCE}
 	 */
 	public DeliveryErrorHandler errorHandler() {
-		return this.errorHandler;
+		return (this.errorHandler != null) ? this.errorHandler : DefaultDeliveryErrorHandler.INSTANCE;
 	}
 
 	/**
@@ -299,10 +211,8 @@ public final class ListenerOptions {
 		builder.asyncConcurrency = this.asyncConcurrency;
 		builder.visibilityTimeout = this.visibilityTimeout;
 		builder.maxAttempts = this.maxAttempts;
-		builder.backOff = this.backOff;
 		builder.batchSize = this.batchSize;
-		builder.notRetryable.addAll(this.notRetryable);
-		builder.errorHandler = this.errorHandlerSet;
+		builder.errorHandler = this.errorHandler;
 		builder.handlerTimeout = this.handlerTimeout;
 		builder.leaseAhead = this.leaseAhead;
 		builder.batchMaxMessages = this.batchMaxMessages;
@@ -316,7 +226,7 @@ public final class ListenerOptions {
 				+ ", visibilityTimeout=" + this.visibilityTimeout
 				+ ", maxAttempts=" + this.maxAttempts + ", batchSize=" + this.batchSize
 				+ ", handlerTimeout=" + this.handlerTimeout + ", leaseAhead=" + this.leaseAhead + ", batchMaxMessages="
-				+ this.batchMaxMessages + ", batchMaxWait=" + this.batchMaxWait + ", errorHandler=" + this.errorHandler
+				+ this.batchMaxMessages + ", batchMaxWait=" + this.batchMaxWait + ", errorHandler=" + errorHandler()
 				+ "]";
 	}
 
@@ -331,15 +241,11 @@ public final class ListenerOptions {
 
 		private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
 
-		private @Nullable BackOff backOff;
-
 		private int batchSize = DEFAULT_BATCH_SIZE;
 
 		private int batchMaxMessages = DEFAULT_BATCH_MAX_MESSAGES;
 
 		private Duration batchMaxWait = Duration.ZERO;
-
-		private final Set<Class<? extends Throwable>> notRetryable = new LinkedHashSet<>();
 
 		private @Nullable DeliveryErrorHandler errorHandler;
 
@@ -426,20 +332,6 @@ public final class ListenerOptions {
 		}
 
 		/**
-		 * Sets the delays between attempts of the default error handler (used unless an error handler is set).
-		 * @param backOff the backoff
-		 * @return this builder
-		 * @deprecated since 0.3.0 for removal in 0.4: the error handler owns its backoff; set
-		 * {@code errorHandler(new DefaultDeliveryErrorHandler(backOff))}
-		 */
-		@Deprecated(since = "0.3.0", forRemoval = true)
-		public Builder backOff(BackOff backOff) {
-			Assert.notNull(backOff, "BackOff must not be null");
-			this.backOff = backOff;
-			return this;
-		}
-
-		/**
 		 * Sets the most messages a consumer holds leased at once (see {@link ListenerOptions#batchSize()}).
 		 * @param batchSize 1 to 1000, or 0 for twice the concurrency
 		 * @return this builder
@@ -476,24 +368,6 @@ public final class ListenerOptions {
 			Assert.isTrue(!batchMaxWait.isNegative() && batchMaxWait.compareTo(Duration.ofMinutes(1)) <= 0,
 					() -> "Batch max wait must be between 0 and 1 minute, but was " + batchMaxWait);
 			this.batchMaxWait = batchMaxWait;
-			return this;
-		}
-
-		/**
-		 * Adds exception types that the default error handler (used unless an error handler is set) sends to the dead
-		 * letters without retrying.
-		 * @param types the exception types, matched along the cause chain
-		 * @return this builder
-		 * @deprecated since 0.3.0 for removal in 0.4: the error handler owns them; set
-		 * {@code errorHandler(new DefaultDeliveryErrorHandler().withNotRetryable(types))}
-		 */
-		@Deprecated(since = "0.3.0", forRemoval = true)
-		@SafeVarargs
-		public final Builder notRetryable(Class<? extends Throwable>... types) {
-			for (Class<? extends Throwable> type : types) {
-				Assert.notNull(type, "Exception type must not be null");
-				this.notRetryable.add(type);
-			}
 			return this;
 		}
 

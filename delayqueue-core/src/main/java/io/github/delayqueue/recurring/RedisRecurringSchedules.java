@@ -23,7 +23,6 @@ import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DueTime;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RecurringStore;
-import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.redis.TopicKeys;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -116,20 +115,6 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 		this.store = store;
 		this.queue = queue;
 		this.converter = converter;
-	}
-
-	/**
-	 * Creates the schedules, writing ticks through a queue of their own (without metrics or observation).
-	 * @param store where definitions and cursors live
-	 * @param messages where the topics' messages live
-	 * @param converter serialises payloads
-	 * @deprecated since 0.3.0 in favour of
-	 * {@link #RedisRecurringSchedules(RecurringStore, RedisDelayedQueue, PayloadConverter)}, which writes ticks
-	 * through the application's queue
-	 */
-	@Deprecated(since = "0.3.0")
-	public RedisRecurringSchedules(RecurringStore store, RedisMessageStore messages, PayloadConverter converter) {
-		this(store, new RedisDelayedQueue(messages, converter), converter);
 	}
 
 	/**

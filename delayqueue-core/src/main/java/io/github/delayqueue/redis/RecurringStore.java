@@ -7,7 +7,6 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.util.Assert;
 
@@ -52,22 +51,6 @@ public class RecurringStore {
 		this.scripts = store.scripts();
 		this.messages = store.messages();
 		this.topics = store.topics();
-	}
-
-	/**
-	 * Creates the store.
-	 * @param connectionFactory the Redis connection factory
-	 * @param keyPrefix the prefix of every key (the message store's)
-	 * @deprecated since 0.3.0 in favour of {@link #RecurringStore(RedisMessageStore)}, which shares the message
-	 * store's connection and key naming
-	 */
-	@Deprecated(since = "0.3.0")
-	public RecurringStore(RedisConnectionFactory connectionFactory, String keyPrefix) {
-		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
-		this.keys = new TopicKeys(keyPrefix);
-		this.scripts = new ScriptExecutor(connectionFactory);
-		this.messages = new MessageOperations(this.keys, this.scripts, null);
-		this.topics = new KnownTopics(this.keys, this.scripts, null);
 	}
 
 	/**
@@ -160,21 +143,6 @@ public class RecurringStore {
 		catch (NumberFormatException ex) {
 			return null;
 		}
-	}
-
-	/**
-	 * Stores one tick's message unless the schedule's cursor is at or past the tick, and moves the cursor to it.
-	 * @param partition the store's name of the topic partition
-	 * @param name the schedule's name
-	 * @param message the tick's message, due at the tick ({@link DueTime#at(long)})
-	 * @param digest the digest of the definition the tick was computed from
-	 * @return {@code true} if this call stored it
-	 * @deprecated since 0.3.0 in favour of {@link MessageOperations#tick(String, String, NewMessage, String)}, which
-	 * says under which id it was stored
-	 */
-	@Deprecated(since = "0.3.0")
-	public boolean tick(String partition, String name, NewMessage message, String digest) {
-		return this.messages.tick(partition, name, message, digest) != null;
 	}
 
 	/**

@@ -30,7 +30,7 @@ import org.springframework.util.Assert;
 
 /**
  * The wake-up timer: wakes topic consumers when their messages fall due (it schedules nothing itself; messages are
- * scheduled through {@link io.github.delayqueue.DelayedQueue}). Called {@code DelayedMessageScheduler} before 0.3. One Netty {@link HashedWheelTimer} for the application
+ * scheduled through {@link io.github.delayqueue.DelayedQueue}). One Netty {@link HashedWheelTimer} for the application
  * holds one timeout per topic, armed for the earliest due time the consumer knows of. The topic's wake channel
  * re-arms it when a new message becomes the head; the last tick or two before a due time are timed by a precise
  * scheduled executor instead, since a wheel fires on tick boundaries. On every (re)subscription the topic fires

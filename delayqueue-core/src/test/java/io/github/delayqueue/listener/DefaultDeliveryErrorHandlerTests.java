@@ -61,24 +61,12 @@ class DefaultDeliveryErrorHandlerTests {
 	}
 
 	@Test
-	@SuppressWarnings("removal")
-	void theDeprecatedOptionsBuildTheDefaultHandlerTheyConfigure() {
-		ListenerOptions options = ListenerOptions.builder()
-			.backOff(new FixedBackOff(10, 1))
-			.notRetryable(IllegalArgumentException.class)
-			.build();
-		assertThat(options.errorHandler()).isInstanceOf(DefaultDeliveryErrorHandler.class);
-		DefaultDeliveryErrorHandler handler = (DefaultDeliveryErrorHandler) options.errorHandler();
-		assertThat(handler.getBackOff()).isSameAs(options.backOff());
-		assertThat(handler.getNotRetryable()).containsExactly(IllegalArgumentException.class);
-		assertThat(options.errorHandler().handle(message(1), new IllegalArgumentException()).kind())
-			.isEqualTo(FailureAction.Kind.DEAD_LETTER);
-		// through the old signature too: the options no longer decide
-		assertThat(options.errorHandler().handle(message(1), new IllegalStateException(), options).delay())
-			.isEqualTo(Duration.ofMillis(10));
-		DeliveryErrorHandler own = (message, failure) -> FailureAction.acknowledge();
-		assertThat(options.toBuilder().errorHandler(own).build().errorHandler()).as("one set wins").isSameAs(own);
+	void theOptionsErrorHandlerIsTheOneSetElseTheDefault() {
 		assertThat(ListenerOptions.defaults().errorHandler()).isSameAs(DefaultDeliveryErrorHandler.INSTANCE);
+		DeliveryErrorHandler own = (message, failure) -> FailureAction.acknowledge();
+		ListenerOptions options = ListenerOptions.builder().errorHandler(own).build();
+		assertThat(options.errorHandler()).isSameAs(own);
+		assertThat(options.toBuilder().concurrency(2).build().errorHandler()).as("kept by toBuilder").isSameAs(own);
 	}
 
 	private static DeliveredMessage message(int attempt) {

@@ -10,6 +10,7 @@ import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.RedisFixture;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
 import io.github.delayqueue.support.DelayQueueMonitor;
@@ -37,6 +38,8 @@ class FailedDeliveriesTests {
 	private final RedisMessageStore store = this.fixture.store(this.fixture.connectionFactory());
 
 	private final RedisDelayedQueue queue = this.fixture.queue(this.store);
+
+	private final RedisDelayedQueueAdmin admin = this.fixture.admin(this.store);
 
 	private final List<Throwable> asked = new CopyOnWriteArrayList<>();
 
@@ -80,7 +83,7 @@ class FailedDeliveriesTests {
 		assertThat(call("ZSCORE", key("pending"), "buried")).isNull();
 		assertThat(call("ZSCORE", key("leased"), "buried")).isNull();
 		assertThat(this.store.messages().stats(TOPIC).dead()).isEqualTo(1);
-		assertThat(this.queue.deadLetters(TOPIC, 0, 10)).singleElement()
+		assertThat(this.admin.deadLetters(TOPIC, 0, 10)).singleElement()
 			.satisfies((dead) -> assertThat(dead.error()).isEqualTo("java.lang.IllegalArgumentException: bad"));
 	}
 

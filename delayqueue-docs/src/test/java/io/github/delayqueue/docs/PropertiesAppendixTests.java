@@ -40,14 +40,14 @@ class PropertiesAppendixTests {
 
 	@Test
 	void deprecatedPropertiesAreListedWithTheirReplacement() {
-		Property deprecated = new Property("delayqueue-x", "delayqueue.scheduler.tick", "Duration", "", "Old tick.",
-				List.of(), true, "delayqueue.wake-up.tick", "0.2", "");
-		Property current = new Property("delayqueue-x", "delayqueue.wake-up.tick", "Duration", "10ms", "Tick | wheel.",
+		Property deprecated = new Property("delayqueue-x", "delayqueue.x.old-tick", "Duration", "", "Old tick.",
+				List.of(), true, "delayqueue.x.tick", "1.1", "");
+		Property current = new Property("delayqueue-x", "delayqueue.x.tick", "Duration", "10ms", "Tick | wheel.",
 				List.of(), false, "", "", "");
 		String page = PropertiesAppendix.generate(Map.of("delayqueue-x", List.of(current, deprecated)));
-		assertThat(page).contains("| `delayqueue.wake-up.tick` | `Duration` | `10ms` | Tick \\| wheel. |")
-			.contains("| `delayqueue.scheduler.tick` | `delayqueue.wake-up.tick` | 0.2 | Old tick. |");
-		assertThat(page.indexOf("delayqueue.scheduler.tick")).isGreaterThan(page.indexOf("Deprecated, still read"));
+		assertThat(page).contains("| `delayqueue.x.tick` | `Duration` | `10ms` | Tick \\| wheel. |")
+			.contains("| `delayqueue.x.old-tick` | `delayqueue.x.tick` | 1.1 | Old tick. |");
+		assertThat(page.indexOf("delayqueue.x.old-tick")).isGreaterThan(page.indexOf("Deprecated, still read"));
 	}
 
 	@Test

@@ -16,7 +16,6 @@ import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.core.RedisDelayedQueue;
-import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DueTime;
 import io.github.delayqueue.redis.RedisMessageStore;
@@ -74,22 +73,6 @@ public final class DelayQueueTester {
 	private final ListenerRecorder recorder;
 
 	/**
-	 * Creates a tester of the application's queue with an admin of its own.
-	 * @param store the application's store (its key prefix and Redis)
-	 * @param converter the application's payload converter
-	 * @param partitioning the application's topic partitioning
-	 * @param connectionFactory the application's Redis, whose clock the tester reads
-	 * @param recorder the recorder of what the application's listeners received
-	 * @deprecated since 0.3.0, for removal in 0.4: pass the application's {@link DelayedQueueAdmin} with
-	 * {@link #DelayQueueTester(RedisMessageStore, PayloadConverter, TopicPartitioning, DelayedQueueAdmin, RedisConnectionFactory, ListenerRecorder)}
-	 */
-	@Deprecated(since = "0.3.0", forRemoval = true)
-	public DelayQueueTester(RedisMessageStore store, PayloadConverter converter, TopicPartitioning partitioning,
-			RedisConnectionFactory connectionFactory, ListenerRecorder recorder) {
-		this(store, converter, partitioning, ownAdmin(store, converter, partitioning), connectionFactory, recorder);
-	}
-
-	/**
 	 * Creates a tester of the application's queue.
 	 * @param store the application's store (its key prefix and Redis)
 	 * @param converter the application's payload converter
@@ -115,13 +98,6 @@ public final class DelayQueueTester {
 		this.queue.setTransactionAware(false);
 		this.connectionFactory = connectionFactory;
 		this.recorder = recorder;
-	}
-
-	private static DelayedQueueAdmin ownAdmin(RedisMessageStore store, PayloadConverter converter,
-			TopicPartitioning partitioning) {
-		RedisDelayedQueueAdmin admin = new RedisDelayedQueueAdmin(store, converter);
-		admin.setPartitioning(partitioning);
-		return admin;
 	}
 
 	/**
