@@ -3,12 +3,11 @@
 -- consecutive windows: one ZCOUNT per window, O(log n) each, and no message read, however many wait; in a topic with
 -- pages (stored format 5) one ZCOUNT more per page due before the last window ends (see pagesWindows), at most
 -- ARGV[2] pages a call: a count that spans more goes on in further calls, each given where the last stopped.
--- ARGV[1]: '' for the first call, else the page member the previous call returned; ARGV[2] the most pages a call
+-- ARGV[1]: '' for the first call, else the place in the pages' order the previous call returned (see pagesWindows); ARGV[2] the most pages a call
 -- walks (at least 1; the client's 1,000 are a few milliseconds of Redis time); then the windows' edges as due
 -- scores (ms, to the microsecond), ascending: window k holds the messages due at or after edge k and before edge
 -- k + 1, so a message due exactly on an edge is counted once, in the window the edge starts.
--- Returns {the page member to go on from ('' when done), the pages' count of messages (meta's, first call only; 0
--- after), how many of the pages' messages this call counted, due before the first edge, the count of each window,
+-- Returns {the place to go on from ('' when done), the pages' count of messages now (meta's), how many of the pages' messages this call counted, due before the first edge, the count of each window,
 -- due at or after the last edge}: a first call counts pending, the priority levels and format 1 and the pages it
 -- walks; a further call only the pages it walks; the messages in pages at or after the last edge are for the caller
 -- to add: the pages' count less all that the calls counted of them.
@@ -48,7 +47,7 @@ for k = 1, #edges - 1 do
 end
 out[#out + 1] = between(edges[#edges], '+inf')
 -- pages (stored format 5): the messages of a first wait (none read for a topic without pages), added window by window
-local inPages = first and (tonumber(redis.call('HGET', META, 'paged')) or 0) or 0
+local inPages = tonumber(redis.call('HGET', META, 'paged')) or 0
 if inPages > 0 or not first then
   local counts, next = pagesWindows(edges, from, most)
   local counted = 0

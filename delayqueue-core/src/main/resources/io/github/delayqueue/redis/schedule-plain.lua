@@ -201,7 +201,12 @@ for i = 1, #scores, 1000 do
 end
 local loneMember, loneKey, pagedHead = nil, nil, false
 if pageScores then
-  loneMember, loneKey, pagedHead = pagesAdd(pageScores, (pageScores[2] == probedId) and probed or nil)
+  -- (the probe's answer for the first paged message, false too: no page yet, and no look-up again)
+  local first = nil
+  if pageScores[2] == probedId then
+    first = probed
+  end
+  loneMember, loneKey, pagedHead = pagesAdd(pageScores, first)
 end
 if expiries then
   redis.call('HSET', BASE .. 'expiry', unpack(expiries))

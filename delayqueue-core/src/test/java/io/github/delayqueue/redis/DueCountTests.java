@@ -108,6 +108,49 @@ class DueCountTests {
 		}
 	}
 
+	@Test
+	void aCountOverSeveralCallsCountsEachMessageOnceWhilePagesSplitAndJoinBetweenThem() {
+		MessageOperations messages = redis.store().messages();
+		Instant base = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
+		List<NewMessage> waiting = new ArrayList<>();
+		for (int i = 0; i < 500; i++) {
+			waiting.add(Scheduling.message(String.format("w-%03d", i), Envelope.DEFAULT_PRIORITY, null,
+					DueTime.at(base.plusSeconds(i).toEpochMilli())));
+		}
+		for (int from = 0; from < 500; from += 100) {
+			messages.schedule("steps", waiting.subList(from, from + 100));
+		}
+		List<Instant> edges = List.of(base.plusSeconds(100), base.plusSeconds(300), base.plusSeconds(450));
+
+		// a batch cuts the page the count stopped at into new pages (one under its fence, with a new number)
+		MessageOperations.DueCount cut = messages.new DueCount("steps", edges);
+		cut.step(2);
+		List<NewMessage> batch = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			batch.add(Scheduling.message(String.format("w-%03d-%02d", 100 + i / 10, i), Envelope.DEFAULT_PRIORITY, null,
+					DueTime.at(base.plusSeconds(100 + i / 10).toEpochMilli())));
+		}
+		assertThat(messages.schedule("steps", batch)).containsOnly(true);
+		while (!cut.done()) {
+			cut.step(2);
+		}
+		assertThat(cut.result()).isEqualTo(messages.countDue("steps", edges));
+		assertThat(cut.result().windows()).containsExactly(300L, 150L);
+
+		// cancels leave the page the count stopped at small enough to join the page before it
+		MessageOperations.DueCount joined = messages.new DueCount("steps", edges);
+		joined.step(2);
+		for (int i = 96; i < 130; i++) {
+			assertThat(messages.cancel("steps", String.format("w-%03d", i))).isTrue();
+		}
+		while (!joined.done()) {
+			joined.step(2);
+		}
+		assertThat(joined.result()).isEqualTo(messages.countDue("steps", edges));
+		assertThat(joined.result().windows()).containsExactly(270L, 150L);
+		assertThat(joined.result().before()).isEqualTo(96);
+	}
+
 	/** The script calls the test's server ran (by Functions or by SHA). */
 	private static long scriptCalls() {
 		long calls = 0;

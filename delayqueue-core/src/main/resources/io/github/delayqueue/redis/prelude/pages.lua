@@ -408,9 +408,15 @@ local function pagesTake(ids, pageOf)
     local key = pageKey(member)
     local taken = redis.call('ZREM', key, unpack(byPage[member]))
     n = n + taken
-    if taken > 0 and recount(member, key, -taken) == 0 then
-      redis.call('ZREM', PAGES, member)
-      emptied = true
+    if taken > 0 then
+      -- (the page itself says whether it is empty: a listed empty page would stop the claims that read the pages)
+      if redis.call('EXISTS', key) == 0 then
+        redis.call('ZREM', PAGES, member)
+        redis.call('HDEL', PCOUNT, pageNumber(member))
+        emptied = true
+      else
+        recount(member, key, -taken)
+      end
     end
   end
   if emptied then
@@ -517,11 +523,13 @@ end
 
 -- How many messages the pages hold before 'edges[1]' and between each edge and the next (scores, ascending), as
 -- due-count.lua counts its windows: a page within one window by its count (pcount, read a hundred pages at a time),
--- one across several by a ZCOUNT for each window it spans, walking the pages in order from the page
--- whose member is 'from' ('' for the first) to the one holding the last edge, at most 'most' pages a call, so that no
--- call holds Redis for long however many pages a window spans. Returns the counts (windows 1 to #edges: those at or
--- after the last edge are the caller's, from meta's count) and the member to go on from in the next call, or false
--- when the walk is done.
+-- one across several by a ZCOUNT for each window it spans, walking the pages in order up to the one holding the last
+-- edge, at most 'most' pages a call, so that no call holds Redis for long however many pages a window spans. 'from':
+-- '' for the first call, else the place in the pages' order (a fence, as order() writes it) where the last call
+-- stopped: this call counts the messages from there on, from the page that holds that place now (pages split,
+-- join and lose their fence between calls; a message's place in the order never changes, so each is counted by one
+-- call). Returns the counts (windows 1 to #edges: those at or after the last edge are the caller's, from meta's
+-- count) and the place to go on from in the next call, or false when the walk is done.
 local function pagesWindows(edges, from, most)
   local m = #edges
   local counts = {}
@@ -556,8 +564,38 @@ local function pagesWindows(edges, from, most)
     local min = (k == 1) and '-inf' or edges[k - 1]
     counts[k] = counts[k] + redis.call('ZCOUNT', key, min, '(' .. edges[k])
   end
-  local bound = (from == '') and '-' or ('[' .. from)
+  -- a page counted from the place 'from' on only (the first page of a call after the first): in the window of the
+  -- place's due time, the messages due after it, and those due at it whose id does not sort before the place's
+  local startDue, startId = nil, nil
+  local function countFrom(key, k)
+    if k > m then
+      return
+    end
+    if k ~= window(startDue) then
+      countIn(key, k)
+      return
+    end
+    local due = string.format('%.17g', startDue)
+    local n = redis.call('ZCOUNT', key, '(' .. due, '(' .. edges[k])
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', key, due, due)) do
+      if not idBefore(id, startId) then
+        n = n + 1
+      end
+    end
+    counts[k] = counts[k] + n
+  end
+  local bound = '-'
   local previous = nil
+  if from ~= '' then
+    startDue = (struct.unpack('>d', from))
+    startId = string.sub(from, 9)
+    local holder = redis.call('ZREVRANGEBYLEX', PAGES, '(' .. from .. '\1', '-', 'LIMIT', 0, 1)[1]
+    if not holder then
+      return counts, false
+    end
+    previous = { pageKey(holder), window(startDue), nil, true }
+    bound = '(' .. holder
+  end
   local walked = 0
   while true do
     local members = redis.call('ZRANGEBYLEX', PAGES, bound, '+', 'LIMIT', 0, 100)
@@ -568,7 +606,11 @@ local function pagesWindows(edges, from, most)
         -- the page before this one ends where this one's fence is: a page within one window is counted whole (its
         -- pcount entry), one across several by a ZCOUNT for each
         local to = window(fence)
-        if to == previous[2] and previous[3] and to <= m then
+        if previous[4] then
+          for k = previous[2], to do
+            countFrom(previous[1], k)
+          end
+        elseif to == previous[2] and previous[3] and to <= m then
           counts[to] = counts[to] + previous[3]
         else
           for k = previous[2], to do
@@ -581,10 +623,10 @@ local function pagesWindows(edges, from, most)
         return counts, false
       end
       if walked >= most then
-        -- this page is the next call's first
-        return counts, member
+        -- the next call goes on from this page's fence
+        return counts, string.sub(member, 1, #member - #pageNumber(member) - 1)
       end
-      previous = { pageKey(member), window(fence), sizes[member] }
+      previous = { pageKey(member), window(fence), sizes[member], false }
     end
     if #members < 100 then
       break
@@ -592,14 +634,18 @@ local function pagesWindows(edges, from, most)
     bound = '(' .. members[#members]
   end
   if previous then
-    -- the last page: window by window until all of it is counted (its count says when)
-    local left = previous[3]
+    -- the last page: window by window until all of it is counted (its count says when, for a page counted whole)
+    local left = (not previous[4]) and previous[3] or nil
     for k = previous[2], m do
       if left and left <= 0 then
         break
       end
       local before = counts[k]
-      countIn(previous[1], k)
+      if previous[4] then
+        countFrom(previous[1], k)
+      else
+        countIn(previous[1], k)
+      end
       left = left and (left - (counts[k] - before))
     end
   end
