@@ -263,7 +263,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	}
 
 	/** The error handler with this listener's backoff and not-retryable types, if it set any. */
-	@SuppressWarnings("unchecked")
+	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private DeliveryErrorHandler withPolicy(DeliveryErrorHandler handler) {
 		if (this.backOff == null && this.notRetryable.isEmpty()) {
 			return handler;

@@ -203,6 +203,7 @@ public class RedisReactiveDelayedQueue implements ReactiveDelayedQueue {
 	 * observation and WebClient do): the schedule continues the subscriber's trace, as a blocking call continues the
 	 * calling thread's.
 	 */
+	@SuppressWarnings("try")
 	private <T> T inScope(ContextView context, Supplier<T> call) {
 		Object parent = context.getOrDefault(OBSERVATION_KEY, null);
 		if (!(parent instanceof Observation observation) || observation.isNoop() || !this.queue.writer().isObserved()

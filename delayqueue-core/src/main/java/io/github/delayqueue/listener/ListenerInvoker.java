@@ -104,6 +104,7 @@ final class ListenerInvoker {
 	 * Starts a handler whose work completes later: the observation ends when the work does. What it throws before
 	 * the work exists, or a {@code null} in its place, is a failure now.
 	 */
+	@SuppressWarnings("try")
 	private Result callAsync(AsyncDelayedMessageHandler<Object> handler, Observation observation, Object payload,
 			DeliveredMessage delivered) {
 		boolean observed = !observation.isNoop();
@@ -173,6 +174,7 @@ final class ListenerInvoker {
 				DefaultDelayQueueListenerObservationConvention.INSTANCE, () -> context, this.observationRegistry);
 	}
 
+	@SuppressWarnings("try")
 	private void call(Observation observation, Object payload, DeliveredMessage delivered) throws Exception {
 		if (observation.isNoop()) {
 			this.registration.handler().handle(payload, delivered);

@@ -104,6 +104,8 @@ final class ScriptCalls {
 	 * fails: a load that failed (a full server, a master out of reach) leaves the call to the script.
 	 * @return whether the library may be there now ({@code false}: the server refused it, and calls take scripts)
 	 */
+	// (the cluster's nodes come from getStatefulConnection(), which Lettuce 7 deprecates with nothing in its place)
+	@SuppressWarnings("deprecation")
 	private CompletableFuture<Boolean> load(BaseRedisAsyncCommands<byte[], byte[]> commands) {
 		CompletableFuture<Boolean> loading = this.loading.get();
 		if (loading != null && !loading.isDone()) {

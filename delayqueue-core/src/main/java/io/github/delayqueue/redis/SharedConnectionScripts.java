@@ -137,7 +137,9 @@ final class SharedConnectionScripts {
 		return connection.commands();
 	}
 
-	@SuppressWarnings("unchecked")
+	// (Lettuce 7 deprecates getStatefulConnection() on the asynchronous commands, with nothing else that gives the
+	// connection Spring Data Redis shares)
+	@SuppressWarnings({ "unchecked", "deprecation" })
 	private Native nativeConnection() {
 		Object found = this.template.execute(RedisConnection::getNativeConnection, true);
 		if (found instanceof RedisAsyncCommands<?, ?> standalone) {

@@ -31,14 +31,14 @@ class EndpointErrorPolicyTests {
 
 	@Test
 	void withoutSettingsTheFactorysErrorHandlerIsUsedAsItIs() {
-		SimpleDelayedListenerEndpoint endpoint = endpoint();
+		SimpleDelayedListenerEndpoint<?> endpoint = endpoint();
 		assertThat(endpoint.createRegistration(this.defaults).options().errorHandler())
 			.isSameAs(this.defaults.errorHandler());
 	}
 
 	@Test
 	void notRetryableTypesAreAddedToTheFactorysDefaultHandler() {
-		SimpleDelayedListenerEndpoint endpoint = endpoint();
+		SimpleDelayedListenerEndpoint<?> endpoint = endpoint();
 		endpoint.setNotRetryable(List.of(IllegalArgumentException.class));
 		DefaultDeliveryErrorHandler handler = (DefaultDeliveryErrorHandler) endpoint.createRegistration(this.defaults)
 			.options()
@@ -51,7 +51,7 @@ class EndpointErrorPolicyTests {
 
 	@Test
 	void aBackOffReplacesTheFactorysAndKeepsItsTypes() {
-		SimpleDelayedListenerEndpoint endpoint = endpoint();
+		SimpleDelayedListenerEndpoint<?> endpoint = endpoint();
 		endpoint.setBackOff(new FixedBackOff(30, 2));
 		DefaultDeliveryErrorHandler handler = (DefaultDeliveryErrorHandler) endpoint.createRegistration(this.defaults)
 			.options()
@@ -63,7 +63,7 @@ class EndpointErrorPolicyTests {
 	@Test
 	void aPolicyBesideAnErrorHandlerOfAnotherKindIsRejected() {
 		DeliveryErrorHandler own = (message, failure) -> FailureAction.acknowledge();
-		SimpleDelayedListenerEndpoint endpoint = endpoint();
+		SimpleDelayedListenerEndpoint<?> endpoint = endpoint();
 		endpoint.setErrorHandler(own);
 		endpoint.setNotRetryable(List.of(IllegalArgumentException.class));
 		assertThatIllegalStateException().isThrownBy(() -> endpoint.createRegistration(this.defaults))
@@ -71,7 +71,7 @@ class EndpointErrorPolicyTests {
 			.withMessageContaining("owns its policy");
 	}
 
-	private static SimpleDelayedListenerEndpoint endpoint() {
+	private static SimpleDelayedListenerEndpoint<?> endpoint() {
 		return SimpleDelayedListenerEndpoint.of("t", String.class, (payload, message) -> {
 		});
 	}

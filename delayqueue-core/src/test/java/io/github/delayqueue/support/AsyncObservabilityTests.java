@@ -140,6 +140,7 @@ class AsyncObservabilityTests {
 	}
 
 	@Test
+	@SuppressWarnings("try")
 	void theAsynchronousScheduleIsCountedAndCarriesTheCallersTraceAcrossTheDelay() throws Exception {
 		List<Map<String, String>> headers = consume("async-traced");
 		Observation caller = Observation.start("caller", this.observations);

@@ -304,6 +304,7 @@ public final class TestRedisCluster implements AutoCloseable {
 		throw new IllegalStateException("No free loopback port with a free cluster bus port");
 	}
 
+	@SuppressWarnings("try")
 	private static boolean isFree(int port) {
 		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
 			return true;
