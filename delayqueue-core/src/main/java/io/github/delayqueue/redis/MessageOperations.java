@@ -49,7 +49,6 @@ public final class MessageOperations {
 
 	private static final Script TICK = Script.load("tick");
 
-	private static final Script DUE_COUNT = Script.load("due-count");
 
 	/** The most windows one {@link #countDue} call counts (one {@code ZCOUNT} each: about a millisecond in all). */
 	public static final int MAX_WINDOWS = 1000;
@@ -437,83 +436,16 @@ public final class MessageOperations {
 	 * @since 0.3.0
 	 */
 	public DueCounts countDue(String topic, List<Instant> edges) {
-		DueCount count = new DueCount(topic, edges);
+		DueCount count = dueCount(topic, edges);
 		while (!count.done()) {
 			count.step(this.pagesPerCount);
 		}
 		return count.result();
 	}
 
-	/**
-	 * A {@link #countDue} under way, one script call a step: the first counts the pending set and the first pages,
-	 * each further step the pages from the place in their order where the last one stopped (tests step it by hand to
-	 * change the pages between calls).
-	 */
-	final class DueCount {
-
-		private final byte[][] args;
-
-		private final int edges;
-
-		// before the first edge, each window, at or after the last edge
-		private final long[] counts;
-
-		private long inPages;
-
-		private long pagesCounted;
-
-		private byte @Nullable [] from = NONE;
-
-		DueCount(String topic, List<Instant> edges) {
-			Assert.isTrue(edges.size() >= 2 && edges.size() <= MAX_WINDOWS + 1,
-					() -> "Between 1 and " + MAX_WINDOWS + " windows (2 to " + (MAX_WINDOWS + 1) + " edges), but got "
-							+ edges.size() + " edges");
-			this.args = new byte[3 + edges.size()][];
-			this.args[0] = MessageOperations.this.keys.pending(topic);
-			for (int i = 0; i < edges.size(); i++) {
-				Instant edge = edges.get(i);
-				Assert.isTrue(i == 0 || edge.truncatedTo(ChronoUnit.MICROS)
-					.isAfter(edges.get(i - 1).truncatedTo(ChronoUnit.MICROS)),
-						"Edges must be strictly ascending (to the µs)");
-				this.args[i + 3] = bytes(Position.score(edge));
-			}
-			this.edges = edges.size();
-			this.counts = new long[edges.size() + 1];
-		}
-
-		boolean done() {
-			return this.from == null;
-		}
-
-		/** One script call, walking at most {@code most} pages. */
-		void step(int most) {
-			Assert.state(this.from != null, "The count is done");
-			this.args[1] = this.from;
-			this.args[2] = bytes(most);
-			List<?> reply = MessageOperations.this.scripts.run(DUE_COUNT, ReturnType.MULTI, this.args);
-			byte[] next = nullableBytes(reply.get(0));
-			this.from = (next != null && next.length > 0) ? next : null;
-			// (the pages' count as the latest call read it: the messages it counts after the last edge are those the
-			// calls did not count in a window)
-			this.inPages = number(reply.get(1));
-			this.pagesCounted += number(reply.get(2));
-			for (int i = 0; i < this.counts.length; i++) {
-				this.counts[i] += number(reply.get(i + 3));
-			}
-		}
-
-		DueCounts result() {
-			Assert.state(this.from == null, "The count is not done");
-			// the pages' messages at or after the last edge: what the calls did not count of them (calls after the
-			// first see messages come and go meanwhile: never below none)
-			long after = this.counts[this.edges] + Math.max(0, this.inPages - this.pagesCounted);
-			List<Long> windows = new ArrayList<>(this.edges - 1);
-			for (int i = 1; i < this.edges; i++) {
-				windows.add(this.counts[i]);
-			}
-			return new DueCounts(this.counts[0], windows, after);
-		}
-
+	/** A {@link #countDue} to step one script call at a time. */
+	DueCount dueCount(String topic, List<Instant> edges) {
+		return new DueCount(this.keys, this.scripts, topic, edges);
 	}
 
 }

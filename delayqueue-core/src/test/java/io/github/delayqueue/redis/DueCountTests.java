@@ -123,7 +123,7 @@ class DueCountTests {
 		List<Instant> edges = List.of(base.plusSeconds(100), base.plusSeconds(300), base.plusSeconds(450));
 
 		// a batch cuts the page the count stopped at into new pages (one under its fence, with a new number)
-		MessageOperations.DueCount cut = messages.new DueCount("steps", edges);
+		DueCount cut = messages.dueCount("steps", edges);
 		cut.step(2);
 		List<NewMessage> batch = new ArrayList<>();
 		for (int i = 0; i < 100; i++) {
@@ -138,7 +138,7 @@ class DueCountTests {
 		assertThat(cut.result().windows()).containsExactly(300L, 150L);
 
 		// cancels leave the page the count stopped at small enough to join the page before it
-		MessageOperations.DueCount joined = messages.new DueCount("steps", edges);
+		DueCount joined = messages.dueCount("steps", edges);
 		joined.step(2);
 		for (int i = 96; i < 130; i++) {
 			assertThat(messages.cancel("steps", String.format("w-%03d", i))).isTrue();
