@@ -66,14 +66,7 @@ class PagesTests {
 		}
 		int pages = Integer.parseInt(redis.get().call("ZCARD", key("pages")));
 		assertThat(pages).isBetween(1000 / 96, 1000 / 24);
-		for (String member : redis.get().call("EVAL", """
-				local out = {}
-				for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-				  local k = ARGV[1] .. string.match(m, '%z(%d+)$')
-				  out[#out + 1] = redis.call('OBJECT', 'ENCODING', k) .. ':' .. redis.call('ZCARD', k)
-				end
-				return out
-				""", "1", key("pages"), key("p:")).split("\n")) {
+		for (String member : pages()) {
 			assertThat(member).as("every page a small listpack").startsWith("listpack:");
 			assertThat(Integer.parseInt(member.substring("listpack:".length()))).isBetween(1, 96);
 		}
@@ -117,15 +110,7 @@ class PagesTests {
 		// (and the buckets growing from one to fifty: an HGETALL and HSETs each, as in stored format 2)
 		commands.keySet().removeAll(List.of("hgetall", "hset", "hdel", "hlen"));
 		assertThat(CommandCounts.total(commands)).as("%s", commands).isLessThan(1050);
-		String pages = redis.get().call("EVAL", """
-				local out = {}
-				for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-				  local k = ARGV[1] .. string.match(m, '%z(%d+)$')
-				  out[#out + 1] = redis.call('OBJECT', 'ENCODING', k) .. ':' .. redis.call('ZCARD', k)
-				end
-				return out
-				""", "1", key("pages"), key("p:"));
-		assertThat(pages.split("\n")).hasSizeGreaterThan(1002 / 96)
+		assertThat(pages()).hasSizeGreaterThan(1002 / 96)
 			.allSatisfy((page) -> assertThat(page).matches("listpack:(4[89]|[5-8][0-9]|9[0-6])"));
 		assertThat(redis.get().call("HGET", key("meta"), "paged")).isEqualTo("1002");
 		assertThat(redis.store().messages().lookup(TOPIC, "t-0500")).isNotNull();
@@ -333,6 +318,18 @@ class PagesTests {
 		// topic's (HINCRBY each), the envelope's HDEL, one EXISTS for the marks: no page was small enough to join another
 		assertThat(counts.sinceLast()).containsExactlyInAnyOrderEntriesOf(Map.of("hmget", 10L, "hget", 10L,
 				"zrevrangebylex", 10L, "zrem", 10L, "hincrby", 20L, "hdel", 10L, "exists", 10L));
+	}
+
+	/** Each page of the topic, in order, as its encoding and its size ("listpack:48"). */
+	private static List<String> pages() {
+		return List.of(redis.get().call("EVAL", """
+				local out = {}
+				for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+				  local k = ARGV[1] .. string.match(m, '%z(%d+)$')
+				  out[#out + 1] = redis.call('OBJECT', 'ENCODING', k) .. ':' .. redis.call('ZCARD', k)
+				end
+				return out
+				""", "1", key("pages"), key("p:")).split("\n"));
 	}
 
 	private static String key(String suffix) {
