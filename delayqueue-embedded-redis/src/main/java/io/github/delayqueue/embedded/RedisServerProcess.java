@@ -1,34 +1,18 @@
 package io.github.delayqueue.embedded;
 
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.StatusOutput;
-import io.lettuce.core.protocol.CommandType;
-import io.lettuce.core.protocol.ProtocolVersion;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 
@@ -42,6 +26,10 @@ import org.springframework.test.util.TestSocketUtils;
  * are killed (unless {@link Builder#killOnExit(boolean)} leaves that to their owner). It talks to the server with
  * Lettuce (its readiness, {@code SHUTDOWN}); {@link #onFreePort()} takes a port from spring-test's
  * {@code TestSocketUtils}, so it needs {@code spring-test} on the class path.
+ * <p>
+ * It runs the process's life (start, readiness, stop, kill, the data directory) over one object per other job:
+ * {@code RedisBinary} finds the binary, {@code ServerLauncher} starts the process (and kills it when the JVM exits),
+ * {@code ServerCommands} talks to it.
  *
  * <pre class="code">
  * try (RedisServerProcess redis = RedisServerProcess.onPort(6379).appendOnly(true).start()) {
@@ -53,32 +41,13 @@ import org.springframework.test.util.TestSocketUtils;
  */
 public final class RedisServerProcess implements AutoCloseable {
 
-	private static final String EMBEDDED_VERSION = "7.0.15";
-
 	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(20);
-
-	private static final Set<Process> running = ConcurrentHashMap.newKeySet();
-
-	private static volatile Path extractedBinary;
-
-	private static RedisClient client;
-
-	static {
-		Runtime.getRuntime()
-			.addShutdownHook(new Thread(() -> running.forEach(Process::destroyForcibly), "redis-server-cleanup"));
-	}
 
 	private final Path binary;
 
-	private final boolean appendOnly;
-
-	private final List<String> arguments;
-
-	private final List<String> configLines;
-
 	private final Path directory;
 
-	private final boolean killOnExit;
+	private final ServerLauncher launcher;
 
 	private int port;
 
@@ -86,10 +55,6 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private RedisServerProcess(Builder builder) {
 		this.binary = (builder.binary != null) ? builder.binary : findBinary();
-		this.appendOnly = builder.appendOnly;
-		this.arguments = List.copyOf(builder.arguments);
-		this.configLines = List.copyOf(builder.configLines);
-		this.killOnExit = builder.killOnExit;
 		this.port = builder.port;
 		try {
 			this.directory = Files.createTempDirectory("redis-server-");
@@ -97,6 +62,8 @@ public final class RedisServerProcess implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+		this.launcher = new ServerLauncher(this.binary, builder.appendOnly, builder.arguments, builder.configLines,
+				this.directory, builder.killOnExit);
 	}
 
 	/**
@@ -143,56 +110,7 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @throws IllegalStateException if there is none
 	 */
 	public static Path findBinary() {
-		Path embedded = embeddedBinary();
-		if (embedded != null) {
-			return embedded;
-		}
-		String path = System.getenv("PATH");
-		if (path != null) {
-			for (String dir : path.split(File.pathSeparator)) {
-				Path candidate = Path.of(dir, "redis-server");
-				if (Files.isExecutable(candidate)) {
-					return candidate;
-				}
-			}
-		}
-		throw new IllegalStateException("No redis-server: org.signal:embedded-redis ships none for "
-				+ System.getProperty("os.name") + "/" + System.getProperty("os.arch")
-				+ " and there is none on the PATH");
-	}
-
-	private static synchronized Path embeddedBinary() {
-		if (extractedBinary != null) {
-			return extractedBinary;
-		}
-		String resource = "redis-server-" + EMBEDDED_VERSION + "-" + platform();
-		try (InputStream in = RedisServerProcess.class.getClassLoader().getResourceAsStream(resource)) {
-			if (in == null) {
-				return null;
-			}
-			Path target = Files.createTempFile("redis-server-", "");
-			Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
-			Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwx------"));
-			target.toFile().deleteOnExit();
-			extractedBinary = target;
-			return target;
-		}
-		catch (IOException | UnsupportedOperationException ex) {
-			return null;
-		}
-	}
-
-	private static String platform() {
-		String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
-		String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
-		String osName = os.contains("mac") ? "darwin" : os.contains("linux") ? "linux" : os;
-		String archName = switch (arch) {
-			case "amd64", "x86_64" -> "amd64";
-			case "aarch64", "arm64" -> "arm64";
-			case "x86", "i386", "i686" -> "386";
-			default -> arch;
-		};
-		return osName + "-" + archName;
+		return RedisBinary.find();
 	}
 
 	/**
@@ -247,52 +165,15 @@ public final class RedisServerProcess implements AutoCloseable {
 			if (freePort) {
 				this.port = findFreePort();
 			}
-			this.process = launch();
+			this.process = this.launcher.launch(this.port);
 			if (awaitPong()) {
 				return this;
 			}
 			this.process.destroyForcibly();
-			running.remove(this.process);
+			ServerLauncher.exited(this.process);
 		}
 		throw new IllegalStateException("redis-server did not start on port " + this.port + "; see "
 				+ this.directory.resolve("redis.log"));
-	}
-
-	private Process launch() {
-		List<String> command = new ArrayList<>(List.of(this.binary.toString()));
-		if (!this.configLines.isEmpty()) {
-			// a file of its own in the data directory: Sentinel rewrites its configuration file as it learns
-			Path config = this.directory.resolve("redis.conf");
-			try {
-				if (!Files.exists(config)) {
-					Files.write(config, this.configLines, StandardCharsets.UTF_8);
-				}
-			}
-			catch (IOException ex) {
-				throw new UncheckedIOException(ex);
-			}
-			command.add(config.toString());
-		}
-		command.addAll(List.of("--port", Integer.toString(this.port),
-				"--bind", "127.0.0.1", "--protected-mode", "no", "--daemonize", "no", "--save", "", "--dir",
-				this.directory.toString(), "--logfile", "redis.log"));
-		if (this.appendOnly) {
-			command.addAll(List.of("--appendonly", "yes", "--appendfsync", "always"));
-		}
-		command.addAll(this.arguments);
-		try {
-			Process started = new ProcessBuilder(command).directory(this.directory.toFile())
-				.redirectErrorStream(true)
-				.redirectOutput(this.directory.resolve("redis.out").toFile())
-				.start();
-			if (this.killOnExit) {
-				running.add(started);
-			}
-			return started;
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Could not run " + this.binary, ex);
-		}
 	}
 
 	private boolean awaitPong() {
@@ -301,40 +182,12 @@ public final class RedisServerProcess implements AutoCloseable {
 				.atMost(STARTUP_TIMEOUT)
 				.pollDelay(Duration.ZERO)
 				.pollInterval(Duration.ofMillis(10))
-				.until(() -> !this.process.isAlive() || ping());
+				.until(() -> !this.process.isAlive() || ServerCommands.ping(this.port));
 			return this.process.isAlive();
 		}
 		catch (ConditionTimeoutException ex) {
 			return false;
 		}
-	}
-
-	private boolean ping() {
-		try (StatefulRedisConnection<String, String> connection = connect(Duration.ofMillis(500))) {
-			return "PONG".equals(connection.sync().ping());
-		}
-		catch (RuntimeException ex) {
-			return false;
-		}
-	}
-
-	private StatefulRedisConnection<String, String> connect(Duration timeout) {
-		RedisURI uri = RedisURI.builder().withHost("127.0.0.1").withPort(this.port).withTimeout(timeout).build();
-		return client().connect(StringCodec.UTF8, uri);
-	}
-
-	/** One Lettuce client (its threads are daemons) for every server of the JVM: connections are per call. */
-	private static synchronized RedisClient client() {
-		if (client == null) {
-			RedisClient created = RedisClient.create();
-			created.setOptions(ClientOptions.builder()
-				.protocolVersion(ProtocolVersion.RESP2)
-				.autoReconnect(false)
-				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-				.build());
-			client = created;
-		}
-		return client;
 	}
 
 	/**
@@ -344,20 +197,8 @@ public final class RedisServerProcess implements AutoCloseable {
 		if (!isAlive()) {
 			return;
 		}
-		try (StatefulRedisConnection<String, String> connection = connect(Duration.ofSeconds(2))) {
-			// plain SHUTDOWN, as redis-cli sends it: no snapshot is forced (the server saves none, "--save ''"),
-			// and the append-only file is synced if there is one; the server closes the connection instead of
-			// replying
-			connection.async()
-				.dispatch(CommandType.SHUTDOWN, new StatusOutput<>(StringCodec.UTF8))
-				.await(2, TimeUnit.SECONDS);
-		}
-		catch (RuntimeException ex) {
-			// not answering: killed below if it does not exit
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		// a server that does not answer is killed below if it does not exit
+		ServerCommands.shutdown(this.port);
 		awaitExit();
 	}
 
@@ -381,7 +222,7 @@ public final class RedisServerProcess implements AutoCloseable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		running.remove(this.process);
+		ServerLauncher.exited(this.process);
 	}
 
 	/**
