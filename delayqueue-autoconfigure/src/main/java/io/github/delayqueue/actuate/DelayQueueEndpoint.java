@@ -1,40 +1,31 @@
 package io.github.delayqueue.actuate;
 
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.function.Function;
-import java.util.function.Supplier;
 
 import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.GroupControlState;
-import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.MessageInfo;
-import io.github.delayqueue.MessagePage;
 import io.github.delayqueue.MessageState;
-import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.TopicControlState;
 import io.github.delayqueue.TopicLimits;
-import io.github.delayqueue.Topics;
-import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.config.DelayedListenerEndpointRegistry;
 import io.github.delayqueue.listener.ListenerState;
 import io.github.delayqueue.recurring.RecurringScheduleInfo;
 import io.github.delayqueue.recurring.RecurringSchedules;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+import static io.github.delayqueue.actuate.EndpointRequests.validId;
+import static io.github.delayqueue.actuate.EndpointRequests.validTopic;
 
 /**
  * The {@code delayqueue} actuator endpoint:
@@ -70,6 +61,10 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * </ul>
  * Replay, purge, pause, resume and limits change data: they are closed by default (read-only access); open them with
  * {@code management.endpoint.delayqueue.access=unrestricted}, behind the application's own security.
+ * <p>
+ * The endpoint keeps the operations Actuator finds on it and the descriptors they answer with; {@code TopicReads}
+ * does the reads behind them, {@code TopicChanges} the writes, and {@code EndpointRequests} turns a bad argument
+ * into a bad request (400).
  *
  * @since 0.1.0
  */
@@ -79,26 +74,19 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 @SuppressWarnings("deprecation")
 public class DelayQueueEndpoint {
 
-	private static final String DEAD = "dead";
+	static final String DEAD = "dead";
 
 	private static final String WAITING = "waiting";
 
 	private static final String MESSAGES = "messages";
 
 	private static final String GROUPS = "groups";
+
 	private static final String DUE = "due";
 
-	private static final int DEFAULT_WINDOWS = 60;
+	private final TopicReads reads;
 
-	private static final Duration DEFAULT_SPAN = Duration.ofHours(1);
-
-	private static final int DEFAULT_LIMIT = 50;
-
-	private static final int DEFAULT_TOP = 20;
-
-	private final DelayedQueueAdmin admin;
-
-	private final @Nullable DelayedListenerEndpointRegistry registry;
+	private final TopicChanges changes;
 
 	private @Nullable RecurringSchedules recurring;
 
@@ -108,8 +96,8 @@ public class DelayQueueEndpoint {
 	 * @param registry this application's listeners, if any
 	 */
 	public DelayQueueEndpoint(DelayedQueueAdmin admin, @Nullable DelayedListenerEndpointRegistry registry) {
-		this.admin = admin;
-		this.registry = registry;
+		this.reads = new TopicReads(admin, registry);
+		this.changes = new TopicChanges(admin);
 	}
 
 	/**
@@ -128,22 +116,7 @@ public class DelayQueueEndpoint {
 	@ReadOperation
 	public TopicDescriptor topic(@Selector String topic) {
 		validTopic(topic);
-		return describe(topic, listenerStates().get(topic));
-	}
-
-	private Map<String, ListenerState> listenerStates() {
-		Map<String, ListenerState> listeners = new java.util.HashMap<>();
-		if (this.registry != null) {
-			this.registry.getListenerStates().forEach((state) -> listeners.put(state.topic(), state));
-		}
-		return listeners;
-	}
-
-	private TopicDescriptor describe(String topic, @Nullable ListenerState listener) {
-		TopicStats stats = this.admin.stats(topic);
-		TopicControlState controls = this.admin.controls(topic);
-		return new TopicDescriptor(topic, stats.waiting(), stats.ready(), stats.inflight(), stats.dead(),
-				stats.nextDueAt(), controls.paused(), controls.limits(), listener);
+		return this.reads.topic(topic);
 	}
 
 	/**
@@ -152,16 +125,7 @@ public class DelayQueueEndpoint {
 	 */
 	@ReadOperation
 	public TopicsDescriptor topics() {
-		Map<String, ListenerState> listeners = listenerStates();
-		Set<String> topics = new TreeSet<>(this.admin.knownTopics());
-		topics.addAll(listeners.keySet());
-		List<TopicDescriptor> descriptors = new ArrayList<>(topics.size());
-		for (String topic : topics) {
-			descriptors.add(describe(topic, listeners.get(topic)));
-		}
-		RecurringSchedules schedules = this.recurring;
-		List<RecurringScheduleInfo> recurringInfos = (schedules != null) ? schedules.list() : List.of();
-		return new TopicsDescriptor(descriptors, recurringInfos);
+		return this.reads.topics(this.recurring);
 	}
 
 	/**
@@ -187,38 +151,13 @@ public class DelayQueueEndpoint {
 			@org.springframework.lang.Nullable Instant to, @org.springframework.lang.Nullable Integer windows,
 			@org.springframework.lang.Nullable Integer top) {
 		validTopic(topic);
-		int count = (limit != null) ? limit : DEFAULT_LIMIT;
 		return switch (part) {
-			case DEAD -> deadLetters(topic, (offset != null) ? offset : 0, count);
-			case WAITING -> badRequest("Invalid listing", () -> {
-				WaitingQuery query = WaitingQuery.first(count);
-				query = (from != null) ? query.from(from) : query;
-				query = (to != null) ? query.to(to) : query;
-				query = (cursor != null) ? query.after(cursor) : query;
-				MessagePage page = this.admin.listWaiting(topic, query);
-				return new WaitingDescriptor(topic, page.messages().stream().map(MessageDescriptor::of).toList(),
-						page.nextCursor());
-			});
-			case DUE -> badRequest("Invalid windows", () -> {
-				Instant start = (from != null) ? from : Instant.now();
-				Instant end = (to != null) ? to : start.plus(DEFAULT_SPAN);
-				return this.admin.countDue(topic, start, end, (windows != null) ? windows : DEFAULT_WINDOWS);
-			});
-			case GROUPS -> badRequest("Invalid count", () -> this.admin.topGroups(topic, (top != null) ? top : DEFAULT_TOP));
+			case DEAD -> this.reads.deadLetters(topic, offset, limit);
+			case WAITING -> this.reads.waiting(topic, limit, from, to, cursor);
+			case DUE -> this.reads.due(topic, from, to, windows);
+			case GROUPS -> this.reads.topGroups(topic, top);
 			default -> null;
 		};
-	}
-
-	private DeadLettersDescriptor deadLetters(String topic, int from, int count) {
-		if (from < 0 || count < 1 || count > 1000) {
-			throw new InvalidEndpointRequestException("offset must be 0 or more and limit between 1 and 1000",
-					"Invalid paging");
-		}
-		List<DeadLetterDescriptor> letters = this.admin.deadLetters(topic, from, count)
-			.stream()
-			.map(DeadLetterDescriptor::of)
-			.toList();
-		return new DeadLettersDescriptor(topic, this.admin.stats(topic).dead(), from, letters);
 	}
 
 	/**
@@ -232,14 +171,14 @@ public class DelayQueueEndpoint {
 	public @Nullable Object message(@Selector String topic, @Selector String part, @Selector String id) {
 		if (GROUPS.equals(part)) {
 			validTopic(topic);
-			return badRequest("Invalid group", () -> this.admin.groupControls(topic, id));
+			return this.reads.group(topic, id);
 		}
 		if (!MESSAGES.equals(part)) {
 			return null;
 		}
 		validTopic(topic);
 		validId(id);
-		return this.admin.lookup(topic, id).map(MessageDescriptor::of).orElse(null);
+		return this.reads.message(topic, id);
 	}
 
 	/**
@@ -265,38 +204,7 @@ public class DelayQueueEndpoint {
 			return null;
 		}
 		validTopic(topic);
-		return badRequest("Invalid group change", () -> switch (action) {
-			case "pause" -> this.admin.pauseGroup(topic, group);
-			case "resume" -> this.admin.resumeGroup(topic, group);
-			case "cap" -> {
-				if (maxInFlight == null) {
-					throw new IllegalArgumentException("maxInFlight is required (0 clears the group's cap)");
-				}
-				yield this.admin.setGroupCap(topic, group, (maxInFlight == 0) ? null : maxInFlight);
-			}
-			case "weight" -> {
-				if (weight == null) {
-					throw new IllegalArgumentException("weight is required (0 sets the default, 1)");
-				}
-				yield this.admin.setGroupWeight(topic, group, (weight == 0) ? null : weight);
-			}
-			case "rate" -> {
-				if (ratePerSecond == null) {
-					throw new IllegalArgumentException("ratePerSecond is required (0 clears the group's rate limit)");
-				}
-				yield this.admin.setGroupRate(topic, group, (ratePerSecond == 0) ? null : ratePerSecond);
-			}
-			default -> null;
-		});
-	}
-
-	private static <T> T badRequest(String reason, Supplier<T> action) {
-		try {
-			return action.get();
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), reason);
-		}
+		return this.changes.changeGroup(topic, group, action, maxInFlight, weight, ratePerSecond);
 	}
 
 	/**
@@ -309,12 +217,7 @@ public class DelayQueueEndpoint {
 	@WriteOperation
 	public @Nullable Object changeTopic(@Selector String topic, @Selector String part) {
 		validTopic(topic);
-		return switch (part) {
-			case DEAD -> new Changed(this.admin.replayDeadLetters(topic));
-			case "pause" -> this.admin.pause(topic);
-			case "resume" -> this.admin.resume(topic);
-			default -> null;
-		};
+		return this.changes.changeTopic(topic, part);
 	}
 
 	/**
@@ -334,18 +237,7 @@ public class DelayQueueEndpoint {
 			@org.springframework.lang.Nullable Integer groupMaxInFlight,
 			@org.springframework.lang.Nullable Double groupRatePerSecond) {
 		validTopic(topic);
-		return badRequest("Invalid limits", () -> {
-			if (groupRatePerSecond != null) {
-				this.admin.setGroupRate(topic, null, (groupRatePerSecond == 0) ? null : groupRatePerSecond);
-			}
-			if (groupMaxInFlight != null) {
-				this.admin.setGroupCap(topic, null, (groupMaxInFlight == 0) ? null : groupMaxInFlight);
-			}
-			TopicLimits current = this.admin.controls(topic).limits();
-			Double rate = (ratePerSecond == null) ? current.ratePerSecond() : (ratePerSecond == 0) ? null : ratePerSecond;
-			Integer cap = (maxInFlight == null) ? current.maxInFlight() : (maxInFlight == 0) ? null : maxInFlight;
-			return this.admin.setLimits(topic, new TopicLimits(rate, cap));
-		});
+		return this.changes.limits(topic, ratePerSecond, maxInFlight, groupMaxInFlight, groupRatePerSecond);
 	}
 
 	/**
@@ -358,7 +250,7 @@ public class DelayQueueEndpoint {
 	@WriteOperation
 	public @Nullable Changed replay(@Selector String topic, @Selector String part, @Selector String id) {
 		validId(id);
-		return change(topic, part, (t) -> this.admin.replayDeadLetter(t, id) ? 1L : 0L);
+		return deadLetters(topic, part) ? this.changes.replay(topic, id) : null;
 	}
 
 	/**
@@ -369,7 +261,7 @@ public class DelayQueueEndpoint {
 	 */
 	@DeleteOperation
 	public @Nullable Changed purgeAll(@Selector String topic, @Selector String part) {
-		return change(topic, part, this.admin::purgeDeadLetters);
+		return deadLetters(topic, part) ? this.changes.purgeAll(topic) : null;
 	}
 
 	/**
@@ -382,30 +274,16 @@ public class DelayQueueEndpoint {
 	@DeleteOperation
 	public @Nullable Changed purge(@Selector String topic, @Selector String part, @Selector String id) {
 		validId(id);
-		return change(topic, part, (t) -> this.admin.purgeDeadLetter(t, id) ? 1L : 0L);
+		return deadLetters(topic, part) ? this.changes.purge(topic, id) : null;
 	}
 
-	private @Nullable Changed change(String topic, String part, Function<String, Long> action) {
+	/** Whether a change is to the topic's dead letters ({@code dead}, a valid topic): else none (404). */
+	private static boolean deadLetters(String topic, String part) {
 		if (!DEAD.equals(part)) {
-			return null;
+			return false;
 		}
 		validTopic(topic);
-		return new Changed(action.apply(topic));
-	}
-
-	private static void validTopic(String topic) {
-		if (!Topics.isValidTopicOrSubscription(topic)) {
-			throw new InvalidEndpointRequestException("Invalid topic '" + topic + "'", "Invalid topic");
-		}
-	}
-
-	private static void validId(String id) {
-		try {
-			MessageIds.validate(id);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid message id");
-		}
+		return true;
 	}
 
 	/**
