@@ -46,7 +46,7 @@ import org.springframework.util.Assert;
  * Small calls that threads make at the same time share one script call per partition; so do small asynchronous calls
  * made while others are in flight (from one thread or many), which never block a thread.
  */
-final class MessageWriter implements TransactionalWrites.Target {
+final class MessageWriter implements HeldWrite.Target {
 
 	/** Calls storing fewer messages of one topic than this share script calls with concurrent ones. */
 	private static final int SHARED_CALL_LIMIT = 16;

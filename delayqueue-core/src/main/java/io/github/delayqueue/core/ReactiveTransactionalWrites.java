@@ -170,7 +170,7 @@ final class ReactiveTransactionalWrites {
 			// outcomes already completed (stored or existed) keep their value
 			this.outcomes.forEach((outcome) -> outcome.completeExceptionally(ex));
 			// one report per topic, naming its messages
-			TransactionalWrites.idsByTopic(this.requests, this.messages, failed)
+			AfterCommitFailures.idsByTopic(this.requests, this.messages, failed)
 				.forEach((topic, ids) -> failed("schedule", topic, ids, ex));
 		}
 
