@@ -66,7 +66,7 @@ final class RedisAsyncDelayedQueue implements AsyncDelayedQueue {
 	@Override
 	public CompletableFuture<List<ScheduleResult>> scheduleAll(List<ScheduleRequest> requests) {
 		Assert.notNull(requests, "Requests must not be null");
-		MessageWriter.Prepared prepared = this.writer.prepareAll(requests);
+		MessagePreparation.Prepared prepared = this.writer.prepareAll(requests);
 		if (this.transactionalWrites.follows()) {
 			// the calling thread is in a transaction, which already waits for Redis: as the blocking queue does
 			RuntimeException failure = null;
@@ -153,7 +153,7 @@ final class RedisAsyncDelayedQueue implements AsyncDelayedQueue {
 	private CompletableFuture<ReplaceResult> replace(ScheduleRequest request) {
 		Assert.notNull(request, "Request must not be null");
 		Assert.isTrue(request.id() != null, "Schedule or replace needs a message id: set one with the builder's id()");
-		MessageWriter.Prepared prepared = this.writer.prepareAll(List.of(request));
+		MessagePreparation.Prepared prepared = this.writer.prepareAll(List.of(request));
 		if (this.transactionalWrites.follows()) {
 			RuntimeException failure = null;
 			try {

@@ -293,7 +293,7 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 	 * then writes them; each message's schedule observation ends with the write (or its failure).
 	 */
 	private <T> T prepared(List<ScheduleRequest> requests, Function<List<NewMessage>, T> write) {
-		MessageWriter.Prepared prepared = this.writer.prepareAll(requests);
+		MessagePreparation.Prepared prepared = this.writer.prepareAll(requests);
 		RuntimeException failure = null;
 		try {
 			for (ScheduleRequest request : requests) {

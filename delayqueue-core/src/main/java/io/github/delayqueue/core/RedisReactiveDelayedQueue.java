@@ -111,7 +111,7 @@ public class RedisReactiveDelayedQueue implements ReactiveDelayedQueue {
 				return fromFuture(() -> inScope(context, () -> this.async.scheduleAll(requests)));
 			}
 			// validated and prepared now, before the commit; written after it
-			MessageWriter.Prepared prepared = inScope(context, () -> this.queue.writer().prepareAll(requests));
+			MessagePreparation.Prepared prepared = inScope(context, () -> this.queue.writer().prepareAll(requests));
 			List<String> topics = requests.stream().map(ScheduleRequest::topic).distinct().toList();
 			return fromFuture(() -> prepared.endWith(this.queue.router().checkAsync(topics)))
 				.then(Mono.fromSupplier(() -> transaction.get().schedule(requests, prepared.messages())));
@@ -178,7 +178,7 @@ public class RedisReactiveDelayedQueue implements ReactiveDelayedQueue {
 					return outsideReactiveTransaction(
 							() -> inScope(context, () -> this.async.scheduleOrReplaceAfterCommit(request)));
 				}
-				MessageWriter.Prepared prepared = inScope(context,
+				MessagePreparation.Prepared prepared = inScope(context,
 						() -> this.queue.writer().prepareAll(List.of(request)));
 				return fromFuture(() -> prepared.endWith(this.queue.router().checkAsync(request.topic())))
 					.then(Mono.fromSupplier(

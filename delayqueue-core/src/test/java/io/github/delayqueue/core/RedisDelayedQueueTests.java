@@ -180,9 +180,9 @@ class RedisDelayedQueueTests {
 
 	@Test
 	void subMicrosecondDelaysAreRoundedUpNeverDown() {
-		assertThat(MessageWriter.toMicrosRoundedUp(Duration.ofNanos(1))).isEqualTo(1);
-		assertThat(MessageWriter.toMicrosRoundedUp(Duration.ofMillis(5))).isEqualTo(5000);
-		assertThat(MessageWriter.toMicrosRoundedUp(Duration.ofNanos(5_000_001))).isEqualTo(5001);
+		assertThat(MessagePreparation.toMicrosRoundedUp(Duration.ofNanos(1))).isEqualTo(1);
+		assertThat(MessagePreparation.toMicrosRoundedUp(Duration.ofMillis(5))).isEqualTo(5000);
+		assertThat(MessagePreparation.toMicrosRoundedUp(Duration.ofNanos(5_000_001))).isEqualTo(5001);
 	}
 
 	@Test
