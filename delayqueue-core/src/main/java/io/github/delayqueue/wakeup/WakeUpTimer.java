@@ -1,31 +1,15 @@
 package io.github.delayqueue.wakeup;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.netty.util.HashedWheelTimer;
-import io.netty.util.Timeout;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
-import org.springframework.data.redis.connection.Message;
-import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.SubscriptionListener;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.core.task.SimpleAsyncTaskExecutor;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.util.Assert;
 
 /**
@@ -36,6 +20,10 @@ import org.springframework.util.Assert;
  * scheduled executor instead, since a wheel fires on tick boundaries. On every (re)subscription the topic fires
  * at once, because pub/sub drops what is published while disconnected; a slow fallback poll fires every topic, which also
  * recovers expired leases. Timer callbacks only hand work to other threads: nothing runs on the tick thread.
+ * <p>
+ * A facade over one object per job: {@code WakeUpClocks} (the wheel and the precise executor, which also runs the
+ * poll), {@code WakeSubscriptions} (the wake channels' subscription) and one {@code WakeUpAlarm} per trigger (its
+ * arming); the triggers, by channel and owner, and the lifecycle are its own.
  * <p>
  * Starts before and stops after the listener containers ({@link #DEFAULT_PHASE}).
  *
@@ -52,28 +40,16 @@ public class WakeUpTimer implements SmartLifecycle {
 	/** The default fallback poll interval. */
 	public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
 
-	private static final Logger logger = LoggerFactory.getLogger(WakeUpTimer.class);
-
-	private final RedisConnectionFactory connectionFactory;
-
-	private final Duration tick;
-
 	private final Duration pollInterval;
 
 	/** Channel, then owner (a topic's or a subscription's name), to trigger. */
 	private final Map<String, Map<String, Trigger>> triggersByChannel = new ConcurrentHashMap<>();
 
-	private final WakeListener wakeListener = new WakeListener();
+	private final WakeUpClocks clocks;
+
+	private final WakeSubscriptions subscriptions;
 
 	private final Object lifecycleMonitor = new Object();
-
-	private volatile @Nullable HashedWheelTimer timer;
-
-	private @Nullable RedisMessageListenerContainer subscriptions;
-
-	private volatile @Nullable ScheduledExecutorService poller;
-
-	private @Nullable ScheduledFuture<?> pollTask;
 
 	private int phase = DEFAULT_PHASE;
 
@@ -100,9 +76,9 @@ public class WakeUpTimer implements SmartLifecycle {
 		Assert.isTrue(tick != null && tick.toMillis() >= 1, () -> "Tick must be at least 1ms, but was " + tick);
 		Assert.isTrue(pollInterval != null && pollInterval.toMillis() >= 1,
 				() -> "Poll interval must be at least 1ms, but was " + pollInterval);
-		this.connectionFactory = connectionFactory;
-		this.tick = tick;
 		this.pollInterval = pollInterval;
+		this.clocks = new WakeUpClocks(tick);
+		this.subscriptions = new WakeSubscriptions(connectionFactory, this.triggersByChannel);
 	}
 
 	/**
@@ -129,14 +105,14 @@ public class WakeUpTimer implements SmartLifecycle {
 	 * @since 0.3.0
 	 */
 	public TopicTrigger register(String wakeChannel, @Nullable String owner, Runnable onDue) {
-		Trigger trigger = new Trigger(wakeChannel, (owner != null) ? owner : "", onDue);
+		Trigger trigger = new Trigger(wakeChannel, (owner != null) ? owner : "", new WakeUpAlarm(onDue, this.clocks));
 		synchronized (this.lifecycleMonitor) {
 			Map<String, Trigger> owners = this.triggersByChannel.computeIfAbsent(wakeChannel,
 					(channel) -> new ConcurrentHashMap<>());
 			Assert.state(owners.putIfAbsent(trigger.owner, trigger) == null, () -> "Wake channel " + wakeChannel
 					+ ((owner != null) ? " of " + owner : "") + " is registered already");
-			if (owners.size() == 1 && this.subscriptions != null) {
-				this.subscriptions.addMessageListener(this.wakeListener, new ChannelTopic(wakeChannel));
+			if (owners.size() == 1) {
+				this.subscriptions.add(wakeChannel);
 			}
 		}
 		return trigger;
@@ -147,9 +123,7 @@ public class WakeUpTimer implements SmartLifecycle {
 			Map<String, Trigger> owners = this.triggersByChannel.get(trigger.channel);
 			if (owners != null && owners.remove(trigger.owner, trigger) && owners.isEmpty()) {
 				this.triggersByChannel.remove(trigger.channel);
-				if (this.subscriptions != null) {
-					this.subscriptions.removeMessageListener(this.wakeListener, new ChannelTopic(trigger.channel));
-				}
+				this.subscriptions.remove(trigger.channel);
 			}
 		}
 	}
@@ -160,26 +134,9 @@ public class WakeUpTimer implements SmartLifecycle {
 			if (this.running) {
 				return;
 			}
-			this.timer = new HashedWheelTimer(threadFactory("delayqueue-timer"), this.tick.toMillis(),
-					TimeUnit.MILLISECONDS, 512);
-			this.timer.start();
-			this.poller = Executors.newSingleThreadScheduledExecutor(threadFactory("delayqueue-poll"));
-			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
-			container.setConnectionFactory(this.connectionFactory);
-			container.setTaskExecutor(Runnable::run);
-			// a blocking client (Jedis) holds a thread for its subscription: its own, never the caller's
-			SimpleAsyncTaskExecutor subscriptionThreads = new SimpleAsyncTaskExecutor("delayqueue-wake-");
-			subscriptionThreads.setDaemon(true);
-			container.setSubscriptionExecutor(subscriptionThreads);
-			container.setErrorHandler((ex) -> logger.warn("Wake channel listener failed", ex));
-			container.setBeanName("delayqueueWakeSubscriptions");
-			container.afterPropertiesSet();
-			this.triggersByChannel.keySet()
-				.forEach((channel) -> container.addMessageListener(this.wakeListener, new ChannelTopic(channel)));
-			container.start();
-			this.subscriptions = container;
-			long period = this.pollInterval.toMillis();
-			this.pollTask = this.poller.scheduleWithFixedDelay(this::pollAll, period, period, TimeUnit.MILLISECONDS);
+			this.clocks.start();
+			this.subscriptions.start(this.triggersByChannel.keySet());
+			this.clocks.poll(this::pollAll, this.pollInterval);
 			this.running = true;
 		}
 	}
@@ -191,28 +148,10 @@ public class WakeUpTimer implements SmartLifecycle {
 				return;
 			}
 			this.running = false;
-			if (this.pollTask != null) {
-				this.pollTask.cancel(false);
-			}
-			if (this.poller != null) {
-				this.poller.shutdownNow();
-				this.poller = null;
-			}
-			if (this.subscriptions != null) {
-				try {
-					this.subscriptions.stop();
-					this.subscriptions.destroy();
-				}
-				catch (Exception ex) {
-					logger.debug("Closing the wake channel subscriptions failed", ex);
-				}
-				this.subscriptions = null;
-			}
-			HashedWheelTimer wheel = this.timer;
-			this.timer = null;
-			if (wheel != null) {
-				wheel.stop();
-			}
+			// the poll and the final approaches first, then the subscription, then the wheel
+			this.clocks.stopPrecise();
+			this.subscriptions.stop();
+			this.clocks.stopWheel();
 		}
 	}
 
@@ -252,156 +191,41 @@ public class WakeUpTimer implements SmartLifecycle {
 	 * @return {@code true} while subscribed
 	 */
 	public boolean isSubscribed() {
-		RedisMessageListenerContainer container = this.subscriptions;
-		return container != null && container.isListening();
+		return this.subscriptions.isListening();
 	}
 
 	private void pollAll() {
 		this.triggersByChannel.values().forEach((owners) -> owners.values().forEach(Trigger::fire));
 	}
 
-	/**
-	 * Warns, once at start, about Redis settings that lose accepted messages: an eviction policy other than
-	 * {@code noeviction}, and no append-only file (a restart then loses what was accepted since the last snapshot).
-	 * Skipped where {@code CONFIG GET} is not allowed.
-	 */
-	private static ThreadFactory threadFactory(String prefix) {
-		AtomicInteger count = new AtomicInteger();
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		};
-	}
-
-	private final class WakeListener implements MessageListener, SubscriptionListener {
-
-		@Override
-		public void onMessage(Message message, byte @Nullable [] pattern) {
-			Map<String, Trigger> owners = WakeUpTimer.this.triggersByChannel
-				.get(new String(message.getChannel(), StandardCharsets.UTF_8));
-			if (owners == null) {
-				return;
-			}
-			long delay;
-			try {
-				delay = Long.parseLong(new String(message.getBody(), StandardCharsets.US_ASCII).trim());
-			}
-			catch (NumberFormatException ex) {
-				delay = 0;
-			}
-			for (Trigger trigger : owners.values()) {
-				trigger.armIn(delay, TimeUnit.MILLISECONDS);
-			}
-		}
-
-		@Override
-		public void onChannelSubscribed(byte[] channel, long count) {
-			Map<String, Trigger> owners = WakeUpTimer.this.triggersByChannel
-				.get(new String(channel, StandardCharsets.UTF_8));
-			if (owners != null) {
-				owners.values().forEach(Trigger::fire);
-			}
-		}
-
-	}
-
+	/** A registered trigger: its channel and owner, and the alarm that arms and fires it. */
 	private final class Trigger implements TopicTrigger {
 
 		private final String channel;
 
 		private final String owner;
 
-		private final Runnable onDue;
+		private final WakeUpAlarm alarm;
 
-		private @Nullable Timeout timeout;
-
-		private @Nullable ScheduledFuture<?> finalApproach;
-
-		private long deadlineNanos;
-
-		private volatile boolean closed;
-
-		Trigger(String channel, String owner, Runnable onDue) {
+		Trigger(String channel, String owner, WakeUpAlarm alarm) {
 			this.channel = channel;
 			this.owner = owner;
-			this.onDue = onDue;
+			this.alarm = alarm;
 		}
 
 		@Override
 		public void armIn(long delay, TimeUnit unit) {
-			if (this.closed) {
-				return;
-			}
-			if (delay <= 0) {
-				fire();
-				return;
-			}
-			long delayNanos = unit.toNanos(delay);
-			HashedWheelTimer wheel = WakeUpTimer.this.timer;
-			ScheduledExecutorService precise = WakeUpTimer.this.poller;
-			if (wheel == null || precise == null) {
-				return;
-			}
-			long tickNanos = WakeUpTimer.this.tick.toNanos();
-			long deadline = System.nanoTime() + delayNanos;
-			synchronized (this) {
-				// armed no later than asked, for a time still ahead (one that has come may be firing right now)
-				if (isArmed() && this.deadlineNanos - deadline <= 0 && this.deadlineNanos - System.nanoTime() > 0) {
-					return;
-				}
-				disarm();
-				this.deadlineNanos = deadline;
-				try {
-					if (delayNanos <= 2 * tickNanos) {
-						// the final approach: a wheel fires on a tick boundary, up to a tick late; this fires on time
-						this.finalApproach = precise.schedule(this::fire, delayNanos, TimeUnit.NANOSECONDS);
-					}
-					else {
-						// one tick early: the claim it triggers finds the message not yet due and re-arms for the
-						// remaining time, which takes the final approach
-						this.timeout = wheel.newTimeout((expired) -> fire(), delayNanos - tickNanos,
-								TimeUnit.NANOSECONDS);
-					}
-				}
-				catch (IllegalStateException | RejectedExecutionException ex) {
-					// stopping
-					disarm();
-				}
-			}
-		}
-
-		private boolean isArmed() {
-			Timeout current = this.timeout;
-			ScheduledFuture<?> approach = this.finalApproach;
-			return (current != null && !current.isExpired() && !current.isCancelled())
-					|| (approach != null && !approach.isDone());
-		}
-
-		private void disarm() {
-			if (this.timeout != null) {
-				this.timeout.cancel();
-				this.timeout = null;
-			}
-			if (this.finalApproach != null) {
-				this.finalApproach.cancel(false);
-				this.finalApproach = null;
-			}
+			this.alarm.armIn(delay, unit);
 		}
 
 		@Override
 		public void fire() {
-			if (!this.closed) {
-				this.onDue.run();
-			}
+			this.alarm.fire();
 		}
 
 		@Override
 		public void close() {
-			this.closed = true;
-			synchronized (this) {
-				disarm();
-			}
+			this.alarm.close();
 			unregister(this);
 		}
 
