@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +78,7 @@ final class Rig implements AutoCloseable {
 		this.client = setup.redisson() ? new RedissonQueueClient(this.redis.port(), Sizes.COMMAND_TIMEOUT.toMillis())
 				: new DelayQueueClient(this.redis.port(), Sizes.COMMAND_TIMEOUT);
 		try {
+			WorkerProcess.prepareArchive(this.directory, Map.of(), workerArguments(0));
 			// started together, then awaited: JVMs start faster side by side
 			for (int slot = 0; slot < setup.environments().size(); slot++) {
 				this.slots.add(launchWorker(slot));
@@ -101,16 +103,27 @@ final class Rig implements AutoCloseable {
 	private WorkerProcess launchWorker(int slot) {
 		String incarnation = "w" + slot + "-" + (this.incarnations++);
 		WorkerProcess worker = WorkerProcess.start(this.directory, incarnation, this.setup.environments().get(slot),
-				List.of("--system=" + (this.setup.redisson() ? "redisson" : "delayqueue"),
-						"--port=" + this.redis.port(), "--concurrency=" + Sizes.CONCURRENCY,
-						"--lease-ms=" + this.sizes.leaseMillis(), "--max-attempts=" + Sizes.MAX_ATTEMPTS,
-						"--handler-ms=" + Sizes.HANDLER_MILLIS, "--timeout-ms=" + Sizes.COMMAND_TIMEOUT.toMillis(),
-						"--calibrate=" + !this.setup.environments().get(slot).isEmpty()));
+				workerArguments(slot));
 		this.everyWorker.add(worker);
 		return worker;
 	}
 
+	private List<String> workerArguments(int slot) {
+		return List.of("--system=" + (this.setup.redisson() ? "redisson" : "delayqueue"),
+						"--port=" + this.redis.port(), "--concurrency=" + Sizes.CONCURRENCY,
+						"--lease-ms=" + this.sizes.leaseMillis(), "--max-attempts=" + Sizes.MAX_ATTEMPTS,
+						"--handler-ms=" + Sizes.HANDLER_MILLIS, "--timeout-ms=" + Sizes.COMMAND_TIMEOUT.toMillis(),
+						"--calibrate=" + !this.setup.environments().get(slot).isEmpty());
+	}
+
+	/**
+	 * Starts a fresh worker in each slot whose worker died on its own, at once and side by side, as an orchestrator
+	 * restarts each instance of an application on its own: a slot does not wait for another's JVM to come up (one at
+	 * a time, a run of JVM-killing messages took the workers down faster than they came back, which is the rig's
+	 * doing, not the queue's). The fault is over for a slot when its fresh worker consumes.
+	 */
 	private void supervise() {
+		Map<Integer, Long> downSince = new HashMap<>();
 		while (this.supervising) {
 			synchronized (this) {
 				for (int slot = 0; slot < this.slots.size() && this.supervising; slot++) {
@@ -118,9 +131,11 @@ final class Rig implements AutoCloseable {
 					if (!worker.isAlive()) {
 						worker.markCrashed();
 						this.crashes++;
-						long died = System.currentTimeMillis();
-						this.slots.set(slot, startWorker(slot));
-						event(died, System.currentTimeMillis(), false);
+						downSince.putIfAbsent(slot, System.currentTimeMillis());
+						this.slots.set(slot, launchWorker(slot));
+					}
+					else if (downSince.containsKey(slot) && worker.ready()) {
+						event(downSince.remove(slot), worker.readyAt(), false);
 					}
 				}
 			}
