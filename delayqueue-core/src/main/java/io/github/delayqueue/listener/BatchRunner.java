@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * {@link Acknowledger}s; a {@link BatchListenerFailedException} acknowledges those before the message it names, fails
  * that one and hands the rest back uncharged; any other failure fails each, through the listener's
  * {@link DeliveryErrorHandler}. Whoever takes a lease out of its {@link LeaseKeeper} first decides its outcome, once.
- * The async bookkeeping (work in flight, the room it holds) is the {@link MessageRunner}'s.
+ * The async bookkeeping (work in flight, the room it holds) is the listener's {@link PendingWork}.
  */
 final class BatchRunner {
 
@@ -101,7 +101,7 @@ final class BatchRunner {
 			return null;
 		}
 		if (pending != null) {
-			return this.runner.awaitWork(pending, start, (completion) -> settleAsync(batch, pending, completion, start),
+			return this.runner.pending().await(pending, start, (completion) -> settleAsync(batch, pending, completion, start),
 					() -> this.partitions.forEach(Partition::refill));
 		}
 		settle(batch, call.failure(), start);
@@ -174,7 +174,7 @@ final class BatchRunner {
 		Throwable failure = (completion != null) ? ListenerInvoker.completionCause(completion) : null;
 		if (failure instanceof TimeoutException && pending.isDone()) {
 			// the work completed as the timeout came: its own outcome counts
-			failure = MessageRunner.outcomeOf(pending);
+			failure = PendingWork.outcomeOf(pending);
 		}
 		if (failure instanceof TimeoutException && !pending.isDone()) {
 			failure = timeoutFailure(batch);

@@ -81,7 +81,7 @@ final class HandlerLoop {
 	 */
 	void work() {
 		while (true) {
-			this.runner.settleCompleted();
+			this.runner.pending().settleCompleted();
 			Delivery next = take();
 			if (next == null) {
 				return;
@@ -115,7 +115,7 @@ final class HandlerLoop {
 	private @Nullable Delivery take() {
 		CrashIsolation isolation = this.context.isolation();
 		ReadyQueue ready = this.context.ready();
-		while (this.active && this.runner.hasRoom()) {
+		while (this.active && this.runner.pending().hasRoom()) {
 			Delivery next = ready.poll(!isolation.isSuspectHeld(), System.nanoTime());
 			if (next != null) {
 				return next;
@@ -168,7 +168,7 @@ final class HandlerLoop {
 				while (admitted.size() < worthWaiting && refused.isEmpty() && this.active
 						&& !isolation.isSuspectHeld() && ready.awaitMore(deadline)) {
 					// work completed meanwhile is settled here: this thread may be the only one awake
-					this.runner.settleCompleted();
+					this.runner.pending().settleCompleted();
 					takeDue(admitted, refused, max);
 				}
 				if (refused.isEmpty() && !isolation.isSuspectHeld()) {

@@ -106,7 +106,7 @@ final class ListenerConsumer {
 
 	/** Handler threads running now. */
 	int inFlight() {
-		return this.threads.busy() + this.runner.inFlight();
+		return this.threads.busy() + this.runner.pending().inFlight();
 	}
 
 	/** Messages leased and waiting for a handler thread (the prefetch), in all partitions. */
@@ -227,8 +227,8 @@ final class ListenerConsumer {
 		if (!awaitWorkInFlight(deadline)) {
 			logger.warn("Topic '{}': the work of {} handler(s) still not complete after the shutdown timeout of {} ms; "
 					+ "cancelling it and handing the messages back with the attempt counted", topic,
-					this.runner.inFlight(), timeout.toMillis());
-			this.runner.cancelInFlight();
+					this.runner.pending().inFlight(), timeout.toMillis());
+			this.runner.pending().cancelInFlight();
 		}
 		String reason = "Handler still running when its consumer stopped: not done within the shutdown timeout of "
 				+ timeout.toMillis() + " ms, nor when interrupted";
@@ -243,11 +243,11 @@ final class ListenerConsumer {
 	 * @return whether none is in flight
 	 */
 	private boolean awaitWorkInFlight(long deadline) {
-		while (this.runner.inFlight() > 0) {
-			this.runner.settleCompleted();
+		while (this.runner.pending().inFlight() > 0) {
+			this.runner.pending().settleCompleted();
 			long left = deadline - System.nanoTime();
 			if (left <= 0) {
-				return this.runner.inFlight() == 0;
+				return this.runner.pending().inFlight() == 0;
 			}
 			LockSupport.parkNanos(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(5)));
 		}

@@ -2,20 +2,12 @@ package io.github.delayqueue.listener;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.redis.Expiry;
@@ -51,18 +43,7 @@ final class MessageRunner {
 
 	private final CrashIsolation isolation;
 
-	private final ReadyQueue ready;
-
-	private final int asyncConcurrency;
-
-	/** Messages whose handler's work has not completed (or whose outcome is not settled yet). */
-	private final AtomicInteger inFlight = new AtomicInteger();
-
-	/** The work in flight, to cancel on a stop that does not wait for it. */
-	private final Set<CompletableFuture<?>> work = ConcurrentHashMap.newKeySet();
-
-	/** Outcomes of completed work, waiting for a handler thread to settle them. */
-	private final Queue<Runnable> completed = new ConcurrentLinkedQueue<>();
+	private final PendingWork pending;
 
 	private volatile boolean active;
 
@@ -83,8 +64,7 @@ final class MessageRunner {
 		this.prefetch = context.prefetch();
 		this.failures = new FailedDeliveries(context);
 		this.isolation = context.isolation();
-		this.ready = context.ready();
-		this.asyncConcurrency = context.options().asyncConcurrency();
+		this.pending = new PendingWork(context);
 	}
 
 	/**
@@ -95,6 +75,7 @@ final class MessageRunner {
 	void start(Executor io, ScheduledExecutorService maintenance) {
 		this.io = io;
 		this.maintenance = maintenance;
+		this.pending.start(io);
 		this.active = true;
 	}
 
@@ -104,36 +85,15 @@ final class MessageRunner {
 	 */
 	void stop() {
 		this.active = false;
-		Executor executor = this.io;
-		if (executor != null && !this.completed.isEmpty()) {
-			executor.execute(this::settleCompleted);
-		}
-	}
-
-	/** Whether another message may start: a handler's work completing later counts until it has. */
-	boolean hasRoom() {
-		return this.inFlight.get() < this.asyncConcurrency;
+		this.pending.stop();
 	}
 
 	/**
-	 * Cancels the work still in flight (a stop that waited long enough): its messages are handed back by the stop,
-	 * with the attempt counted, and its outcome, when it comes, changes nothing.
+	 * The listener's handler work that completes later.
+	 * @return its pending work
 	 */
-	void cancelInFlight() {
-		this.work.forEach((each) -> each.cancel(true));
-	}
-
-	/** Messages whose handler's work completes later and has not yet. */
-	int inFlight() {
-		return this.inFlight.get();
-	}
-
-	/** Settles the outcomes of work that completed; on a handler thread (or an I/O thread once stopping). */
-	void settleCompleted() {
-		Runnable next;
-		while ((next = this.completed.poll()) != null) {
-			next.run();
-		}
+	PendingWork pending() {
+		return this.pending;
 	}
 
 	/**
@@ -232,55 +192,8 @@ final class MessageRunner {
 	 */
 	private CompletableFuture<Void> awaitCompletion(Delivery delivery, Partition partition,
 			ListenerInvoker.Result result, CompletableFuture<?> pending, long start) {
-		return awaitWork(pending, start,
+		return this.pending.await(pending, start,
 				(completion) -> settleAsync(delivery, partition, result, pending, completion, start), partition::refill);
-	}
-
-	/**
-	 * Holds handler work until it completes, bounded by what is left of the handler timeout (the timeout completes
-	 * the watched copy with a {@link TimeoutException}); the outcome is settled on a handler thread (or an I/O thread
-	 * once stopping). The work counts against the listener's room until then.
-	 * @param pending the work
-	 * @param start when the handler was called ({@link System#nanoTime()})
-	 * @param settle settles the outcome, given what the watched work completed with ({@code null}: success)
-	 * @param refill runs after settling (claims more where messages are due)
-	 * @return a future completing once the outcome is settled
-	 */
-	CompletableFuture<Void> awaitWork(CompletableFuture<?> pending, long start, Consumer<@Nullable Throwable> settle,
-			Runnable refill) {
-		this.inFlight.incrementAndGet();
-		this.work.add(pending);
-		CompletableFuture<Void> settled = new CompletableFuture<>();
-		Duration timeout = this.options.handlerTimeout();
-		CompletableFuture<?> watched = pending;
-		if (timeout != null) {
-			long left = Math.max(1, timeout.toNanos() - (System.nanoTime() - start));
-			watched = pending.copy().orTimeout(left, TimeUnit.NANOSECONDS);
-		}
-		watched.whenComplete((value, completion) -> {
-			this.completed.add(() -> {
-				try {
-					settle.accept(completion);
-				}
-				finally {
-					this.work.remove(pending);
-					this.inFlight.decrementAndGet();
-					settled.complete(null);
-					// its lease has ended (or gone back): claim more if messages are due and half the share is free,
-					// as a blocking handler's thread does when it returns (no message may start to ask for it)
-					refill.run();
-				}
-			});
-			Executor executor = this.io;
-			if (!this.active && executor != null) {
-				// stopping: no handler thread may start to settle it
-				executor.execute(this::settleCompleted);
-			}
-			else {
-				this.ready.roomFreed();
-			}
-		});
-		return settled;
 	}
 
 	/**
@@ -302,7 +215,7 @@ final class MessageRunner {
 		Throwable failure = (completion != null) ? ListenerInvoker.completionCause(completion) : null;
 		if (failure instanceof TimeoutException && pending.isDone()) {
 			// the work completed as the timeout came: its own outcome counts
-			failure = outcomeOf(pending);
+			failure = PendingWork.outcomeOf(pending);
 		}
 		if (failure instanceof TimeoutException && !pending.isDone()) {
 			// the handler timeout: the work is cancelled, and fails as a timed-out blocking handler does (its
@@ -328,16 +241,6 @@ final class MessageRunner {
 			// a handler's work failed with an Error: settled as a failure; the settling thread goes on
 			logger.error("Topic '{}': the work of message '{}' failed with an Error", this.topic,
 					delivery.message().id(), ex);
-		}
-	}
-
-	static @Nullable Throwable outcomeOf(CompletableFuture<?> done) {
-		try {
-			done.join();
-			return null;
-		}
-		catch (CompletionException | CancellationException ex) {
-			return ListenerInvoker.completionCause(ex);
 		}
 	}
 
