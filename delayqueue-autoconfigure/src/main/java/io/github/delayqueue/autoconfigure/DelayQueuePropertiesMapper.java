@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
-import io.github.delayqueue.TopicPartitioning;
-import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.MessageGroups;
 import io.github.delayqueue.MessagePriorities;
+import io.github.delayqueue.TopicLimits;
+import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.listener.DefaultDeliveryErrorHandler;
@@ -19,9 +19,9 @@ import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.recurring.RecurringSchedule;
 import io.github.delayqueue.recurring.RedisRecurringSchedules;
 import io.github.delayqueue.redis.DeadLetterPolicy;
-import io.github.delayqueue.redis.TopicKeys;
 import io.github.delayqueue.redis.RecurringStore;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.internal.TopicKeys;
 import io.github.delayqueue.wakeup.WakeUpTimer;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;

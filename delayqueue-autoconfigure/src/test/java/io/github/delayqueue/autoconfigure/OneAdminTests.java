@@ -3,12 +3,12 @@ package io.github.delayqueue.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
-import io.github.delayqueue.build.BootLine;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.MessageState;
 import io.github.delayqueue.ScheduleRequest;
 import io.github.delayqueue.TopicOperations;
+import io.github.delayqueue.build.BootLine;
 import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
 import io.github.delayqueue.config.DelayQueueConfigUtils;
@@ -19,7 +19,7 @@ import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.TopicKeys;
+import io.github.delayqueue.redis.internal.TopicKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

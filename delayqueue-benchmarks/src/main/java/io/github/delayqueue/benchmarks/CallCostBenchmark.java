@@ -11,12 +11,12 @@ import java.util.Properties;
 import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 
-import io.github.delayqueue.redis.Claim;
-import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.DueTime;
-import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.internal.Claim;
+import io.github.delayqueue.redis.internal.ClaimedMessage;
+import io.github.delayqueue.redis.internal.Lease;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;

@@ -13,17 +13,17 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.delayqueue.AsyncDelayedQueue;
 import io.github.delayqueue.ScheduleRequest;
+import io.github.delayqueue.core.RedisDelayedQueue;
+import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.DelayedMessageHandler;
 import io.github.delayqueue.listener.ListenerOptions;
 import io.github.delayqueue.listener.ListenerRegistration;
 import io.github.delayqueue.payload.JacksonPayloadConverter;
 import io.github.delayqueue.payload.PayloadConverter;
-import io.github.delayqueue.core.RedisDelayedQueue;
-import io.github.delayqueue.core.RedisDelayedQueueAdmin;
-import io.github.delayqueue.redis.Claim;
 import io.github.delayqueue.redis.DeadLetterPolicy;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.internal.Claim;
 import io.github.delayqueue.wakeup.WakeUpTimer;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;

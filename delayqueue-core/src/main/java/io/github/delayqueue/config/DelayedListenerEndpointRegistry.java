@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.listener.DelayedListenerContainer;
 import io.github.delayqueue.listener.ListenerState;
-import io.github.delayqueue.redis.TopicKeys;
+import io.github.delayqueue.redis.internal.TopicKeys;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;

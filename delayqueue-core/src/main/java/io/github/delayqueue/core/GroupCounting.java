@@ -11,8 +11,8 @@ import java.util.Set;
 import io.github.delayqueue.TopGroups;
 import io.github.delayqueue.TopGroups.GroupCount;
 import io.github.delayqueue.Topics;
-import io.github.delayqueue.redis.ControlOperations.GroupCounts;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.internal.ControlOperations.GroupCounts;
 
 import org.springframework.util.Assert;
 
@@ -72,7 +72,7 @@ final class GroupCounting {
 		return new TopGroups(topic, sorted, complete);
 	}
 
-	private static GroupCount toCount(io.github.delayqueue.redis.ControlOperations.GroupCount group) {
+	private static GroupCount toCount(io.github.delayqueue.redis.internal.ControlOperations.GroupCount group) {
 		return new GroupCount(group.group(), group.waiting(), group.leased(), group.paused(),
 				(group.weight() != null) ? group.weight() : 1);
 	}

@@ -10,8 +10,8 @@ import io.github.delayqueue.Topics;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.Expiry;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.StoredEntry;
-import io.github.delayqueue.redis.StoredMessage;
+import io.github.delayqueue.redis.internal.StoredEntry;
+import io.github.delayqueue.redis.internal.StoredMessage;
 import org.jspecify.annotations.Nullable;
 
 /**

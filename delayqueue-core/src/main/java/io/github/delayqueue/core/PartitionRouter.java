@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.delayqueue.TopicPartitioning;
-import io.github.delayqueue.redis.PartitionRegistry;
-import io.github.delayqueue.redis.TopicKeys;
+import io.github.delayqueue.redis.internal.PartitionRegistry;
+import io.github.delayqueue.redis.internal.TopicKeys;
 
 import org.springframework.util.Assert;
 

@@ -16,8 +16,8 @@ import io.github.delayqueue.ScheduleResult;
 import io.github.delayqueue.redis.DueTime;
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.Replacement;
-import io.github.delayqueue.redis.TopicKeys;
+import io.github.delayqueue.redis.internal.Replacement;
+import io.github.delayqueue.redis.internal.TopicKeys;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.jspecify.annotations.Nullable;
 

@@ -23,7 +23,7 @@ import io.github.delayqueue.Topics;
 import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.TopicKeys;
+import io.github.delayqueue.redis.internal.TopicKeys;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;

@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.delayqueue.redis.NewMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.support.AsyncGroupCommit;
-import io.github.delayqueue.support.GroupCommit;
+import io.github.delayqueue.support.internal.AsyncGroupCommit;
+import io.github.delayqueue.support.internal.GroupCommit;
 
 /**
  * Sends a partition's schedule calls to Redis: small calls that threads make at the same time share one script call

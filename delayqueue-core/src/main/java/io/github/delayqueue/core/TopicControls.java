@@ -8,9 +8,9 @@ import io.github.delayqueue.MessagePriorities;
 import io.github.delayqueue.TopicControlState;
 import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.Topics;
-import io.github.delayqueue.redis.ControlOperations.ControlState;
-import io.github.delayqueue.redis.ControlOperations.GroupState;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.internal.ControlOperations.ControlState;
+import io.github.delayqueue.redis.internal.ControlOperations.GroupState;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;

@@ -9,9 +9,9 @@ import java.util.List;
 import io.github.delayqueue.DueHistogram;
 import io.github.delayqueue.TopicStats;
 import io.github.delayqueue.Topics;
-import io.github.delayqueue.redis.DueCounts;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.TopicCounts;
+import io.github.delayqueue.redis.internal.DueCounts;
+import io.github.delayqueue.redis.internal.TopicCounts;
 
 import org.springframework.util.Assert;
 

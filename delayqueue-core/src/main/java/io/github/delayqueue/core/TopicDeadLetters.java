@@ -8,8 +8,8 @@ import io.github.delayqueue.DeadLetter;
 import io.github.delayqueue.MessageIds;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.StoredDeadLetter;
-import io.github.delayqueue.redis.StoredMessage;
+import io.github.delayqueue.redis.internal.StoredDeadLetter;
+import io.github.delayqueue.redis.internal.StoredMessage;
 
 import org.springframework.util.Assert;
 

@@ -10,9 +10,9 @@ import io.github.delayqueue.MessageInfo;
 import io.github.delayqueue.MessagePage;
 import io.github.delayqueue.Topics;
 import io.github.delayqueue.WaitingQuery;
-import io.github.delayqueue.redis.Position;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.StoredEntry;
+import io.github.delayqueue.redis.internal.Position;
+import io.github.delayqueue.redis.internal.StoredEntry;
 
 import org.springframework.util.Assert;
 

@@ -8,8 +8,8 @@ import java.util.concurrent.CompletionStage;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.payload.PayloadConverter;
-import io.github.delayqueue.redis.ClaimedMessage;
-import io.github.delayqueue.redis.StoredMessage;
+import io.github.delayqueue.redis.internal.ClaimedMessage;
+import io.github.delayqueue.redis.internal.StoredMessage;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;

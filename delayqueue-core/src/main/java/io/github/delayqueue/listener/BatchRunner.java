@@ -8,7 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 
 import io.github.delayqueue.DeliveredMessage;
-import io.github.delayqueue.redis.Lease;
+import io.github.delayqueue.redis.internal.Lease;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;

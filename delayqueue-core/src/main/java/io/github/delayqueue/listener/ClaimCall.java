@@ -3,9 +3,9 @@ package io.github.delayqueue.listener;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.delayqueue.redis.Claim;
-import io.github.delayqueue.redis.ClaimedMessage;
-import io.github.delayqueue.redis.Claimant;
+import io.github.delayqueue.redis.internal.Claim;
+import io.github.delayqueue.redis.internal.Claimant;
+import io.github.delayqueue.redis.internal.ClaimedMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

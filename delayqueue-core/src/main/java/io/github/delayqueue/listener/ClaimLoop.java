@@ -6,7 +6,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.delayqueue.redis.Claim;
+import io.github.delayqueue.redis.internal.Claim;
 import io.github.delayqueue.wakeup.TopicTrigger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;

@@ -7,9 +7,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
-import io.github.delayqueue.redis.Claim;
-import io.github.delayqueue.redis.ClaimedMessage;
-import io.github.delayqueue.redis.Lease;
+import io.github.delayqueue.redis.internal.Claim;
+import io.github.delayqueue.redis.internal.ClaimedMessage;
+import io.github.delayqueue.redis.internal.Lease;
 
 /**
  * Keeps one listener's suspects apart: a suspect is a message whose lease ran out without an outcome, so it may have

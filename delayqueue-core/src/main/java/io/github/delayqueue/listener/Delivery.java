@@ -2,7 +2,7 @@ package io.github.delayqueue.listener;
 
 import java.time.Instant;
 
-import io.github.delayqueue.redis.ClaimedMessage;
+import io.github.delayqueue.redis.internal.ClaimedMessage;
 
 /**
  * A leased message on its way to a handler, with the partition that leased it and the Redis and local time of its

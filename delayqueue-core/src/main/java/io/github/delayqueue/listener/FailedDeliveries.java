@@ -1,8 +1,8 @@
 package io.github.delayqueue.listener;
 
 import io.github.delayqueue.DeliveredMessage;
-import io.github.delayqueue.redis.Lease;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.internal.Lease;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,7 +1,7 @@
 package io.github.delayqueue.listener;
 
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.TopicKeys;
+import io.github.delayqueue.redis.internal.TopicKeys;
 import io.github.delayqueue.support.DelayQueueMonitor;
 
 /**

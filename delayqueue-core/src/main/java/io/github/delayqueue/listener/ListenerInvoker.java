@@ -9,8 +9,8 @@ import java.util.concurrent.ExecutionException;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.payload.PayloadConverter;
-import io.github.delayqueue.redis.ClaimedMessage;
-import io.github.delayqueue.redis.StoredMessage;
+import io.github.delayqueue.redis.internal.ClaimedMessage;
+import io.github.delayqueue.redis.internal.StoredMessage;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import io.github.delayqueue.support.micrometer.DefaultDelayQueueListenerObservationConvention;
 import io.github.delayqueue.support.micrometer.DelayQueueListenerObservationConvention;

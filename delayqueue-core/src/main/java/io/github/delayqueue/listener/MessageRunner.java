@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
 
 import io.github.delayqueue.DeliveredMessage;
 import io.github.delayqueue.redis.Expiry;
-import io.github.delayqueue.redis.Lease;
+import io.github.delayqueue.redis.internal.Lease;
 import io.github.delayqueue.support.DelayQueueMonitor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;

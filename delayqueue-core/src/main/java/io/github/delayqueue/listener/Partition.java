@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
-import io.github.delayqueue.redis.Lease;
-import io.github.delayqueue.redis.TopicKeys;
+import io.github.delayqueue.redis.internal.Lease;
+import io.github.delayqueue.redis.internal.TopicKeys;
 import io.github.delayqueue.wakeup.TopicTrigger;
 import io.github.delayqueue.wakeup.WakeUpTimer;
 import org.jspecify.annotations.Nullable;

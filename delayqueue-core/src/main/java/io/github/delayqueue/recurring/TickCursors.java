@@ -2,7 +2,7 @@ package io.github.delayqueue.recurring;
 
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.redis.RecurringStore;
-import io.github.delayqueue.redis.TopicKeys;
+import io.github.delayqueue.redis.internal.TopicKeys;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -66,20 +66,4 @@ public record DueTime(boolean relative, long value, long sinceNanos) {
 		return this.relative ? in(this.value) : this;
 	}
 
-	String kind() {
-		return this.relative ? "d" : "a";
-	}
-
-	/**
-	 * What a script is sent: for a delay counted from a moment, what is left of it at {@code nowNanos} (never below
-	 * zero; the time passed is rounded down to the microsecond, so what is left is rounded up); else the value.
-	 */
-	long argument(long nowNanos) {
-		if (!this.relative || this.sinceNanos == WHEN_SENT) {
-			return this.value;
-		}
-		long passedMicros = Math.max(0, nowNanos - this.sinceNanos) / 1_000;
-		return Math.max(0, this.value - passedMicros);
-	}
-
 }

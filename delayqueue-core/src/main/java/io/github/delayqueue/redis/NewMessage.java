@@ -3,6 +3,7 @@ package io.github.delayqueue.redis;
 import java.time.Instant;
 import java.util.Map;
 
+import io.github.delayqueue.MessagePriorities;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,7 +35,7 @@ public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, 
 	 */
 	public NewMessage(String id, DueTime due, Instant createdAt, Map<String, String> headers, byte[] payload,
 			@Nullable Expiry expiry, @Nullable String group) {
-		this(id, due, createdAt, headers, payload, expiry, group, Envelope.DEFAULT_PRIORITY);
+		this(id, due, createdAt, headers, payload, expiry, group, MessagePriorities.DEFAULT);
 	}
 
 	/**
@@ -71,14 +72,6 @@ public record NewMessage(String id, DueTime due, Instant createdAt, Map<String, 
 	public NewMessage countedFromNow() {
 		return new NewMessage(this.id, this.due.countedFromNow(), this.createdAt, this.headers, this.payload,
 				this.expiry, this.group, this.priority);
-	}
-
-	/**
-	 * The stored form of this message.
-	 * @return the envelope
-	 */
-	Envelope envelope() {
-		return new Envelope(this.createdAt, this.headers, this.payload, this.group, this.priority);
 	}
 
 }

@@ -5,14 +5,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.delayqueue.redis.internal.KnownTopics;
+import io.github.delayqueue.redis.internal.MessageOperations;
+import io.github.delayqueue.redis.internal.Script;
+import io.github.delayqueue.redis.internal.ScriptExecutor;
+import io.github.delayqueue.redis.internal.TopicKeys;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.util.Assert;
 
-import static io.github.delayqueue.redis.Replies.bytes;
-import static io.github.delayqueue.redis.Replies.flag;
-import static io.github.delayqueue.redis.Replies.nullableText;
+import static io.github.delayqueue.redis.internal.Replies.bytes;
+import static io.github.delayqueue.redis.internal.Replies.flag;
+import static io.github.delayqueue.redis.internal.Replies.nullableText;
 
 /**
  * Where recurring schedules live in Redis: their definitions, as opaque bytes by name, in one hash

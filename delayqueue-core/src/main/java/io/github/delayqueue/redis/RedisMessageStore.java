@@ -2,6 +2,17 @@ package io.github.delayqueue.redis;
 
 import java.time.Duration;
 
+import io.github.delayqueue.redis.internal.ControlOperations;
+import io.github.delayqueue.redis.internal.DeadLetterOperations;
+import io.github.delayqueue.redis.internal.KnownTopics;
+import io.github.delayqueue.redis.internal.Lease;
+import io.github.delayqueue.redis.internal.LeaseOperations;
+import io.github.delayqueue.redis.internal.MessageOperations;
+import io.github.delayqueue.redis.internal.PartitionRegistry;
+import io.github.delayqueue.redis.internal.ReactiveScriptExecutor;
+import io.github.delayqueue.redis.internal.ScriptExecutor;
+import io.github.delayqueue.redis.internal.SubscriptionRegistry;
+import io.github.delayqueue.redis.internal.TopicKeys;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
@@ -41,9 +52,6 @@ public class RedisMessageStore {
 	 * @since 0.3.0
 	 */
 	public static final int SCHEDULE_CHUNK_SIZE = 100;
-
-	static final String NOT_NON_BLOCKING = "This store has no non-blocking connection: its connection factory is not a "
-			+ "ReactiveRedisConnectionFactory (Lettuce's is; Jedis has none), or Reactor is not on the class path";
 
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			RedisMessageStore.class.getClassLoader());
@@ -126,6 +134,7 @@ public class RedisMessageStore {
 
 	/**
 	 * How this store names its keys.
+	 * For the library's own layers: the type is in {@code io.github.delayqueue.redis.internal}, not an API.
 	 * @return the key naming
 	 */
 	public TopicKeys keys() {
@@ -139,6 +148,7 @@ public class RedisMessageStore {
 
 	/**
 	 * What producers do: store, cancel and move messages; count a topic.
+	 * For the library's own layers: the type is in {@code io.github.delayqueue.redis.internal}, not an API.
 	 * @return the message operations
 	 */
 	public MessageOperations messages() {
@@ -147,6 +157,7 @@ public class RedisMessageStore {
 
 	/**
 	 * What consumers do: lease due messages and settle their leases.
+	 * For the library's own layers: the type is in {@code io.github.delayqueue.redis.internal}, not an API.
 	 * @return the lease operations
 	 */
 	public LeaseOperations leases() {
@@ -155,6 +166,7 @@ public class RedisMessageStore {
 
 	/**
 	 * Dead letters: list, replay, purge.
+	 * For the library's own layers: the type is in {@code io.github.delayqueue.redis.internal}, not an API.
 	 * @return the dead-letter operations
 	 */
 	public DeadLetterOperations deadLetters() {
@@ -163,6 +175,7 @@ public class RedisMessageStore {
 
 	/**
 	 * Each topic's partition count, as Redis keeps it.
+	 * For the library's own layers: the type is in {@code io.github.delayqueue.redis.internal}, not an API.
 	 * @return the partition registry
 	 */
 	public PartitionRegistry partitions() {
@@ -171,6 +184,7 @@ public class RedisMessageStore {
 
 	/**
 	 * The subscriptions each topic has.
+	 * For the library's own layers: the type is in {@code io.github.delayqueue.redis.internal}, not an API.
 	 * @return the registry
 	 * @since 0.3.0
 	 */
@@ -180,6 +194,7 @@ public class RedisMessageStore {
 
 	/**
 	 * The known topics.
+	 * For the library's own layers: the type is in {@code io.github.delayqueue.redis.internal}, not an API.
 	 * @return the known topics
 	 */
 	public KnownTopics topics() {
@@ -188,6 +203,7 @@ public class RedisMessageStore {
 
 	/**
 	 * A topic's pause, rate limit and concurrency cap, kept in Redis so that every instance follows them.
+	 * For the library's own layers: the type is in {@code io.github.delayqueue.redis.internal}, not an API.
 	 * @return the topic controls
 	 */
 	public ControlOperations controls() {

@@ -21,9 +21,9 @@ import io.github.delayqueue.TopicLimits;
 import io.github.delayqueue.TopicPartitioning;
 import io.github.delayqueue.WaitingQuery;
 import io.github.delayqueue.build.redis.TestRedisExtension;
-import io.github.delayqueue.redis.Claim;
-import io.github.delayqueue.redis.ClaimedMessage;
 import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.internal.Claim;
+import io.github.delayqueue.redis.internal.ClaimedMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -332,7 +332,7 @@ class MessageLifecycleTests {
 		assertThat(this.admin.pause("wide").paused()).isTrue();
 		for (int partition = 0; partition < 4; partition++) {
 			assertThat(this.store.controls()
-				.read(io.github.delayqueue.redis.TopicKeys.partitionName("wide", partition))
+				.read(io.github.delayqueue.redis.internal.TopicKeys.partitionName("wide", partition))
 				.paused()).isTrue();
 		}
 	}
@@ -436,7 +436,8 @@ class MessageLifecycleTests {
 		partitioned.setLimits("fresh", TopicLimits.NONE.withMaxInFlight(8));
 		partitioned.pause("fresh");
 		for (int partition = 0; partition < 4; partition++) {
-			var state = this.store.controls().read(io.github.delayqueue.redis.TopicKeys.partitionName("fresh", partition));
+			var state = this.store.controls()
+				.read(io.github.delayqueue.redis.internal.TopicKeys.partitionName("fresh", partition));
 			assertThat(state.cap()).as("partition " + partition).isEqualTo(2L);
 			assertThat(state.paused()).isTrue();
 		}

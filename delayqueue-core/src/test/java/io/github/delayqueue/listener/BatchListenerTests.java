@@ -19,7 +19,7 @@ import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.TopicCounts;
+import io.github.delayqueue.redis.internal.TopicCounts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -11,7 +11,7 @@ import io.github.delayqueue.build.redis.TestRedisExtension;
 import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.core.RedisDelayedQueueAdmin;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.StoredEntry;
+import io.github.delayqueue.redis.internal.StoredEntry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.delayqueue.redis.ClaimedMessage;
-import io.github.delayqueue.redis.Lease;
-import io.github.delayqueue.redis.StoredMessage;
+import io.github.delayqueue.redis.internal.ClaimedMessage;
+import io.github.delayqueue.redis.internal.Lease;
+import io.github.delayqueue.redis.internal.StoredMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -11,6 +11,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 
+import io.github.delayqueue.redis.internal.Claim;
+import io.github.delayqueue.redis.internal.Claimant;
+import io.github.delayqueue.redis.internal.Lease;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 

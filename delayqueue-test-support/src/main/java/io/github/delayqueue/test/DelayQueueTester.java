@@ -19,7 +19,7 @@ import io.github.delayqueue.core.RedisDelayedQueue;
 import io.github.delayqueue.payload.PayloadConverter;
 import io.github.delayqueue.redis.DueTime;
 import io.github.delayqueue.redis.RedisMessageStore;
-import io.github.delayqueue.redis.TopicKeys;
+import io.github.delayqueue.redis.internal.TopicKeys;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 

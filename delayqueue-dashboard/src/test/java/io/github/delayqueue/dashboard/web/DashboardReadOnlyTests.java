@@ -5,13 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import io.github.delayqueue.build.JsonTree;
 import io.github.delayqueue.DelayedQueue;
 import io.github.delayqueue.DelayedQueueAdmin;
 import io.github.delayqueue.ScheduleRequest;
-import io.github.delayqueue.redis.ClaimedMessage;
-import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.build.JsonTree;
 import io.github.delayqueue.build.redis.TestRedis;
+import io.github.delayqueue.redis.RedisMessageStore;
+import io.github.delayqueue.redis.internal.ClaimedMessage;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
