@@ -8,7 +8,6 @@ import java.util.concurrent.CompletableFuture;
 import io.github.delayqueue.redis.RedisMessageStore;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.util.Assert;
 
 import static io.github.delayqueue.redis.internal.Replies.text;
 
@@ -42,8 +41,7 @@ public final class KnownTopics {
 	 * @since 0.3.0
 	 */
 	public CompletableFuture<Void> registerAsync(String topic) {
-		ReactiveScriptExecutor reactive = this.reactiveScripts;
-		Assert.state(reactive != null, ReactiveScriptExecutor.NOT_NON_BLOCKING);
+		ReactiveScriptExecutor reactive = ReactiveScriptExecutor.required(this.reactiveScripts);
 		return reactive.sAdd(this.key, Replies.bytes(topic)).thenApply((added) -> null);
 	}
 

@@ -29,6 +29,17 @@ public final class ReactiveScriptExecutor {
 	static final String NOT_NON_BLOCKING = "This store has no non-blocking connection: its connection factory is not a "
 			+ "ReactiveRedisConnectionFactory (Lettuce's is; Jedis has none), or Reactor is not on the class path";
 
+	/**
+	 * The non-blocking runner a non-blocking operation needs.
+	 * @param executor the store's, or {@code null} if it has none
+	 * @return the runner
+	 * @throws IllegalStateException if the store has none
+	 */
+	static ReactiveScriptExecutor required(@Nullable ReactiveScriptExecutor executor) {
+		Assert.state(executor != null, NOT_NON_BLOCKING);
+		return executor;
+	}
+
 	private final ReactiveRedisConnectionFactory connectionFactory;
 
 	private final ScriptExecutor blocking;
