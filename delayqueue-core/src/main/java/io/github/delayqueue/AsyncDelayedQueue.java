@@ -36,7 +36,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * @see DelayedQueue
  * @see ReactiveDelayedQueue
- * @since 0.3.0
+ * @since 1.0.0
  */
 public interface AsyncDelayedQueue {
 

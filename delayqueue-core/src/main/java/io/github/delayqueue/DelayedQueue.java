@@ -143,7 +143,7 @@ public interface DelayedQueue {
 	 * @throws IllegalStateException inside a transaction the queue follows
 	 * @throws UnsupportedOperationException if this implementation predates it (a default method, so that an
 	 * application's own implementation written for 0.2 still compiles)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default ReplaceResult scheduleOrReplace(ScheduleRequest request) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement scheduleOrReplace");
@@ -154,7 +154,7 @@ public interface DelayedQueue {
 	 * request is validated and prepared now, written after the commit, dropped on rollback.
 	 * @param request the message; it must carry an id
 	 * @return the result, complete once written
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default CompletionStage<ReplaceResult> scheduleOrReplaceAfterCommit(ScheduleRequest request) {
 		return CompletableFuture.completedStage(scheduleOrReplace(request));
@@ -171,7 +171,7 @@ public interface DelayedQueue {
 	 * @throws UnsupportedOperationException if this implementation predates it (a default method, so that an
 	 * application's own implementation written for 0.2 still compiles)
 	 * @see DelayedQueueAdmin#lookup(String, String)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default Optional<MessageInfo> lookup(String topic, String id) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement lookup");
@@ -184,7 +184,7 @@ public interface DelayedQueue {
 	 * @throws UnsupportedOperationException if this implementation predates it (a default method, so that an
 	 * application's own implementation written for 0.2 still compiles)
 	 * @throws IllegalStateException if the queue has no non-blocking Redis connection
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default AsyncDelayedQueue async() {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement async");

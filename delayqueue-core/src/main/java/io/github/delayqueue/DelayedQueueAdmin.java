@@ -48,7 +48,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * was declared: a message fans out to those declared when it falls due.
 	 * @param topic the topic
 	 * @return the subscriptions' own names, sorted, with their declaration times; empty for a topic without any
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	SortedMap<String, Instant> subscriptions(String topic);
 
@@ -59,7 +59,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @param topic the topic
 	 * @param subscription the subscription's own name
 	 * @return whether it is new
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	boolean declareSubscription(String topic, String subscription);
 
@@ -71,7 +71,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @param topic the topic
 	 * @param subscription the subscription's own name
 	 * @return whether it was declared
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	boolean removeSubscription(String topic, String subscription);
 
@@ -83,7 +83,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @return the topic's controls now
 	 * @throws UnsupportedOperationException if this implementation predates it (a default method, like the other
 	 * controls, so that an implementation written for 0.2 still compiles)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default TopicControlState pause(String topic) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement pause");
@@ -94,7 +94,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * their next poll).
 	 * @param topic the topic
 	 * @return the topic's controls now
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default TopicControlState resume(String topic) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement resume");
@@ -107,7 +107,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @return the topic's controls now
 	 * @throws IllegalArgumentException if the topic has more partitions than the cap allows messages (each
 	 * partition needs one)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default TopicControlState setLimits(String topic, TopicLimits limits) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement setLimits");
@@ -117,7 +117,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * Reads a topic's controls.
 	 * @param topic the topic
 	 * @return whether it is paused, and its limits
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default TopicControlState controls(String topic) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement controls");
@@ -130,7 +130,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @param topic the topic
 	 * @param group the group key
 	 * @return the group's controls now
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default GroupControlState pauseGroup(String topic, String group) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement pauseGroup");
@@ -141,7 +141,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @param topic the topic
 	 * @param group the group key
 	 * @return the group's controls now
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default GroupControlState resumeGroup(String topic, String group) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement resumeGroup");
@@ -156,7 +156,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @param cap the cap, at least 1 (and at least the topic's partition count), or {@code null} to clear it
 	 * @return the group's controls now ({@code group} {@code null}: the default alone)
 	 * @throws IllegalArgumentException if the cap is below 1 (pause the group instead) or below the partition count
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default GroupControlState setGroupCap(String topic, @Nullable String group, @Nullable Integer cap) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement setGroupCap");
@@ -172,7 +172,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @param weight 1 to {@value MessageGroups#MAX_WEIGHT}, or {@code null} for the default (1)
 	 * @return the group's controls now
 	 * @throws IllegalArgumentException if the weight is out of range
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default GroupControlState setGroupWeight(String topic, String group, @Nullable Integer weight) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement setGroupWeight");
@@ -183,7 +183,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @param topic the topic
 	 * @param group the group key
 	 * @return whether it is paused, its caps and weight, and its messages in flight and waiting
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default GroupControlState groupControls(String topic, String group) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement groupControls");
@@ -199,7 +199,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @param ratePerSecond the rate, positive, or {@code null} to clear it
 	 * @return the group's controls now ({@code group} {@code null}: the default alone)
 	 * @throws IllegalArgumentException if the rate is zero, negative or not finite, or the topic is unknown
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default GroupControlState setGroupRate(String topic, @Nullable String group, @Nullable Double ratePerSecond) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement setGroupRate");
@@ -212,7 +212,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @param mode the mode
 	 * @return the mode now
 	 * @throws IllegalArgumentException if the mode is {@code null} or the topic is unknown
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default MessagePriorities.PriorityMode setPriorityMode(String topic, MessagePriorities.PriorityMode mode) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement setPriorityMode");
@@ -222,7 +222,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * Reads how a topic orders the priorities of its due messages.
 	 * @param topic the topic
 	 * @return the mode
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default MessagePriorities.PriorityMode priorityMode(String topic) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement priorityMode");
@@ -237,7 +237,7 @@ public interface DelayedQueueAdmin extends TopicOperations {
 	 * @param count how many groups at most, 1 to {@value TopGroups#MAX_COUNT}
 	 * @return the groups, the most waiting first, and whether every group was looked at
 	 * @throws IllegalArgumentException if the count is out of range
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default TopGroups topGroups(String topic, int count) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement topGroups");

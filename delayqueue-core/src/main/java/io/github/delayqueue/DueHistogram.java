@@ -18,7 +18,7 @@ import org.springframework.util.Assert;
  * @param windows the windows, earliest first
  * @param before messages due before {@code from} (ready now, or overdue, when {@code from} is now)
  * @param after messages due at or after {@code to}
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record DueHistogram(String topic, Instant from, Instant to, List<Window> windows, long before, long after) {
 

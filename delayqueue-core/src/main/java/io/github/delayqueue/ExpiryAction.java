@@ -6,7 +6,7 @@ import java.time.Instant;
  * What becomes of a message whose expiry deadline (see {@link ScheduleRequest.Builder#expiresAt(Instant,
  * ExpiryAction)}) passes before it is delivered.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public enum ExpiryAction {
 

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * @param ratePerSecond the group's own rate limit, handler starts per second (the sum of its partitions' shares), or
  * {@code null} for none
  * @param defaultRatePerSecond the topic's default rate limit for each of its groups, or {@code null} for none
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record GroupControlState(String topic, @Nullable String group, boolean paused, @Nullable Integer cap,
 		@Nullable Integer defaultCap, long inFlight, long waiting, int weight, @Nullable Double ratePerSecond,

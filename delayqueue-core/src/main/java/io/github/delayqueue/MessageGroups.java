@@ -11,7 +11,7 @@ import org.springframework.util.Assert;
  * control character, nothing outside ASCII. It is stored in every message of the group (one byte per character and
  * one more), so a short key (a tenant's or customer's id) costs little.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class MessageGroups {
 
@@ -21,7 +21,7 @@ public final class MessageGroups {
 	/**
 	 * The largest weight of a group among the groups served in turn (see
 	 * {@link DelayedQueueAdmin#setGroupWeight(String, String, Integer)}); the default is 1.
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static final int MAX_WEIGHT = 100;
 
@@ -51,7 +51,7 @@ public final class MessageGroups {
 	 * Checks a group's weight: 1 to {@value #MAX_WEIGHT}.
 	 * @param weight the weight
 	 * @throws IllegalArgumentException if it is out of range
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static void validateWeight(int weight) {
 		Assert.isTrue(weight >= 1 && weight <= MAX_WEIGHT, () -> "Group weight must be between 1 and " + MAX_WEIGHT

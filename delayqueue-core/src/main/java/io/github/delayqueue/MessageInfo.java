@@ -13,7 +13,7 @@ import org.springframework.core.ParameterizedTypeReference;
  * One message as the queue holds it now: found by id ({@link TopicOperations#lookup(String, String)}) or listed
  * ({@link TopicOperations#listWaiting(String, WaitingQuery)}). A snapshot: the message may move on while it is read.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class MessageInfo {
 
@@ -80,7 +80,7 @@ public final class MessageInfo {
 	 * @param payload the payload as stored (JSON bytes)
 	 * @param converter reads the payload into a type
 	 * @param priority its priority (see {@link ScheduleRequest.Builder#priority(int)})
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public MessageInfo(String id, String topic, MessageState state, @Nullable Instant dueAt, @Nullable Instant diedAt,
 			int attempts, @Nullable String lastError, @Nullable Instant createdAt, Map<String, String> headers,
@@ -104,7 +104,7 @@ public final class MessageInfo {
 	 * The message's priority.
 	 * @return {@value MessagePriorities#MIN} to {@value MessagePriorities#MAX}; {@value MessagePriorities#DEFAULT}
 	 * if it set none
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public int priority() {
 		return this.priority;

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * @param messages the messages
  * @param nextCursor where the next page starts (pass it to {@link WaitingQuery#after(String)}), or {@code null} if
  * this page is the last
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record MessagePage(List<MessageInfo> messages, @Nullable String nextCursor) {
 

@@ -12,7 +12,7 @@ import org.springframework.util.Assert;
  * {@value #DEFAULT}. A message of the default priority is stored as it was before priorities existed, so a topic that
  * uses none pays nothing for them.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class MessagePriorities {
 
@@ -41,7 +41,7 @@ public final class MessagePriorities {
 	/**
 	 * How a topic orders the priorities of its due messages.
 	 *
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public enum PriorityMode {
 

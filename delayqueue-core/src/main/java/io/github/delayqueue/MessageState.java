@@ -3,7 +3,7 @@ package io.github.delayqueue;
 /**
  * Where a message is, as {@link TopicOperations#lookup(String, String)} finds it.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public enum MessageState {
 

@@ -34,7 +34,7 @@ import reactor.core.publisher.Mono;
  *
  * @see DelayedQueue
  * @see AsyncDelayedQueue
- * @since 0.3.0
+ * @since 1.0.0
  */
 public interface ReactiveDelayedQueue {
 

@@ -3,7 +3,7 @@ package io.github.delayqueue;
 /**
  * What {@link DelayedQueue#scheduleOrReplace(ScheduleRequest)} did with a message id.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public enum ReplaceResult {
 

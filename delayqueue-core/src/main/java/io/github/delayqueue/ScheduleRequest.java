@@ -136,7 +136,7 @@ public final class ScheduleRequest {
 	/**
 	 * The deadline after which the message must not be delivered, or {@code null} if it has none.
 	 * @return the deadline or {@code null}
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public @Nullable Instant expiresAt() {
 		return this.expiresAt;
@@ -145,7 +145,7 @@ public final class ScheduleRequest {
 	/**
 	 * What becomes of the message if its deadline passes before it is delivered.
 	 * @return the action; {@link ExpiryAction#DEAD_LETTER} unless set
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public ExpiryAction onExpiry() {
 		return this.onExpiry;
@@ -154,7 +154,7 @@ public final class ScheduleRequest {
 	/**
 	 * The group the message belongs to, or {@code null} if none.
 	 * @return the group key or {@code null}
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public @Nullable String group() {
 		return this.group;
@@ -163,7 +163,7 @@ public final class ScheduleRequest {
 	/**
 	 * The priority of the message: {@value MessagePriorities#MIN} (lowest) to {@value MessagePriorities#MAX}.
 	 * @return the priority; {@value MessagePriorities#DEFAULT} unless set
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public int priority() {
 		return this.priority;
@@ -300,7 +300,7 @@ public final class ScheduleRequest {
 		 * must come after the due time (for a delay, after now plus the delay when the request is scheduled).
 		 * @param deadline the deadline
 		 * @return this builder
-		 * @since 0.3.0
+		 * @since 1.0.0
 		 */
 		public Builder expiresAt(Instant deadline) {
 			return expiresAt(deadline, ExpiryAction.DEAD_LETTER);
@@ -312,7 +312,7 @@ public final class ScheduleRequest {
 		 * @param deadline the deadline
 		 * @param action dead-letter it (with the reason) or drop it
 		 * @return this builder
-		 * @since 0.3.0
+		 * @since 1.0.0
 		 */
 		public Builder expiresAt(Instant deadline, ExpiryAction action) {
 			Assert.isTrue(deadline != null, "Expiry deadline must not be null");
@@ -333,7 +333,7 @@ public final class ScheduleRequest {
 		 * {@link MessageGroups#validate(String)})
 		 * @return this builder
 		 * @throws IllegalArgumentException if the group key is not valid
-		 * @since 0.3.0
+		 * @since 1.0.0
 		 */
 		public Builder group(String group) {
 			MessageGroups.validate(group);
@@ -352,7 +352,7 @@ public final class ScheduleRequest {
 		 * {@value MessagePriorities#DEFAULT} unless set
 		 * @return this builder
 		 * @throws IllegalArgumentException if the priority is out of range
-		 * @since 0.3.0
+		 * @since 1.0.0
 		 */
 		public Builder priority(int priority) {
 			MessagePriorities.validate(priority);

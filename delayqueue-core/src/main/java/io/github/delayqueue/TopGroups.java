@@ -10,7 +10,7 @@ import java.util.List;
  * @param complete whether every group with messages waiting was looked at: {@code false} when a partition has more
  * than {@value #LOOKED_AT} groups with a turn, or more than {@value #LOOKED_AT} held (paused or at their cap), so that
  * the list is the top of those looked at (the groups whose turn came first, the longest overdue)
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record TopGroups(String topic, List<GroupCount> groups, boolean complete) {
 

@@ -6,7 +6,7 @@ package io.github.delayqueue;
  * @param topic the topic
  * @param paused whether delivery is paused
  * @param limits the rate limit and concurrency cap
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record TopicControlState(String topic, boolean paused, TopicLimits limits) {
 }

@@ -12,7 +12,7 @@ import org.springframework.util.Assert;
  *
  * @param ratePerSecond the most handler starts per second, or {@code null} for no limit
  * @param maxInFlight the most messages in flight at once, or {@code null} for no cap
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record TopicLimits(@Nullable Double ratePerSecond, @Nullable Integer maxInFlight) {
 

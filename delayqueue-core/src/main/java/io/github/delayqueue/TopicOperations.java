@@ -9,7 +9,7 @@ import java.util.Optional;
  * the operators' {@link DelayedQueueAdmin} that works on one topic's messages. The application's {@link DelayedQueue}
  * does not extend it: of these, a producer has {@link DelayedQueue#lookup(String, String)}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public interface TopicOperations {
 
@@ -76,7 +76,7 @@ public interface TopicOperations {
 	 * purged or expired and dropped)
 	 * @throws UnsupportedOperationException if this implementation predates it (a default method, so that an
 	 * application's own implementation written for 0.2 still compiles)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default Optional<MessageInfo> lookup(String topic, String id) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement lookup");
@@ -90,7 +90,7 @@ public interface TopicOperations {
 	 * @return the page, and the next page's cursor
 	 * @throws IllegalArgumentException if the cursor is not one a listing returned
 	 * @throws UnsupportedOperationException if this implementation predates it
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default MessagePage listWaiting(String topic, WaitingQuery query) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement listWaiting");
@@ -108,7 +108,7 @@ public interface TopicOperations {
 	 * @return the counts
 	 * @throws IllegalArgumentException if the topic, the times or the number of windows is invalid
 	 * @throws UnsupportedOperationException if this implementation predates it
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default DueHistogram countDue(String topic, Instant from, Instant to, int windows) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not implement countDue");

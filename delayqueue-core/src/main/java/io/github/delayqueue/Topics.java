@@ -15,14 +15,14 @@ public final class Topics {
 
 	/**
 	 * The longest subscription name.
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static final int MAX_SUBSCRIPTION_LENGTH = 100;
 
 	/**
 	 * What separates a topic from one of its subscriptions in a subscription's full name,
 	 * {@code <topic>@<subscription>}; never part of a topic's or a subscription's own name.
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static final char SUBSCRIPTION_SEPARATOR = '@';
 
@@ -68,7 +68,7 @@ public final class Topics {
 	 * @param subscription the name
 	 * @return the name
 	 * @throws InvalidTopicException if it is not valid, saying why
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static String validateSubscription(@Nullable String subscription) {
 		if (subscription == null || subscription.isBlank()) {
@@ -92,7 +92,7 @@ public final class Topics {
 	 * @param subscription the subscription's own name
 	 * @return the full name
 	 * @throws InvalidTopicException if either name is not valid
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static String subscriptionName(String topic, String subscription) {
 		return validate(topic) + SUBSCRIPTION_SEPARATOR + validateSubscription(subscription);
@@ -102,7 +102,7 @@ public final class Topics {
 	 * Whether a name is a valid topic's or a valid subscription's full name ({@code <topic>@<subscription>}).
 	 * @param name the name
 	 * @return {@code true} if it may be used where a topic or a subscription is taken
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static boolean isValidTopicOrSubscription(@Nullable String name) {
 		int at = (name != null) ? name.indexOf(SUBSCRIPTION_SEPARATOR) : -1;
@@ -120,7 +120,7 @@ public final class Topics {
 	 * @param name the name
 	 * @return the name
 	 * @throws InvalidTopicException if it is neither, saying why
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static String validateTopicOrSubscription(@Nullable String name) {
 		int at = (name != null) ? name.indexOf(SUBSCRIPTION_SEPARATOR) : -1;

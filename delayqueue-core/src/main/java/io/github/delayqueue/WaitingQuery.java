@@ -21,7 +21,7 @@ import org.springframework.util.Assert;
  * @param from the earliest due time listed, or {@code null}
  * @param to the latest due time listed, or {@code null}
  * @param cursor the previous page's {@link MessagePage#nextCursor()}, or {@code null} for the first page
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record WaitingQuery(int limit, @Nullable Instant from, @Nullable Instant to, @Nullable String cursor) {
 

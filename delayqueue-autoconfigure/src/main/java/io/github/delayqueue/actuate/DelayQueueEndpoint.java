@@ -194,7 +194,7 @@ public class DelayQueueEndpoint {
 	 * the default (1)
 	 * @param ratePerSecond for {@code rate}: the most handler starts of the group per second; {@code 0} for none
 	 * @return the group's controls now, or {@code null} (404) for another {@code part} or {@code action}
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	@WriteOperation
 	public @Nullable GroupControlState changeGroup(@Selector String topic, @Selector String part,

@@ -18,7 +18,7 @@ import org.springframework.util.Assert;
  * with the listeners' states as details. Each line's {@code DelayQueueHealthIndicator} reports it as a
  * {@code Health}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class DelayQueueHealth {
 

@@ -8,7 +8,7 @@ import io.github.delayqueue.config.DefaultDelayedListenerContainerFactory;
  * if several must run in order. Only the auto-configured factory is customized; a factory you declare yourself is
  * yours to set up.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @FunctionalInterface
 public interface DelayedListenerContainerFactoryCustomizer {

@@ -7,7 +7,7 @@ import io.github.delayqueue.core.RedisDelayedQueue;
  * {@code RestTemplateCustomizer} and {@code RabbitTemplateCustomizer} do: declare beans of this type, ordered with
  * {@code @Order} if several must run in order.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @FunctionalInterface
 public interface RedisDelayedQueueCustomizer {

@@ -67,7 +67,7 @@ public @interface DelayedListener {
 	 * {@code <topic>@<subscription>}, is what the admin operations and the metrics' {@code topic} tag
 	 * take and show. Default: none, the topic's own listener (a topic with subscriptions delivers to them alone).
 	 * @return the subscription's name, or empty for none
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	String subscription() default "";
 
@@ -82,7 +82,7 @@ public @interface DelayedListener {
 	 * Kotlin {@code suspend} function): the most messages in flight at once; default
 	 * {@code delayqueue.listener.async-concurrency}.
 	 * @return the bound, as text
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	String asyncConcurrency() default "";
 
@@ -103,7 +103,7 @@ public @interface DelayedListener {
 	 * How long a handler may run before its message is attempted again (the attempt counts) and its thread
 	 * interrupted, such as {@code 2m}; default {@code delayqueue.listener.handler-timeout} (unset: no limit).
 	 * @return the handler timeout, as text
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	String handlerTimeout() default "";
 
@@ -123,7 +123,7 @@ public @interface DelayedListener {
 	 * names (see {@link io.github.delayqueue.listener.DelayedBatchHandler}). Default {@code "false"}: one message per
 	 * call, and a {@code List} parameter is one message's payload.
 	 * @return {@code true} or {@code false}, as text
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	String batch() default "";
 
@@ -131,7 +131,7 @@ public @interface DelayedListener {
 	 * For a batch listener: the most messages one call takes; default
 	 * {@code delayqueue.listener.batch-max-messages}. Set on a listener of one message per call, start-up fails.
 	 * @return the maximum, as text
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	String batchMaxMessages() default "";
 
@@ -140,7 +140,7 @@ public @interface DelayedListener {
 	 * default {@code delayqueue.listener.batch-max-wait} (zero: it takes what is ready). Set on a listener of one
 	 * message per call, start-up fails.
 	 * @return the wait, as text
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	String batchMaxWait() default "";
 
@@ -149,7 +149,7 @@ public @interface DelayedListener {
 	 * it waiting, and cancellable, until its due time ({@code false}); default
 	 * {@code delayqueue.listener.lease-ahead} (see {@link io.github.delayqueue.listener.ListenerOptions#leaseAhead()}).
 	 * @return {@code true} or {@code false}, as text
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	String leaseAhead() default "";
 

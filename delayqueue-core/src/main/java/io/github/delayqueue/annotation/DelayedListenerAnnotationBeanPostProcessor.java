@@ -296,7 +296,7 @@ public class DelayedListenerAnnotationBeanPostProcessor
 	 * @param method the listener method
 	 * @param targetClass the bean's class
 	 * @return the payload type; {@code Object} if the method takes none
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static java.lang.reflect.Type payloadTypeOf(Method method, Class<?> targetClass) {
 		try {

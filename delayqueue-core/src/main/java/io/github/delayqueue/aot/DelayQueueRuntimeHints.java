@@ -11,7 +11,7 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
  * registered per application by {@link DelayedListenerBeanRegistrationAotProcessor}; the recurring schedules' stored
  * definitions are read field by field and need no reflection.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class DelayQueueRuntimeHints implements RuntimeHintsRegistrar {
 

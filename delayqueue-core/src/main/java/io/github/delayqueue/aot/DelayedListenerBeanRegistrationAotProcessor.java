@@ -24,7 +24,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
  * each method for invocation, and each payload type (with what Jackson reads of it) for binding, since payloads are
  * read into the listener parameter's type by reflection.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class DelayedListenerBeanRegistrationAotProcessor implements BeanRegistrationAotProcessor {
 

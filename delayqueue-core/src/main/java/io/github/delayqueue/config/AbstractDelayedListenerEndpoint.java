@@ -110,7 +110,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	/**
 	 * Sets how many messages a method whose work completes later may have in flight at once.
 	 * @param asyncConcurrency 1 to 10,000
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void setAsyncConcurrency(int asyncConcurrency) {
 		checkOptionsSettable();
@@ -141,7 +141,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	/**
 	 * Sets how long a handler may run before its message is attempted again and its thread interrupted.
 	 * @param handlerTimeout at least 10 ms
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void setHandlerTimeout(Duration handlerTimeout) {
 		checkOptionsSettable();
@@ -163,7 +163,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	 * For a batch listener: sets the most messages one call of its handler takes (see
 	 * {@link ListenerOptions#batchMaxMessages()}).
 	 * @param batchMaxMessages 1 to 1000
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void setBatchMaxMessages(int batchMaxMessages) {
 		checkOptionsSettable();
@@ -175,7 +175,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	 * For a batch listener: sets how long a call waits for more messages (see
 	 * {@link ListenerOptions#batchMaxWait()}).
 	 * @param batchMaxWait zero to one minute
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void setBatchMaxWait(Duration batchMaxWait) {
 		checkOptionsSettable();
@@ -186,7 +186,7 @@ public abstract class AbstractDelayedListenerEndpoint implements DelayedListener
 	/**
 	 * Sets whether claims lease a message shortly before it falls due (see {@link ListenerOptions#leaseAhead()}).
 	 * @param leaseAhead {@code false} to keep each message cancellable until its due time
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void setLeaseAhead(boolean leaseAhead) {
 		checkOptionsSettable();

@@ -87,7 +87,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	 * {@link DelayedListenerContainer#pauseTopic()}): the application's {@link DelayedQueueAdmin}, so that one object
 	 * reaches every partition of a topic. Without one, the containers' topic-wide methods throw.
 	 * @param admin the admin, or {@code null}
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void setAdmin(@Nullable DelayedQueueAdmin admin) {
 		this.admin = admin;
@@ -96,7 +96,7 @@ public class DefaultDelayedListenerContainerFactory implements DelayedListenerCo
 	/**
 	 * The admin each container made afterwards gets.
 	 * @return the admin, or {@code null}
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public @Nullable DelayedQueueAdmin getAdmin() {
 		return this.admin;

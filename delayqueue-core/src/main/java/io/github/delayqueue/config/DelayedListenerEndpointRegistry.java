@@ -137,7 +137,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @param topic a topic this application listens to
 	 * @throws IllegalArgumentException if no listener consumes the topic here
 	 * @throws IllegalStateException if its container has no admin
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void pauseTopic(String topic) {
 		containerFor(topic).pauseTopic();
@@ -148,7 +148,7 @@ public class DelayedListenerEndpointRegistry implements SmartLifecycle, Disposab
 	 * @param topic a topic this application listens to
 	 * @throws IllegalArgumentException if no listener consumes the topic here
 	 * @throws IllegalStateException if its container has no admin
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void resumeTopic(String topic) {
 		containerFor(topic).resumeTopic();

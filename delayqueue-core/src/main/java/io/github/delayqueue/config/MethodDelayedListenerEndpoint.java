@@ -90,7 +90,7 @@ public class MethodDelayedListenerEndpoint extends AbstractDelayedListenerEndpoi
 	 * payload parameter takes a {@code List<T>} (or a {@code List<Message<T>>}), the payload type is {@code T}, and
 	 * each call takes several messages (see {@link io.github.delayqueue.listener.DelayedBatchHandler}).
 	 * @param batch whether each call takes several messages
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void setBatchListener(boolean batch) {
 		this.batch = batch;
@@ -99,7 +99,7 @@ public class MethodDelayedListenerEndpoint extends AbstractDelayedListenerEndpoi
 	/**
 	 * Whether this is the endpoint of a batch listener method.
 	 * @return whether each call takes several messages
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public boolean isBatchListener() {
 		return this.batch;

@@ -10,7 +10,7 @@ import org.springframework.context.ApplicationEvent;
  * scheduling the messages again with the same ids (harmless where they exist) once Redis is back. The failure is
  * also logged with the ids and counted ({@code delayqueue.transaction.failed}).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class AfterCommitFailedEvent extends ApplicationEvent {
 

@@ -165,7 +165,7 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 	 * @return the id it was stored under (the tick's, or {@code <id>~<n>} if another message has that id), or
 	 * {@code null} if it was not stored
 	 * @throws io.github.delayqueue.PayloadTooLargeException if the payload is over the size limit
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public @Nullable String storeTick(String topic, String schedule, NewMessage tick, String definitionDigest) {
 		Topics.validate(topic);
@@ -185,7 +185,7 @@ public class RedisDelayedQueue implements DelayedQueue, ApplicationEventPublishe
 	 * @return the asynchronous view of this queue
 	 * @throws IllegalStateException if the store has no non-blocking connection (its connection factory is not a
 	 * {@code ReactiveRedisConnectionFactory}: Jedis)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	@Override
 	public AsyncDelayedQueue async() {

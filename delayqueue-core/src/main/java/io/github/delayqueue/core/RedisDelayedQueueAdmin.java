@@ -38,7 +38,7 @@ import org.springframework.util.Assert;
  * controls) and {@code GroupCounting} (top groups); the topics themselves (known topics, partition counts,
  * subscriptions) are its own.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class RedisDelayedQueueAdmin implements DelayedQueueAdmin {
 

@@ -31,7 +31,7 @@ import org.springframework.util.Assert;
  * keeps the request's), so the trace travels across the delay to the listener as it does from a blocking call. Outside a reactive transaction, a subscription made inside a transaction of the subscribing
  * thread follows that one, as the asynchronous view does.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class RedisReactiveDelayedQueue implements ReactiveDelayedQueue {
 

@@ -14,7 +14,7 @@ import io.github.delayqueue.DeliveredMessage;
  * {@link ListenerOptions#asyncConcurrency()}.
  *
  * @param <T> the payload type
- * @since 0.3.0
+ * @since 1.0.0
  */
 @FunctionalInterface
 public interface AsyncDelayedBatchHandler<T> extends DelayedBatchHandler<T> {

@@ -16,7 +16,7 @@ import io.github.delayqueue.DeliveredMessage;
  * threads, never on the completing one (an event loop is not blocked by a call to Redis).
  *
  * @param <T> the payload type
- * @since 0.3.0
+ * @since 1.0.0
  */
 @FunctionalInterface
 public interface AsyncDelayedMessageHandler<T> extends DelayedMessageHandler<T> {

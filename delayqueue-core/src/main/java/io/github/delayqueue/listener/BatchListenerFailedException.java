@@ -14,7 +14,7 @@ import org.springframework.util.Assert;
  * counted, and are delivered again at once. The message is named by its position in the batch or by its
  * {@link DeliveredMessage}; one that names no message of the batch fails the whole batch.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class BatchListenerFailedException extends RuntimeException {
 

@@ -17,7 +17,7 @@ import org.springframework.util.Assert;
  * the lifecycle. A container factory holds one as the template of the containers it makes (each gets a copy); a
  * container reads its own when it starts, so a change applies from the next start.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class ContainerProperties {
 

@@ -48,7 +48,7 @@ public final class DefaultDeliveryErrorHandler implements DeliveryErrorHandler {
 	 * Creates a handler with the given backoff.
 	 * @param backOff the delays between attempts; {@link BackOffExecution#STOP} sends the message to the dead
 	 * letters
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public DefaultDeliveryErrorHandler(BackOff backOff) {
 		this(backOff, List.of());
@@ -64,7 +64,7 @@ public final class DefaultDeliveryErrorHandler implements DeliveryErrorHandler {
 	 * The default backoff: one second before the second attempt, doubling up to five minutes, with a jitter of a
 	 * quarter second (scaled as the delay grows).
 	 * @return a new backoff
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static BackOff defaultBackOff() {
 		return exponentialBackOff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(5));
@@ -76,7 +76,7 @@ public final class DefaultDeliveryErrorHandler implements DeliveryErrorHandler {
 	 * @param multiplier the growth per attempt, at least 1
 	 * @param maxDelay the longest delay, at least {@code delay}
 	 * @return the backoff
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static BackOff exponentialBackOff(Duration delay, double multiplier, Duration maxDelay) {
 		return exponentialBackOff(delay, multiplier, maxDelay, (delay != null) ? delay.dividedBy(4) : Duration.ZERO);
@@ -92,7 +92,7 @@ public final class DefaultDeliveryErrorHandler implements DeliveryErrorHandler {
 	 * @param maxDelay the longest delay, at least {@code delay}
 	 * @param jitter the random spread, zero or more
 	 * @return the backoff
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static BackOff exponentialBackOff(Duration delay, double multiplier, Duration maxDelay, Duration jitter) {
 		return new JitteredExponentialBackOff(delay, multiplier, maxDelay, jitter);
@@ -102,7 +102,7 @@ public final class DefaultDeliveryErrorHandler implements DeliveryErrorHandler {
 	 * This handler with more exception types that send a message to the dead letters without retrying.
 	 * @param types the exception types, matched along the cause chain
 	 * @return a new handler, with this one's backoff and types and these
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	@SafeVarargs
 	public final DefaultDeliveryErrorHandler withNotRetryable(Class<? extends Throwable>... types) {
@@ -117,7 +117,7 @@ public final class DefaultDeliveryErrorHandler implements DeliveryErrorHandler {
 	/**
 	 * The delays between attempts.
 	 * @return the backoff
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public BackOff getBackOff() {
 		return this.backOff;
@@ -127,7 +127,7 @@ public final class DefaultDeliveryErrorHandler implements DeliveryErrorHandler {
 	 * The exception types (matched along the cause chain) that send a message to the dead letters at once, besides
 	 * unreadable payloads and {@link NonRetryableException}.
 	 * @return the types
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public List<Class<? extends Throwable>> getNotRetryable() {
 		return this.notRetryable;

@@ -20,7 +20,7 @@ import io.github.delayqueue.DeliveredMessage;
  * A batch handler is also a {@link DelayedMessageHandler}: called with one message, it handles a batch of one.
  *
  * @param <T> the payload type
- * @since 0.3.0
+ * @since 1.0.0
  */
 @FunctionalInterface
 public interface DelayedBatchHandler<T> extends DelayedMessageHandler<T> {

@@ -172,7 +172,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * the topic (the application's {@link DelayedQueueAdmin}: the container factory sets its own). The admin is the
 	 * one place that reaches every partition of a topic; the container only names its topic.
 	 * @param admin the admin, or {@code null} for none (the topic-wide methods then throw)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void setAdmin(@Nullable DelayedQueueAdmin admin) {
 		this.admin = admin;
@@ -181,7 +181,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	/**
 	 * The admin through which the topic-wide methods act, if one was set.
 	 * @return the admin, or {@code null}
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public @Nullable DelayedQueueAdmin getAdmin() {
 		return this.admin;
@@ -193,7 +193,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * of the topic leases a message until it is resumed (messages keep their due times; those in flight finish).
 	 * Unlike {@link #stop()}, which stops this application's consumer only.
 	 * @throws IllegalStateException if the container has no admin
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void pauseTopic() {
 		requireAdmin().pause(getTopic());
@@ -203,7 +203,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * Resumes the topic on every instance, through the admin ({@link DelayedQueueAdmin#resume(String)}); what is due
 	 * is delivered at once.
 	 * @throws IllegalStateException if the container has no admin
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void resumeTopic() {
 		requireAdmin().resume(getTopic());
@@ -214,7 +214,7 @@ public class DelayedListenerContainer implements SmartLifecycle {
 	 * ({@link DelayedQueueAdmin#controls(String)}).
 	 * @return {@code true} if any partition is paused
 	 * @throws IllegalStateException if the container has no admin
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public boolean isTopicPaused() {
 		return requireAdmin().controls(getTopic()).paused();

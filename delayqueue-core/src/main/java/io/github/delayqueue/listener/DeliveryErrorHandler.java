@@ -43,7 +43,7 @@ public interface DeliveryErrorHandler {
 	 * @param message the message, with its attempt number (1 for the first)
 	 * @param failure what the handler threw (unwrapped from reflection), or why the message could not be read
 	 * @return the action; must not be {@code null} (if it is, the default handler decides)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	FailureAction handle(DeliveredMessage message, Throwable failure);
 

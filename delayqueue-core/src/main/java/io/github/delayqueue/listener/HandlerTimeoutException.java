@@ -6,7 +6,7 @@ import java.time.Duration;
  * A handler ran beyond its listener's handler timeout: the delivery failed with this exception (retried with the
  * back-off, or dead-lettered when its attempts are used up), and the handler's thread was interrupted.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class HandlerTimeoutException extends RuntimeException {
 

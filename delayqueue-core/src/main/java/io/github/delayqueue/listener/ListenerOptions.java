@@ -21,7 +21,7 @@ public final class ListenerOptions {
 	/**
 	 * The default number of messages a listener whose handler completes later (it returns a
 	 * {@code CompletableFuture} or a {@code Mono}) has in flight at once.
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static final int DEFAULT_ASYNC_CONCURRENCY = 256;
 
@@ -38,7 +38,7 @@ public final class ListenerOptions {
 
 	/**
 	 * The default most messages a batch listener ({@link DelayedBatchHandler}) is called with at once.
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static final int DEFAULT_BATCH_MAX_MESSAGES = 100;
 
@@ -107,7 +107,7 @@ public final class ListenerOptions {
 	 * {@code CompletableFuture} or a {@code Mono}): its handler threads start no more until one completes. A
 	 * blocking handler's messages are bounded by the {@linkplain #concurrency() concurrency} instead.
 	 * @return the bound
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public int asyncConcurrency() {
 		return this.asyncConcurrency;
@@ -159,7 +159,7 @@ public final class ListenerOptions {
 	 * How long a handler may run before its lease is released for another attempt (the attempt counts) and its
 	 * thread interrupted; {@code null} for no limit (the lease is extended while the handler runs).
 	 * @return the timeout or {@code null}
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public @Nullable Duration handlerTimeout() {
 		return this.handlerTimeout;
@@ -172,7 +172,7 @@ public final class ListenerOptions {
 	 * cancelled, until its due time, and starts a claim's round trip or more after it. Topics with controls (pause,
 	 * rate limit, cap) lease nothing ahead either way.
 	 * @return whether claims lease ahead; {@code true} unless set
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public boolean leaseAhead() {
 		return this.leaseAhead;
@@ -184,7 +184,7 @@ public final class ListenerOptions {
 	 * Unless {@link #batchSize()} is set, the consumer of a batch listener leases up to twice its concurrency times
 	 * this, counted up to 128: at most 256 messages at once (a claim of that many holds Redis a few milliseconds).
 	 * @return 1 to 1000; {@value #DEFAULT_BATCH_MAX_MESSAGES} unless set
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public int batchMaxMessages() {
 		return this.batchMaxMessages;
@@ -195,7 +195,7 @@ public final class ListenerOptions {
 	 * {@link #batchMaxMessages()} are ready. Every message in the call starts that much later at most. A call stops
 	 * waiting once it holds half of what the consumer leases (no claim could bring more) or a suspect arrives.
 	 * @return the wait; zero (take what is ready) unless set
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public Duration batchMaxWait() {
 		return this.batchMaxWait;
@@ -260,7 +260,7 @@ public final class ListenerOptions {
 		 * Sets whether claims lease a message shortly before it falls due (see {@link ListenerOptions#leaseAhead()}).
 		 * @param leaseAhead {@code false} to keep each message cancellable until its due time
 		 * @return this builder
-		 * @since 0.3.0
+		 * @since 1.0.0
 		 */
 		public Builder leaseAhead(boolean leaseAhead) {
 			this.leaseAhead = leaseAhead;
@@ -274,7 +274,7 @@ public final class ListenerOptions {
 		 * handler runs, however long.
 		 * @param handlerTimeout at least 10 ms, or {@code null} for none
 		 * @return this builder
-		 * @since 0.3.0
+		 * @since 1.0.0
 		 */
 		public Builder handlerTimeout(@Nullable Duration handlerTimeout) {
 			Assert.isTrue(handlerTimeout == null || handlerTimeout.toMillis() >= 10,
@@ -299,7 +299,7 @@ public final class ListenerOptions {
 		 * Sets how many messages a listener whose handler completes later may have in flight at once.
 		 * @param asyncConcurrency 1 to 10,000
 		 * @return this builder
-		 * @since 0.3.0
+		 * @since 1.0.0
 		 */
 		public Builder asyncConcurrency(int asyncConcurrency) {
 			Assert.isTrue(asyncConcurrency >= 1 && asyncConcurrency <= 10_000,
@@ -347,7 +347,7 @@ public final class ListenerOptions {
 		 * Sets the most messages one call of a batch listener takes (see {@link ListenerOptions#batchMaxMessages()}).
 		 * @param batchMaxMessages 1 to 1000
 		 * @return this builder
-		 * @since 0.3.0
+		 * @since 1.0.0
 		 */
 		public Builder batchMaxMessages(int batchMaxMessages) {
 			Assert.isTrue(batchMaxMessages >= 1 && batchMaxMessages <= 1000,
@@ -361,7 +361,7 @@ public final class ListenerOptions {
 		 * {@link ListenerOptions#batchMaxWait()}).
 		 * @param batchMaxWait zero to one minute
 		 * @return this builder
-		 * @since 0.3.0
+		 * @since 1.0.0
 		 */
 		public Builder batchMaxWait(Duration batchMaxWait) {
 			Assert.notNull(batchMaxWait, "Batch max wait must not be null");

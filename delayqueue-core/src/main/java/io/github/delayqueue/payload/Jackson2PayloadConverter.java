@@ -27,7 +27,7 @@ import org.springframework.util.Assert;
  * generator and parser, as long as the mapper reads and writes strings with Jackson's own (de)serializer and wraps no
  * root value, as {@link JacksonPayloadConverter} does.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class Jackson2PayloadConverter extends JsonPayloadConverterSupport<ObjectReader> {
 

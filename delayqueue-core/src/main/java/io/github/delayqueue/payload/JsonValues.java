@@ -14,7 +14,7 @@ import org.springframework.util.ClassUtils;
  * definitions, payloads given as JSON text, the values the Redisson migration decodes); payloads go through a
  * {@link PayloadConverter}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class JsonValues {
 

@@ -35,7 +35,7 @@ public interface PayloadConverter {
 	 * other writes. An application with a mapper of its own passes it to one of them (the starters do).
 	 * @return the converter
 	 * @throws IllegalStateException if neither Jackson is on the class path
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	static PayloadConverter json() {
 		ClassLoader classLoader = PayloadConverter.class.getClassLoader();

@@ -5,7 +5,7 @@ package io.github.delayqueue.recurring;
  * that a poll finds only a little late (its schedule's cursor, the latest tick stored, is within a few polls of now,
  * at least a second: a poll delayed by a pause or a slow Redis) are not missed: they all fire, whatever the policy.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public enum MissedTicks {
 

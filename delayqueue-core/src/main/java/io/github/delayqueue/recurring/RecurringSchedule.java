@@ -24,7 +24,7 @@ import org.springframework.util.Assert;
  * a local time in the repeated hour occurs twice, and ticks at both instants. A schedule that must tick exactly once a
  * day avoids the hour of the change (02:00 to 03:00 in most of Europe) or uses a zone without daylight saving.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class RecurringSchedule {
 

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param paused whether it is paused
  * @param lastTick the latest tick whose message was stored, or {@code null} if none yet
  * @param nextTick the next tick it will fire, or {@code null} if paused or never again
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record RecurringScheduleInfo(String name, String topic, @Nullable String cron, @Nullable Duration every,
 		ZoneId zone, String payloadJson, MissedTicks missedTicks, int maxMissed, boolean paused,

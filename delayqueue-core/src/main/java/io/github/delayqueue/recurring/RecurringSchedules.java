@@ -10,7 +10,7 @@ import java.util.Optional;
  * with the headers {@link #SCHEDULE_HEADER} and {@link #TICK_HEADER}; the ticks of one schedule are independent
  * messages, so a tick whose handler still runs does not hold up the next (the listener's concurrency bounds them).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public interface RecurringSchedules {
 

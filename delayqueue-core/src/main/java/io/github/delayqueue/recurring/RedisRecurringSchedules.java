@@ -36,7 +36,7 @@ import org.springframework.util.Assert;
  * Missed ticks are counted at most 31 days back. Ticks are instants of this instance's clock, stored as Redis-clock
  * due times: a clock that runs off from Redis's moves ticks by as much.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecycle {
 
@@ -58,7 +58,7 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	 * @param store where definitions and cursors live
 	 * @param queue the queue that writes the ticks' messages (with its payload limit, metrics and observation)
 	 * @param converter serialises payloads (the queue's): it must write JSON, which definitions keep
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public RedisRecurringSchedules(RecurringStore store, RedisDelayedQueue queue, PayloadConverter converter) {
 		Assert.notNull(store, "RecurringStore must not be null");
@@ -108,7 +108,7 @@ public class RedisRecurringSchedules implements RecurringSchedules, SmartLifecyc
 	 * runs are short (a few Redis calls) and store ticks ahead of their time, so a scheduler that others use too is
 	 * fine as long as their tasks do not hold its threads for long.
 	 * @param taskScheduler the scheduler, or {@code null} for one of its own
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void setTaskScheduler(@Nullable TaskScheduler taskScheduler) {
 		this.ticker.setTaskScheduler(taskScheduler);

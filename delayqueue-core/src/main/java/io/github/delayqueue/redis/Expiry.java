@@ -8,7 +8,7 @@ import java.time.Instant;
  *
  * @param deadline the deadline, to the millisecond (a fraction rounds down: never delivered after it)
  * @param discard {@code true} to drop it, {@code false} to move it to the dead letters
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record Expiry(Instant deadline, boolean discard) {
 

@@ -27,7 +27,7 @@ import static io.github.delayqueue.redis.internal.Replies.nullableText;
  * {@link MessageOperations#tick(String, String, NewMessage, String)}). What a definition means is decided above this
  * layer.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class RecurringStore {
 
@@ -48,7 +48,7 @@ public class RecurringStore {
 	/**
 	 * Creates the store beside a message store: the same key prefix and connection.
 	 * @param store the message store
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public RecurringStore(RedisMessageStore store) {
 		Assert.notNull(store, "RedisMessageStore must not be null");
@@ -62,7 +62,7 @@ public class RecurringStore {
 	 * Adds the topic of a schedule to the known topics (see {@link RedisMessageStore#topics()}), so that operators'
 	 * tools list it before its first tick.
 	 * @param topic the topic
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void registerTopic(String topic) {
 		this.topics.register(List.of(topic));
@@ -86,7 +86,7 @@ public class RecurringStore {
 	 * @param expected the definition read, or {@code null} if there was none
 	 * @param definition the new encoded definition
 	 * @return {@code true} if it was replaced, {@code false} if the stored definition had changed meanwhile
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public boolean replace(String name, byte @Nullable [] expected, byte[] definition) {
 		Long replaced = this.scripts.run(PUT, ReturnType.INTEGER, this.keys.recurringDefinitions(), bytes(name),
@@ -175,7 +175,7 @@ public class RecurringStore {
 	 * definition before it changed), nothing changes and the caller reads the cursor again.
 	 * @param cursorRead the cursor the waiting ids were computed up to, or {@code null} if none was stored
 	 * @return how many waiting ticks were withdrawn, or {@code -1} if the cursor has moved (nothing changed)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public long changed(String partition, String name, String digest, boolean reset, long nowMillis,
 			@Nullable Long cursorRead, List<String> waitingIds) {
@@ -208,7 +208,7 @@ public class RecurringStore {
 	 * @param to the store's name of the partition that keeps it now
 	 * @param name the schedule's name
 	 * @return {@code true} if a cursor was handed over
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public boolean adopt(String from, String to, String name) {
 		List<?> reply = this.scripts.run(ADOPT, ReturnType.MULTI, this.keys.pending(from), bytes(name));

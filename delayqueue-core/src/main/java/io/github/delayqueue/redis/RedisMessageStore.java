@@ -49,7 +49,7 @@ public class RedisMessageStore {
 	 * The most messages the queue stores in one script call (a {@code scheduleAll} of more is several calls, each
 	 * atomic): 10 to 25 µs of Redis's time each (more as the topic grows to millions), so a call holds Redis for a
 	 * few milliseconds at most, the buckets it splits included (calls of 250 took 16 to 18 ms at a million waiting).
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static final int SCHEDULE_CHUNK_SIZE = 100;
 
@@ -112,7 +112,7 @@ public class RedisMessageStore {
 	 * {@code *Async} methods): the connection factory is also a {@link ReactiveRedisConnectionFactory} (Lettuce's
 	 * is; Spring Boot's default) and Reactor is on the class path.
 	 * @return whether the non-blocking operations are available
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public boolean isNonBlocking() {
 		return this.nonBlocking;
@@ -126,7 +126,7 @@ public class RedisMessageStore {
 	 * uses the topics: it reads only the pending set, and a message of a page that reached it could not be read
 	 * (UPGRADING.md).
 	 * @param storedFormat {@code 5} or {@code 2}
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void setStoredFormat(int storedFormat) {
 		this.messages.setStoredFormat(storedFormat);
@@ -186,7 +186,7 @@ public class RedisMessageStore {
 	 * The subscriptions each topic has.
 	 * For the library's own layers: the type is in {@code io.github.delayqueue.redis.internal}, not an API.
 	 * @return the registry
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public SubscriptionRegistry subscriptions() {
 		return this.subscriptions;
@@ -240,7 +240,7 @@ public class RedisMessageStore {
 	 * once at info). Only Lettuce connections call functions; with Jedis the store always uses {@code EVALSHA}. Both
 	 * run the same Lua to the same effect.
 	 * @param redisFunctions {@code false} to call scripts with {@code EVALSHA} only
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void setRedisFunctions(boolean redisFunctions) {
 		this.scripts.setFunctions(redisFunctions);
@@ -249,7 +249,7 @@ public class RedisMessageStore {
 	/**
 	 * Whether the store calls its scripts as Redis Functions at the moment (see {@link #setRedisFunctions(boolean)}).
 	 * @return {@code false} if switched off, or once a server refused them
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public boolean isRedisFunctions() {
 		return this.scripts.functions();

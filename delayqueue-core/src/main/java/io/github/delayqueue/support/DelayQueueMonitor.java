@@ -61,7 +61,7 @@ public interface DelayQueueMonitor {
 	 * were dropped, as each said.
 	 * @param topic the topic
 	 * @param count how many
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default void pastDeadline(String topic, int count) {
 	}
@@ -70,7 +70,7 @@ public interface DelayQueueMonitor {
 	 * A handler ran beyond the listener's handler timeout: its lease was released for another attempt (the attempt
 	 * counted) and its thread interrupted.
 	 * @param topic the topic
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default void handlerTimedOut(String topic) {
 	}
@@ -106,7 +106,7 @@ public interface DelayQueueMonitor {
 	 * @param topic the topic
 	 * @param group the message's group key, or {@code null} for a message without a group
 	 * @param latenessMillis how late the handler starts, in milliseconds
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default void dispatched(String topic, @Nullable String group, long latenessMillis) {
 		dispatched(topic, latenessMillis);
@@ -121,7 +121,7 @@ public interface DelayQueueMonitor {
 	 * @param durationNanos how long the handler ran
 	 * @param exception the exception it threw, or {@code null}
 	 * @param observed whether the handler call ran in an observation
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	default void handled(String topic, @Nullable String group, Outcome outcome, long durationNanos,
 			@Nullable Throwable exception, boolean observed) {

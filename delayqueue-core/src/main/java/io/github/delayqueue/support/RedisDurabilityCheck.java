@@ -19,7 +19,7 @@ import org.springframework.util.Assert;
  * start-up: a development Redis may well run without persistence. Spring Boot applications get it auto-configured;
  * others declare it as a bean.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class RedisDurabilityCheck implements SmartInitializingSingleton {
 

@@ -27,7 +27,7 @@ import org.springframework.util.Assert;
  * <p>
  * Starts before and stops after the listener containers ({@link #DEFAULT_PHASE}).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class WakeUpTimer implements SmartLifecycle {
 
@@ -102,7 +102,7 @@ public class WakeUpTimer implements SmartLifecycle {
 	 * @param onDue what to run when the topic may have due messages; must not block
 	 * @return the owner's trigger
 	 * @throws IllegalStateException if the channel is registered already for that owner
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public TopicTrigger register(String wakeChannel, @Nullable String owner, Runnable onDue) {
 		Trigger trigger = new Trigger(wakeChannel, (owner != null) ? owner : "", new WakeUpAlarm(onDue, this.clocks));

@@ -15,7 +15,7 @@ import org.springframework.util.Assert;
  * exactly ({@link DelayedQueueAdmin#countDue}: one {@code ZCOUNT} per bucket and partition, O(log n) each, one script
  * call per partition), however many wait; no message is read.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class DueTimeline {
 

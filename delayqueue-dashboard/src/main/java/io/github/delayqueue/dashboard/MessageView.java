@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * @param headers its headers
  * @param payload its payload (JSON text), cut to {@code maxPayload} characters
  * @param payloadCut whether the payload was cut
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record MessageView(String id, MessageState state, @Nullable Instant dueAt, @Nullable Instant diedAt,
 		int attempts, @Nullable String error, @Nullable Instant createdAt, @Nullable Instant expiresAt,

@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * @param scheduledTotal messages stored by this instance's schedule calls so far, or {@code null} if not metered
  * @param deliveredTotal messages whose handler returned normally on this instance so far, or {@code null}
  * @param lateness the recent lateness of this instance's deliveries, or {@code null} if none was recorded
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record MeterReading(@Nullable Double scheduledTotal, @Nullable Double deliveredTotal,
 		@Nullable Lateness lateness) {

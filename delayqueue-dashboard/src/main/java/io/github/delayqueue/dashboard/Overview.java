@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * @param unsampledTopics known topics beyond the most the dashboard samples
  * @param topics the sampled topics, by name
  * @param recurring the recurring schedules, by name
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record Overview(@Nullable Instant sampledAt, @Nullable String failure, boolean writable, long refreshMillis,
 		int unsampledTopics, List<TopicOverview> topics, List<ScheduleOverview> recurring) {

@@ -3,7 +3,7 @@ package io.github.delayqueue.dashboard;
 /**
  * Thrown when the dashboard is asked to change data while its writes are closed (the default).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class ReadOnlyDashboardException extends RuntimeException {
 

@@ -14,7 +14,7 @@ import org.springframework.util.Assert;
  * Refused unless writes are open (read-only by default); after each change the topic is sampled again, so that the
  * page shows it at once.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class TopicActions {
 

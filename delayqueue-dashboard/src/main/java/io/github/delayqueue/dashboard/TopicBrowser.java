@@ -15,7 +15,7 @@ import org.springframework.util.Assert;
  * The dashboard's reads of a topic on demand, each bounded: one message by id, one page of waiting messages (by due
  * time, with a cursor), one page of dead letters, the groups with the most messages waiting.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class TopicBrowser {
 

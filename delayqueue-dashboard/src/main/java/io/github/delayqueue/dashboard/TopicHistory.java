@@ -11,7 +11,7 @@ import org.springframework.util.Assert;
  * The latest samples of one topic, oldest first, in a ring of fixed size: a dashboard's memory per topic is bounded
  * whatever runs.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class TopicHistory {
 

@@ -3,7 +3,7 @@ package io.github.delayqueue.dashboard;
 /**
  * Reads this application instance's meters of a topic (rates and lateness), when it has a meter registry.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @FunctionalInterface
 public interface TopicMeterReader {

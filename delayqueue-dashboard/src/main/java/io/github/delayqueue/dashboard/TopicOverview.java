@@ -30,7 +30,7 @@ import org.springframework.util.Assert;
  * @param deliveredPerSecond messages this instance delivered per second lately, or {@code null} if not metered
  * @param lateness this instance's recent lateness, or {@code null} if none was recorded
  * @param trend the counts over the samples kept
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record TopicOverview(String topic, int partitions, long waiting, long ready, long inflight, long retrying,
 		long dead, @Nullable Instant nextDueAt, boolean paused, @Nullable Double ratePerSecond,

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param controls whether it is paused, and its limits
  * @param partitions how many partitions it has
  * @param meters this instance's meters of the topic, or {@link MeterReading#NONE}
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record TopicSample(Instant at, TopicStats stats, TopicControlState controls, int partitions,
 		MeterReading meters) {

@@ -30,7 +30,7 @@ import org.springframework.util.Assert;
  * partition of each topic (counts, controls, partition count) and one for the recurring schedules; at most
  * {@code maxTopics} topics are sampled (by name), the others are only counted.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class TopicSampler implements SmartLifecycle {
 

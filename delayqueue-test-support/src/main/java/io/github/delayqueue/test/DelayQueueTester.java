@@ -51,7 +51,7 @@ import org.springframework.util.Assert;
  *     .satisfies((call) -&gt; assertThat(call.succeeded()).isTrue());
  * </pre>
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class DelayQueueTester {
 
@@ -80,7 +80,7 @@ public final class DelayQueueTester {
 	 * @param admin the application's admin, through which the tester lists, looks up and counts
 	 * @param connectionFactory the application's Redis, whose clock the tester reads
 	 * @param recorder the recorder of what the application's listeners received
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public DelayQueueTester(RedisMessageStore store, PayloadConverter converter, TopicPartitioning partitioning,
 			DelayedQueueAdmin admin, RedisConnectionFactory connectionFactory, ListenerRecorder recorder) {

@@ -33,7 +33,7 @@ import org.springframework.util.Assert;
  * A message that cannot be read as the listener's payload type never reaches the listener, so it is not recorded:
  * it is among the topic's dead letters.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class ListenerRecorder {
 

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * by the listener's error handler ({@code RECOVERED}) or dead ({@code DEAD}); {@code null} until the container has
  * reported it (it has, for every call of the topic's listeners, once {@link DelayQueueTester#awaitIdle(String)}
  * returned), and for good if it never does (a call whose lease was lost while it ran)
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record ReceivedMessage(DeliveredMessage message, @Nullable Object payload, @Nullable Throwable failure,
 		DelayQueueMonitor.@Nullable Outcome outcome) {
@@ -63,7 +63,7 @@ public record ReceivedMessage(DeliveredMessage message, @Nullable Object payload
 	 * Whether the listener's work was cancelled (by the listener, or by a stop that did not wait for it), the
 	 * handler timeout aside.
 	 * @return {@code true} if its failure is a cancellation
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public boolean cancelled() {
 		return this.failure instanceof CancellationException;
@@ -72,7 +72,7 @@ public record ReceivedMessage(DeliveredMessage message, @Nullable Object payload
 	/**
 	 * Whether the listener ran (or its work was still running) past the listener's handler timeout.
 	 * @return {@code true} if its failure is the handler timeout
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public boolean timedOut() {
 		return this.failure instanceof HandlerTimeoutException;

@@ -13,7 +13,7 @@ import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
  * reactive type such as {@code Mono}, or it is a Kotlin {@code suspend} function; see
  * {@link AsyncMethodDelayedMessageHandler}): the container holds the leases of the batch until the result completes.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class AsyncMethodDelayedBatchHandler extends MethodDelayedBatchHandler
 		implements AsyncDelayedBatchHandler<Object> {

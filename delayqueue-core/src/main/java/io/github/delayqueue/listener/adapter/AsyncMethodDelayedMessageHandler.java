@@ -24,7 +24,7 @@ import org.springframework.util.ClassUtils;
  * lease until the result completes; a {@code Mono} is subscribed to once, and a {@code Mono<Void>} that completes
  * empty, or a {@code suspend} function that returns {@code Unit}, acknowledges the message.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class AsyncMethodDelayedMessageHandler extends MethodDelayedMessageHandler
 		implements AsyncDelayedMessageHandler<Object> {

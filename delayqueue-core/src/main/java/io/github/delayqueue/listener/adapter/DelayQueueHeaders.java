@@ -30,7 +30,7 @@ public final class DelayQueueHeaders {
 	 * In the Spring Messaging message a batch listener method is invoked with: the batch's messages
 	 * ({@code List<DeliveredMessage>}, in the order of the payloads), which a {@code List<DeliveredMessage>}
 	 * parameter receives.
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static final String BATCH_MESSAGES = PREFIX + "batchMessages";
 

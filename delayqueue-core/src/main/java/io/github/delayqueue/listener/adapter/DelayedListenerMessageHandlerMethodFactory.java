@@ -20,7 +20,7 @@ import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
  * exactly as by its superclass. A {@code DelayedListenerConfigurer} that sets its own factory and has {@code suspend}
  * listeners, or batch listeners taking {@code List<DeliveredMessage>}, uses this one (or a subclass).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class DelayedListenerMessageHandlerMethodFactory extends DefaultMessageHandlerMethodFactory {
 

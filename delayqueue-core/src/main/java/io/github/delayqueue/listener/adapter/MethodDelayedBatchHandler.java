@@ -24,7 +24,7 @@ import org.springframework.messaging.support.MessageBuilder;
  * propagate unchanged; a failure to resolve an argument cannot be cured by retrying, so it becomes a
  * {@link NonRetryableException}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class MethodDelayedBatchHandler implements DelayedBatchHandler<Object> {
 

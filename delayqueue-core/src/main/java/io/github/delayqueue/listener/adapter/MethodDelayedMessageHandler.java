@@ -47,7 +47,7 @@ public class MethodDelayedMessageHandler implements DelayedMessageHandler<Object
 	 * @param delivered the message
 	 * @return what the method returned
 	 * @throws Exception what the method threw; a {@link NonRetryableException} if an argument cannot be resolved
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	protected @Nullable Object invoke(Object payload, DeliveredMessage delivered) throws Exception {
 		Message<Object> message = message(payload, delivered);
@@ -76,7 +76,7 @@ public class MethodDelayedMessageHandler implements DelayedMessageHandler<Object
 	/**
 	 * The bean and method, for error messages.
 	 * @return the description
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	protected String description() {
 		return this.description;

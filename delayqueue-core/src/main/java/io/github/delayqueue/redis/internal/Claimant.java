@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * must be made one at a time ({@link LeaseOperations#claim(String, Claimant, java.util.List, int, long, int, boolean,
  * long)}).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class Claimant {
 

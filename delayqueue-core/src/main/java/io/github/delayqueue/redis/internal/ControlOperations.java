@@ -20,7 +20,7 @@ import static io.github.delayqueue.redis.internal.Replies.text;
  * and no more than a token bucket on the Redis clock allows. A topic that uses none of them costs its claims one
  * command. Obtained from {@link RedisMessageStore#controls()}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class ControlOperations {
 
@@ -111,7 +111,7 @@ public final class ControlOperations {
 	 * @param topic the topic (or a partition's name)
 	 * @param group the group key
 	 * @return the group's controls and counts
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public GroupState readGroup(String topic, String group) {
 		return groupStateOf(this.scripts.run(CONTROL, ReturnType.MULTI, this.keys.pending(topic), GROUP_READ,
@@ -124,7 +124,7 @@ public final class ControlOperations {
 	 * @param topic the topic (or a partition's name)
 	 * @param group the group key
 	 * @return the group's controls and counts now
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public GroupState pauseGroup(String topic, String group) {
 		return groupStateOf(this.scripts.runReplicated(CONTROL, ReturnType.MULTI, this.keys.pending(topic),
@@ -136,7 +136,7 @@ public final class ControlOperations {
 	 * @param topic the topic (or a partition's name)
 	 * @param group the group key
 	 * @return the group's controls and counts now
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public GroupState resumeGroup(String topic, String group) {
 		return groupStateOf(this.scripts.runReplicated(CONTROL, ReturnType.MULTI, this.keys.pending(topic),
@@ -150,7 +150,7 @@ public final class ControlOperations {
 	 * @param group the group key, or {@code null} for the default of every group of the topic
 	 * @param cap the cap, at least 1, or {@code null} for none
 	 * @return the controls and counts of the group ({@code null}: of no group, with the default)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public GroupState capGroup(String topic, @Nullable String group, @Nullable Long cap) {
 		Assert.isTrue(cap == null || cap >= 1, () -> "A group's cap must be at least 1, but was " + cap);
@@ -164,7 +164,7 @@ public final class ControlOperations {
 	 * @param strict {@code true} for strict order, {@code false} for weighted shares (the default), {@code null} to
 	 * read it only
 	 * @return whether the order is strict now
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public boolean priorityMode(String topic, @Nullable Boolean strict) {
 		byte[] mode = (strict == null) ? NONE : bytes(strict ? "strict" : "weighted");
@@ -181,7 +181,7 @@ public final class ControlOperations {
 	 * @param group the group key, or {@code null} for the default of every group of the topic
 	 * @param ratePerSecond the most handler starts per second, positive, or {@code null} for none
 	 * @return the controls and counts of the group ({@code null}: of no group, with the default)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public GroupState rateGroup(String topic, @Nullable String group, @Nullable Double ratePerSecond) {
 		Assert.isTrue(ratePerSecond == null || (ratePerSecond > 0 && Double.isFinite(ratePerSecond)),
@@ -198,7 +198,7 @@ public final class ControlOperations {
 	 * @param group the group key
 	 * @param weight the weight, at least 1, or {@code null} for the default (1)
 	 * @return the group's controls and counts now
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public GroupState weighGroup(String topic, String group, @Nullable Integer weight) {
 		Assert.isTrue(weight == null || weight >= 1, () -> "A group's weight must be at least 1, but was " + weight);
@@ -214,7 +214,7 @@ public final class ControlOperations {
 	 * @param count how many groups to return at most
 	 * @param most how many groups with a turn, and how many held, to look at at most
 	 * @return the groups, the most waiting first, and whether every group was looked at
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public GroupCounts topGroups(String topic, int count, int most) {
 		return groupCountsOf(this.scripts.run(GROUP_COUNTS, ReturnType.MULTI, this.keys.pending(topic), TOP,
@@ -226,7 +226,7 @@ public final class ControlOperations {
 	 * @param topic the topic (or a partition's name)
 	 * @param groups the group keys (a few hundred at most per call)
 	 * @return their counts, in the order given
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public GroupCounts countGroups(String topic, List<String> groups) {
 		byte[][] args = new byte[groups.size() + 2][];
@@ -289,7 +289,7 @@ public final class ControlOperations {
 	 * @param weight its weight among the groups served in turn, or {@code null} for the default (1)
 	 * @param ratePerSecond the group's own rate limit, or {@code null}
 	 * @param defaultRatePerSecond the topic's default rate limit for its groups, or {@code null}
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public record GroupState(boolean paused, @Nullable Long cap, @Nullable Long defaultCap, long leased,
 			long waiting, @Nullable Integer weight, @Nullable Double ratePerSecond,
@@ -350,7 +350,7 @@ public final class ControlOperations {
 	 * Counts of some groups of one topic or partition.
 	 * @param groups the groups
 	 * @param complete whether every group with messages waiting was looked at (always, for named groups)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public record GroupCounts(List<GroupCount> groups, boolean complete) {
 	}
@@ -362,7 +362,7 @@ public final class ControlOperations {
 	 * @param leased how many are leased now
 	 * @param paused whether it is paused
 	 * @param weight its weight among the groups, or {@code null} for the default
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public record GroupCount(String group, long waiting, long leased, boolean paused, @Nullable Integer weight) {
 	}

@@ -20,7 +20,7 @@ import static io.github.delayqueue.redis.internal.Replies.text;
  * What operators do with a topic's dead letters: list, replay and purge them, one by one or in chunks. Obtained from
  * {@link RedisMessageStore#deadLetters()}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class DeadLetterOperations {
 

@@ -9,7 +9,7 @@ import java.util.List;
  * @param before messages due before the first window (ready now, or overdue)
  * @param windows the count of each window, earliest first
  * @param after messages due at or after the end of the last window
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record DueCounts(long before, List<Long> windows, long after) {
 

@@ -16,7 +16,7 @@ import static io.github.delayqueue.redis.internal.Replies.text;
  * which metrics and the actuator endpoint list. One command outside the topics' slots; callers send it once per topic
  * per process. Obtained from {@link RedisMessageStore#topics()}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class KnownTopics {
 
@@ -38,7 +38,7 @@ public final class KnownTopics {
 	 * @param topic the topic
 	 * @return completes once Redis replied
 	 * @throws IllegalStateException if the store has no non-blocking connection
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public CompletableFuture<Void> registerAsync(String topic) {
 		ReactiveScriptExecutor reactive = ReactiveScriptExecutor.required(this.reactiveScripts);
@@ -59,7 +59,7 @@ public final class KnownTopics {
 	/**
 	 * Takes a name off the set, such as a subscription's once it is removed.
 	 * @param topic the topic's or the subscription's full name
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public void forget(String topic) {
 		this.scripts.execute((connection) -> connection.setCommands().sRem(this.key, Replies.bytes(topic)));

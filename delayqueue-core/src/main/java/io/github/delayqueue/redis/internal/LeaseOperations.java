@@ -29,7 +29,7 @@ import static io.github.delayqueue.redis.internal.Replies.text;
  * An attempt counts when it fails, or, for a suspect (a message whose lease ran out without an outcome), when it is
  * leased; never for a message that only waited in a consumer, nor for a crash it did not cause.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class LeaseOperations {
 

@@ -23,7 +23,7 @@ import static io.github.delayqueue.redis.internal.Replies.number;
  * What producers do to a topic's waiting messages, and how a topic is counted: store, cancel and move messages by
  * id, each one script on the topic's keys. Obtained from {@link RedisMessageStore#messages()}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class MessageOperations {
 
@@ -102,7 +102,7 @@ public final class MessageOperations {
 	 * @return the id the message was stored under, or {@code null} if this call stored nothing (the cursor was at or
 	 * past the tick, or the definition has changed)
 	 * @throws IllegalStateException if the id and its eight alternatives are all taken (nothing is stored)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public @Nullable String tick(String partition, String schedule, NewMessage message, String digest) {
 		Assert.isTrue(!message.due().relative(), "A tick is due at an absolute time");
@@ -136,7 +136,7 @@ public final class MessageOperations {
 	 * @return per message, whether it was stored ({@code false}: its id existed, nothing changed)
 	 * @throws IllegalStateException if the store has no non-blocking connection (see
 	 * {@link RedisMessageStore#isNonBlocking()})
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public CompletableFuture<List<Boolean>> scheduleAsync(String topic, List<NewMessage> messages) {
 		ReactiveScriptExecutor reactive = reactiveScripts();
@@ -244,7 +244,7 @@ public final class MessageOperations {
 	 * @param topic the topic
 	 * @param message the message
 	 * @return what happened, once Redis replied
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public CompletableFuture<Replacement> replaceAsync(String topic, NewMessage message) {
 		ReactiveScriptExecutor reactive = reactiveScripts();
@@ -277,7 +277,7 @@ public final class MessageOperations {
 	 * @param topic the topic
 	 * @param id the message id
 	 * @return {@code true} if it was waiting and is gone, once Redis replied
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public CompletableFuture<Boolean> cancelAsync(String topic, String id) {
 		ReactiveScriptExecutor reactive = reactiveScripts();
@@ -303,7 +303,7 @@ public final class MessageOperations {
 	 * @param id the message id
 	 * @param due the new due time
 	 * @return {@code true} if it was waiting and has moved, once Redis replied
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public CompletableFuture<Boolean> rescheduleAsync(String topic, String id, DueTime due) {
 		ReactiveScriptExecutor reactive = reactiveScripts();

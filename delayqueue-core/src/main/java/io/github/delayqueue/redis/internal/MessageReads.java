@@ -82,7 +82,7 @@ final class MessageReads {
 	 * @param topic the topic
 	 * @param id the id
 	 * @return what is stored for it, or {@code null} if no message has the id, once Redis replied
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	CompletableFuture<@Nullable StoredEntry> lookupAsync(String topic, String id) {
 		ReactiveScriptExecutor reactive = ReactiveScriptExecutor.required(this.reactiveScripts);
@@ -174,7 +174,7 @@ final class MessageReads {
 	 * @param topic the topic (or a partition's name)
 	 * @param edges the windows' edges, strictly ascending: at least 2, at most {@value MessageOperations#MAX_WINDOWS} + 1
 	 * @return the counts: before the first edge, per window, and at or after the last edge
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	DueCounts countDue(String topic, List<Instant> edges) {
 		DueCount count = dueCount(topic, edges);

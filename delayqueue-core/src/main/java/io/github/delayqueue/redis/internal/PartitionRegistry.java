@@ -15,7 +15,7 @@ import static io.github.delayqueue.redis.internal.Replies.number;
  * The partition count Redis keeps for each topic, which every producer and consumer of the topic must use. Obtained
  * from {@link RedisMessageStore#partitions()}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class PartitionRegistry {
 
@@ -94,7 +94,7 @@ public final class PartitionRegistry {
 	 * @param partitions the count this application uses
 	 * @return completes once checked; fails with an {@link IllegalStateException} if Redis keeps another count
 	 * @throws IllegalStateException if the store has no non-blocking connection
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public CompletableFuture<Void> checkAsync(String topic, int partitions) {
 		Assert.isTrue(partitions >= 1, () -> "Partitions must be at least 1, but was " + partitions);

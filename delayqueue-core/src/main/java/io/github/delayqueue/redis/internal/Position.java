@@ -14,7 +14,7 @@ import org.springframework.util.Assert;
  *
  * @param score the due time as Redis keeps it (milliseconds, perhaps with a fraction)
  * @param id the message id
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record Position(String score, String id) implements Comparable<Position> {
 

@@ -6,7 +6,7 @@ import io.github.delayqueue.redis.NewMessage;
  * What a schedule-or-replace call did (see {@link MessageOperations#replace(String, NewMessage)}), in the order the
  * script answers.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public enum Replacement {
 

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * @param expiry its expiry deadline, or {@code null}
  * @param suspect whether its last lease ran out without an outcome
  * @param score the due time as Redis keeps it (listed messages only, for {@link Position}), or {@code null}
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record StoredEntry(String id, State state, Instant at, int attempts, @Nullable String error,
 		StoredMessage message, @Nullable Expiry expiry, boolean suspect, @Nullable String score) {

@@ -17,7 +17,7 @@ import static io.github.delayqueue.redis.internal.Replies.bytes;
  * message that falls due fans out to each subscription declared by then, and is kept (one envelope) until every one
  * of them is done with it. Obtained from {@link RedisMessageStore#subscriptions()}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class SubscriptionRegistry {
 

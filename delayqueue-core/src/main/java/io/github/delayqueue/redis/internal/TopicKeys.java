@@ -14,7 +14,7 @@ import org.springframework.util.Assert;
  * slot ({@code <prefix>:{<topic>}:s:<subscription>:<part>}); the store takes its name, {@code <topic>@<subscription>},
  * where it takes a topic's.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class TopicKeys {
 
@@ -72,7 +72,7 @@ public final class TopicKeys {
 	 * ({@code <topic>@<subscription>}, see {@link Topics#subscriptionName}) the part before the separator.
 	 * @param name a topic's, a partition's or a subscription's name
 	 * @return the topic's (or partition's) name
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static String topicOf(String name) {
 		int at = name.indexOf(Topics.SUBSCRIPTION_SEPARATOR);
@@ -83,7 +83,7 @@ public final class TopicKeys {
 	 * The subscription a name the store takes belongs to.
 	 * @param name a topic's, a partition's or a subscription's name
 	 * @return the subscription's own name, or {@code null} for a topic's or a partition's name
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public static @Nullable String subscriptionOf(String name) {
 		int at = name.indexOf(Topics.SUBSCRIPTION_SEPARATOR);

@@ -23,7 +23,7 @@ import org.springframework.util.Assert;
  *
  * @param <T> the type of the items
  * @param <R> the type of one item's result
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class AsyncGroupCommit<T, R> {
 

@@ -83,7 +83,7 @@ public class MicrometerDelayQueueMonitor implements DelayQueueMonitor {
 	 * {@link #MicrometerDelayQueueMonitor(MeterRegistry, boolean)})
 	 * @param taggedGroups the group keys whose messages are counted under their own {@code group} tag, by topic; empty
 	 * for no group tag at all (every other message is tagged {@value #OTHER_GROUPS} once any group is named)
-	 * @since 0.3.0
+	 * @since 1.0.0
 	 */
 	public MicrometerDelayQueueMonitor(MeterRegistry registry, boolean observationsTimed,
 			Map<String, ? extends Collection<String>> taggedGroups) {

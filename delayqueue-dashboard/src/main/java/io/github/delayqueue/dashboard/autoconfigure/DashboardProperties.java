@@ -10,7 +10,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * Configuration properties of the delayqueue dashboard ({@code delayqueue.dashboard.*}). They hold values only; the
  * auto-configuration checks them when it builds the dashboard.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @ConfigurationProperties("delayqueue.dashboard")
 public class DashboardProperties {

@@ -46,7 +46,7 @@ import org.springframework.web.servlet.DispatcherServlet;
  * (read-only by default); the application's own security (Spring Security's authorisation and CSRF protection)
  * applies to the dashboard's paths like to any other.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @AutoConfiguration(after = { DelayQueueAutoConfiguration.class, DelayQueueMetricsAutoConfiguration.class },
 		afterName = {

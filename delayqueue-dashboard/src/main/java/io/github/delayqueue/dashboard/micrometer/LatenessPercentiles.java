@@ -10,7 +10,7 @@ import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
  * has no buckets in registries that do not aggregate percentiles, such as Spring Boot's default simple registry.
  * Micrometer keeps them over a moving window of a few minutes, for this instance.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class LatenessPercentiles implements MeterFilter {
 

@@ -25,7 +25,7 @@ import org.springframework.util.Assert;
  * timers' histograms too; where the timers have client-side percentiles only, each percentile shown is the largest of
  * the groups' (an upper bound).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class MicrometerTopicMeterReader implements TopicMeterReader {
 

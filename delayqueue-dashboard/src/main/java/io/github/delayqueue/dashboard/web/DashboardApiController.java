@@ -47,7 +47,7 @@ import org.springframework.web.bind.annotation.RestController;
  * {@code DELETE topics/{topic}/dead[?id=…]}: writes, refused (403) unless open.</li>
  * </ul>
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @RestController
 @RequestMapping(DashboardPageController.MAPPING + "/api")

@@ -19,7 +19,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
  * script and style sheet under {@code <path>/assets/}, in a Spring MVC application
  * ({@link ReactiveDashboardPageController} serves the same in a WebFlux one).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @Controller
 @RequestMapping(DashboardPageController.MAPPING)

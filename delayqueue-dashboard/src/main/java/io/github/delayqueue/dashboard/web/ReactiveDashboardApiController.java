@@ -38,7 +38,7 @@ import org.springframework.web.bind.annotation.RestController;
  * {@link DashboardApiController} gives on Spring MVC, which does the work. Every operation that calls Redis runs
  * on Reactor's bounded elastic scheduler, never on an event-loop thread; the overview is read from memory.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @RestController
 @RequestMapping(DashboardPageController.MAPPING + "/api")

@@ -22,7 +22,7 @@ import org.springframework.web.server.ServerWebExchange;
  * page as {@link DashboardPageController} serves on Spring MVC. The page is rendered from the last sample, in
  * memory, so nothing here blocks.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @Controller
 @RequestMapping(DashboardPageController.MAPPING)

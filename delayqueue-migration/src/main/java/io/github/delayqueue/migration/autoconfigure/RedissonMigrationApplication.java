@@ -20,7 +20,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  *     --delayqueue.migration.redisson.codec=JsonJacksonCodec
  * </pre>
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration

@@ -21,7 +21,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * {@link RedissonMigrationRunner} migrates once when the application starts, reading the values with the codec
  * the properties name or with the application's {@link ValueDecoder} bean.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @AutoConfiguration(afterName = "io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration")
 @ConditionalOnBooleanProperty("delayqueue.migration.redisson.enabled")

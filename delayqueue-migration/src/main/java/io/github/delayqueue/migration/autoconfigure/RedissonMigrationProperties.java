@@ -8,7 +8,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * Configuration of the Redisson migration ({@code delayqueue.migration.redisson.*}).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @ConfigurationProperties("delayqueue.migration.redisson")
 public class RedissonMigrationProperties {

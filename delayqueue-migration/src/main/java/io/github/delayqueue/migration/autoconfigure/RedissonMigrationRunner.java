@@ -23,7 +23,7 @@ import org.springframework.util.ClassUtils;
  * {@link ApplicationCodec}. Without the property, the application's {@link ValueDecoder} bean (such as
  * {@code ApplicationCodec.of(codec)} with the codec configured as the old application configured it) reads them.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class RedissonMigrationRunner implements ApplicationRunner {
 

@@ -33,7 +33,7 @@ import org.springframework.util.ClassUtils;
  * MigrationRequest.of("orders", "order-timeout", ApplicationCodec.of(new Kryo5Codec()));
  * </pre>
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class ApplicationCodec implements ValueDecoder {
 

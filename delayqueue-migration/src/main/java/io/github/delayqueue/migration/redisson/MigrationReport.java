@@ -11,7 +11,7 @@ package io.github.delayqueue.migration.redisson;
  * @param existing messages whose id the topic held already (an earlier run that stopped before recording them)
  * @param alreadyMigrated elements an earlier run had migrated (in the ledger), not scheduled again
  * @param removed elements this run removed from Redisson's keys (with {@code removeMigrated})
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record MigrationReport(String queue, String topic, long delayed, long due, long scheduled, long existing,
 		long alreadyMigrated, long removed) {

@@ -21,7 +21,7 @@ import org.springframework.util.Assert;
  * @param removeMigrated whether to remove the migrated elements from Redisson's keys once every element is
  * scheduled
  * @param batchSize how many elements are read, checked and scheduled per round trip
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record MigrationRequest(String queue, String topic, ValueDecoder codec, boolean removeMigrated,
 		int batchSize) {

@@ -16,7 +16,7 @@ import io.github.delayqueue.payload.JsonValues;
  * with Java serialisation. Values of any other codec are read with the application's own codec, handed over as an
  * {@link ApplicationCodec}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public enum RedissonCodec implements ValueDecoder {
 

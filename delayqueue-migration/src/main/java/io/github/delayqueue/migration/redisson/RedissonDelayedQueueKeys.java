@@ -10,7 +10,7 @@ import org.springframework.util.Assert;
  * Every key carries the name as a hash tag (or the name's own tag), so all of them live in one Redis Cluster slot.
  *
  * @param name the name of the destination queue
- * @since 0.3.0
+ * @since 1.0.0
  */
 public record RedissonDelayedQueueKeys(String name) {
 

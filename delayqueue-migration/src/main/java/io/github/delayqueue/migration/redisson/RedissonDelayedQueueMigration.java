@@ -41,7 +41,7 @@ import org.springframework.util.Assert;
  * Redisson's due times are epoch milliseconds on the producing client's clock; delayqueue measures them on the
  * Redis server's clock, so a message is delivered when the Redis clock reaches the stored time.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class RedissonDelayedQueueMigration {
 

@@ -4,7 +4,7 @@ package io.github.delayqueue.migration.redisson;
  * A migration that cannot run or cannot go on: a Redisson client still holds the queue, or an element cannot be
  * read with the codec given. The message says which, and whether anything was written.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class RedissonMigrationException extends RuntimeException {
 

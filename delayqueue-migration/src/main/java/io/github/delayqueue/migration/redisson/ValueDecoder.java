@@ -11,7 +11,7 @@ package io.github.delayqueue.migration.redisson;
  * Redisson and the application's classes on the class path.</li>
  * </ul>
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public interface ValueDecoder {
 

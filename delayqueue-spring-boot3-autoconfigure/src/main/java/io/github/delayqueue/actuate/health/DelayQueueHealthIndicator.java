@@ -10,7 +10,7 @@ import org.springframework.boot.actuate.health.Status;
  * The {@code delayqueue} health indicator of Spring Boot 3.5 (Actuator's health API):
  * {@link DelayQueueHealth}'s outcome as a {@link Health}, down with the error when Redis does not answer.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
 

@@ -20,7 +20,7 @@ import org.springframework.context.annotation.Bean;
  * Auto-configuration of the {@code delayqueue} health indicator ({@code management.health.delayqueue.enabled}) on
  * Spring Boot 3.5, whose health support is part of Actuator.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })

@@ -15,7 +15,7 @@ import org.springframework.core.env.Environment;
  * application's {@link RedisConnectionDetails}, unless the test brings its own (a {@code @ServiceConnection}
  * container, say). Imported by {@link AutoConfigureTestRedis @AutoConfigureTestRedis}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @AutoConfiguration(before = RedisAutoConfiguration.class)
 @ConditionalOnClass(RedisConnectionDetails.class)

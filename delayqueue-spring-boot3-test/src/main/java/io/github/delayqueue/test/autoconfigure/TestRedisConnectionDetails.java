@@ -8,7 +8,7 @@ import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
  * The connection to the test Redis on Spring Boot 3.5, as Boot 3.5's {@link RedisConnectionDetails}: Spring Boot
  * connects to the {@link TestRedisDatabase} instead of what {@code spring.data.redis.*} says.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class TestRedisConnectionDetails extends TestRedisConnectionDetailsSupport
 		implements RedisConnectionDetails {

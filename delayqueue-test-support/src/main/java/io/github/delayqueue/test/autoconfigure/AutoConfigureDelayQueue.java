@@ -14,7 +14,7 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
  * Jackson, validation where present, and delayqueue's auto-configuration (the queue, the wake-up timer, the listener
  * containers and {@code @DelayedListener} support). Most tests use {@link DelayQueueTest @DelayQueueTest} instead.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

@@ -15,7 +15,7 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
  * application's listeners receive ({@link DelayQueueTesterAutoConfiguration}). {@link DelayQueueTest @DelayQueueTest}
  * includes it; a {@code @SpringBootTest} may use it on its own, with whatever Redis the application uses.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

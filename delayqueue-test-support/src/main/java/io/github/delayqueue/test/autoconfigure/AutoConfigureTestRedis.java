@@ -17,7 +17,7 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
  * {@code @ServiceConnection} container, say). {@link DelayQueueTest @DelayQueueTest} includes it; a
  * {@code @SpringBootTest} may use it on its own.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

@@ -46,7 +46,7 @@ import org.springframework.test.context.junit.jupiter.SpringExtension;
  * }
  * </pre>
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

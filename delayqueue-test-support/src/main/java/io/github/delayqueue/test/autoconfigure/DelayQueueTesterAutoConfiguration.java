@@ -22,7 +22,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * {@link ListenerRecorder} that every {@link DelayedListenerContainerFactory} bean's containers report to. Imported by
  * {@link AutoConfigureDelayQueueTester @AutoConfigureDelayQueueTester}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class)
 @ConditionalOnBean(RedisMessageStore.class)

@@ -11,7 +11,7 @@ import org.springframework.test.context.TestExecutionListener;
  * (the application context, and its recorder, are shared by the tests of a class, and cached for other classes).
  * Does nothing for a test whose context has no {@link ListenerRecorder}, and never loads a context.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public class DelayQueueTesterResetTestExecutionListener implements TestExecutionListener {
 

@@ -27,7 +27,7 @@ import org.springframework.util.ClassUtils;
  * Spring Boot 3.5), and what the test's filters add. Registered for each such test class by
  * {@link DelayQueueTestContextCustomizerFactory}, the same way on every Boot line.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class DelayQueueTypeExcludeFilter extends TypeExcludeFilter {
 

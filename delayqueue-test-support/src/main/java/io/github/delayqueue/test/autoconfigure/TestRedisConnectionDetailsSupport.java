@@ -9,7 +9,7 @@ import org.springframework.util.Assert;
  * What each Boot line's {@code TestRedisConnectionDetails} shares: the {@link TestRedisDatabase} an application
  * context connects to, given back when the context closes. A line's class adds its Boot's connection details type.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public abstract class TestRedisConnectionDetailsSupport implements DisposableBean {
 

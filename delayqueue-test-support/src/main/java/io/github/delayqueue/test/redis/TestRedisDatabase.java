@@ -8,7 +8,7 @@ import org.springframework.util.Assert;
  * starts, given back when it closes. Each Boot line's {@code TestRedisConnectionDetails} points Spring Boot's Redis
  * connection at it.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class TestRedisDatabase {
 

@@ -26,7 +26,7 @@ import org.springframework.util.Assert;
  * ({@link #takeDatabase()}) and gives it back when it closes ({@link #releaseDatabase(int)}), so that contexts cached
  * by the test framework do not consume one another's messages.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class TestRedisServer {
 

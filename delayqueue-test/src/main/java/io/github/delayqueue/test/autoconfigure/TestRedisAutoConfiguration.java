@@ -18,7 +18,7 @@ import org.springframework.core.env.Environment;
  * {@link DataRedisConnectionDetails}, such as a {@code @ServiceConnection} container. Imported by
  * {@link AutoConfigureTestRedis @AutoConfigureTestRedis}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 @AutoConfiguration(before = DataRedisAutoConfiguration.class)
 @ConditionalOnClass(DataRedisConnectionDetails.class)

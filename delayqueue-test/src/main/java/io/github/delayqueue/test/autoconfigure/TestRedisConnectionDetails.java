@@ -9,7 +9,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDeta
  * {@link DataRedisConnectionDetails}, from which Spring Boot builds the application's Redis connection instead of the
  * {@code spring.data.redis.*} properties.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 public final class TestRedisConnectionDetails extends TestRedisConnectionDetailsSupport
 		implements DataRedisConnectionDetails {
