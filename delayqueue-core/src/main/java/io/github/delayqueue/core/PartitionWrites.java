@@ -76,13 +76,7 @@ final class PartitionWrites {
 		if (requests.size() == 1) {
 			return List.of(storeOne(requests.get(0).topic(), messages.get(0)));
 		}
-		Map<String, List<Integer>> positionsByPartition = new LinkedHashMap<>();
-		for (int i = 0; i < requests.size(); i++) {
-			positionsByPartition.computeIfAbsent(
-					this.router.partitionOfChecked(requests.get(i).topic(), messages.get(i).id()),
-					(partition) -> new ArrayList<>())
-				.add(i);
-		}
+		Map<String, List<Integer>> positionsByPartition = positionsByPartition(requests, messages);
 		PartialScheduleException.Outcome[] outcomes = new PartialScheduleException.Outcome[requests.size()];
 		Arrays.fill(outcomes, PartialScheduleException.Outcome.NOT_SENT);
 		for (Map.Entry<String, List<Integer>> entry : positionsByPartition.entrySet()) {
@@ -156,13 +150,7 @@ final class PartitionWrites {
 					return List.of(new ScheduleResult(message.id(), added));
 				});
 		}
-		Map<String, List<Integer>> positionsByPartition = new LinkedHashMap<>();
-		for (int i = 0; i < requests.size(); i++) {
-			positionsByPartition.computeIfAbsent(
-					this.router.partitionOfChecked(requests.get(i).topic(), messages.get(i).id()),
-					(partition) -> new ArrayList<>())
-				.add(i);
-		}
+		Map<String, List<Integer>> positionsByPartition = positionsByPartition(requests, messages);
 		PartialScheduleException.Outcome[] outcomes = new PartialScheduleException.Outcome[requests.size()];
 		Arrays.fill(outcomes, PartialScheduleException.Outcome.NOT_SENT);
 		List<CompletableFuture<?>> chunks = new ArrayList<>();
@@ -273,6 +261,20 @@ final class PartitionWrites {
 	/** How many partitions' shared calls are kept now (for tests). */
 	int sharedCallTopics() {
 		return this.calls.sharedCallTopics();
+	}
+
+	/**
+	 * Where each message of a batch goes: its positions in the batch, by partition, in the order the partitions first
+	 * appear.
+	 */
+	private Map<String, List<Integer>> positionsByPartition(List<ScheduleRequest> requests, List<NewMessage> messages) {
+		Map<String, List<Integer>> positions = new LinkedHashMap<>();
+		for (int i = 0; i < requests.size(); i++) {
+			positions.computeIfAbsent(this.router.partitionOfChecked(requests.get(i).topic(), messages.get(i).id()),
+					(partition) -> new ArrayList<>())
+				.add(i);
+		}
+		return positions;
 	}
 
 }
